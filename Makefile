@@ -1,0 +1,30 @@
+# The two commands of the README: `make run` and `make test`. Everything else is a helper.
+PORT ?= 8501
+HOST ?= 127.0.0.1
+PY := .venv/bin/python
+
+.PHONY: run test bootstrap system-deps lint bench doctor clean
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+system-deps:
+	@scripts/system-deps.sh
+
+run: bootstrap
+	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(HOST) --browser.gatherUsageStats false
+
+test: bootstrap system-deps lint
+	$(PY) -m pytest -q --timeout=900 $(PYTEST_ARGS)
+
+lint: bootstrap
+	$(PY) -m ruff check .
+
+doctor: bootstrap
+	$(PY) -m execugraph doctor
+
+bench: bootstrap
+	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf .venv .cache .pytest_cache .ruff_cache test-artifacts

@@ -1,0 +1,40 @@
+"""ExecuGraph dashboard entry point: navigation and the shared sidebar only (a router)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import keys
+from ui.resources import ensure_background_worker, health, settings
+
+st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
+keys.init_state(st.session_state)
+
+PAGES = [
+    st.Page("pages/synthesize.py", title="Synthesize", icon=":material/bolt:", default=True),
+    st.Page("pages/batch.py", title="Batch", icon=":material/grid_view:"),
+    st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
+    st.Page("pages/trace.py", title="Trace", icon=":material/timeline:"),
+    st.Page("pages/retrieval.py", title="Retrieval", icon=":material/search:"),
+    st.Page("pages/ablations.py", title="Ablations", icon=":material/science:"),
+    st.Page("pages/statistics.py", title="Statistics", icon=":material/functions:"),
+    st.Page("pages/export.py", title="Export / Import", icon=":material/ios_share:"),
+]
+
+page = st.navigation(PAGES)
+
+with st.sidebar:
+    st.caption("Health")
+    icons = {"ok": ":green[●]", "warn": ":orange[●]", "fail": ":red[●]"}
+    checks = health()
+    for check in checks:
+        if check.name.startswith("sandbox: ") and check.level == "ok":
+            continue
+        st.markdown(f"{icons[check.level]} **{check.name}**")
+        st.caption(check.detail + (f" - {check.fix}" if check.fix and check.level != "ok" else ""))
+    st.caption(f"Database: `{settings().db_url}`")
+
+if not any(c.name == "database" and c.level == "fail" for c in checks):
+    ensure_background_worker()  # once per process and database: batches launched anywhere get run
+
+page.run()

@@ -1,0 +1,3 @@
+"""ExecuGraph: execution-grounded multi-agent code synthesis, measured."""
+
+__version__ = "0.1.0"

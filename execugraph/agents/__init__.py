@@ -1,0 +1,1 @@
+"""The six agents; each node is a plain function (state, ctx) -> partial state update."""

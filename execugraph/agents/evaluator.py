@@ -1,0 +1,110 @@
+"""Evaluator: runs the candidate in the sandbox and decides retry, optimize or grade.
+
+The tests that feed the loop depend on `feedback_tests`: the grading tests themselves
+(the paper's behaviour), a visible subset (held-out rest grades), or model-written tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from execugraph.agents.context import TrialContext
+from execugraph.agents.execution import SMOKE_TEST, error_class, execute, first_failure, passed
+from execugraph.agents.parsing import parse_generated_tests
+from execugraph.agents.prompts import format_feedback, render, task_values
+from execugraph.state import TrialState
+
+
+def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> TrialState:
+    """Ask the evaluator model for tests once per trial; malformed ones are dropped and counted."""
+    if "generated_tests" in state:
+        return {}
+    values = task_values(ctx.problem)
+    prompt = render("test_writer", **values)
+    parsed = parse_generated_tests(ctx.ask("evaluator", prompt), values["entry_point"], ctx.problem.aliases,
+                                   ctx.problem.signature)
+    tests = list(parsed.value)
+    dropped = int(getattr(parsed, "dropped", 0))
+    out.update(generated_tests=len(tests), generated_dropped=dropped, repairs=parsed.repairs)
+    return {"generated_tests": tests, "generated_dropped": dropped}
+
+
+def visible_subset(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tests flagged visible; without flags, the first third (at least one) feed the loop."""
+    flagged = [t for t in tests if t.get("visible")]
+    if flagged:
+        return flagged
+    return tests[: max(1, len(tests) // 3)]
+
+
+def choose_feedback_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> tuple[list, str, TrialState]:
+    """(tests feeding the loop, test source grading the trial, state update)."""
+    problem_tests = ctx.problem.grading_tests()
+    mode = ctx.config.feedback_tests
+    if problem_tests and mode == "grading":
+        return problem_tests, "problem", {}
+    if problem_tests and mode == "visible":
+        return visible_subset(ctx.problem.tests), "problem", {}
+    update = write_tests(state, ctx, out)
+    generated = update.get("generated_tests", state.get("generated_tests", []))
+    if problem_tests:  # mode == "generated": model tests feed, problem tests grade
+        return (generated or [SMOKE_TEST]), "problem", update
+    if generated:
+        return generated, "generated", update
+    return [SMOKE_TEST], "smoke", update
+
+
+def _decide(state: TrialState, ctx: TrialContext, ok: bool) -> str:
+    if ctx.config.best_of_n > 1:
+        return "sample" if len(state.get("samples", [])) + 1 < ctx.config.best_of_n else "grade"
+    if ok:
+        return "optimize" if ctx.config.optimizer and not state.get("optimizer") else "grade"
+    if state.get("retries_used", 0) < ctx.config.retry_budget:
+        return "retry"
+    return "grade"
+
+
+def evaluate(state: TrialState, ctx: TrialContext) -> TrialState:
+    attempt = max(0, state.get("attempt", 1) - 1)
+    code = state.get("code", "")
+    with ctx.step("evaluator", attempt) as out:
+        update: TrialState = {}
+        if ctx.config.best_of_n > 1:  # sampling control: each sample is graded directly, no feedback loop
+            tests, source = grading_tests(ctx, state)
+            purpose = "grading"
+        else:
+            tests, source, update = choose_feedback_tests(state, ctx, out)
+            purpose = "smoke" if tests == [SMOKE_TEST] else "feedback"
+        result = execute(ctx, code, tests, purpose)
+        ok = passed(result)
+        decision = _decide(state, ctx, ok)
+        failure = first_failure(result)
+        feedback = ""
+        if decision == "retry":
+            feedback = format_feedback(result.get("tests", []), error_class(result), result.get("stderr", ""))
+        out.update(verdict=result["verdict"], passed=ok, decision=decision, test_source=source, feedback=feedback,
+                   tests_passed=result["tests_passed"], tests_total=result["tests_total"],
+                   first_failure=failure)
+    update.update(
+        feedback_result=result,
+        feedback_passed=ok,
+        feedback_tests=tests,
+        test_source=source,
+        decision=decision,
+        feedback=feedback,
+    )
+    if ctx.config.best_of_n > 1:
+        update["samples"] = [*state.get("samples", []), {"code": code, "passed": ok, "result": result}]
+    return update
+
+
+def grading_tests(ctx: TrialContext, state: TrialState) -> tuple[list[dict[str, Any]], str]:
+    """The tests that grade the trial: held-out ones under `visible`, else all grading tests of the problem."""
+    problem_tests = ctx.problem.grading_tests()
+    if problem_tests:
+        if ctx.config.feedback_tests == "visible" and ctx.config.best_of_n == 1:
+            visible = visible_subset(ctx.problem.tests)
+            held_out = [t for t in problem_tests if t not in visible]
+            return (held_out or problem_tests), "problem"
+        return problem_tests, "problem"
+    return state.get("feedback_tests") or [SMOKE_TEST], state.get("test_source", "smoke")

@@ -1,0 +1,20 @@
+"""Explainer: a plain-language account of the final solution, for the report and the UI."""
+
+from __future__ import annotations
+
+from execugraph.agents.context import TrialContext
+from execugraph.agents.parsing import parse_plan
+from execugraph.agents.prompts import render
+from execugraph.state import TrialState
+
+MAX_EXPLANATION_CHARS = 4000
+
+
+def explain(state: TrialState, ctx: TrialContext) -> TrialState:
+    attempt = max(0, state.get("attempt", 1) - 1)
+    with ctx.step("explainer", attempt) as out:
+        prompt = render("explainer", statement=ctx.problem.statement, code=state.get("code", ""))
+        # parse_plan strips chatter and <think> blocks the same way for explanations.
+        text = parse_plan(ctx.ask("explainer", prompt), max_chars=MAX_EXPLANATION_CHARS).value
+        out["explanation"] = text
+    return {"explanation": text}

@@ -1,0 +1,36 @@
+"""Optimizer: a cleaner or faster version, kept only if it passes the same tests again."""
+
+from __future__ import annotations
+
+from execugraph.agents.context import TrialContext
+from execugraph.agents.execution import execute, passed
+from execugraph.agents.parsing import extract_code
+from execugraph.agents.prompts import render, task_values
+from execugraph.state import TrialState
+
+
+def optimize(state: TrialState, ctx: TrialContext) -> TrialState:
+    attempt = max(0, state.get("attempt", 1) - 1)
+    code = state.get("code", "")
+    with ctx.step("optimizer", attempt) as out:
+        prompt = render("optimizer", **task_values(ctx.problem), code=code)
+        parsed = extract_code(ctx.ask("optimizer", prompt), ctx.problem.entry_point, ctx.problem.aliases)
+        candidate = parsed.value
+        if not parsed.ok or not candidate.strip() or candidate.strip() == code.strip():
+            outcome = {"accepted": False, "reason": "no usable change proposed", "verdict": None}
+        else:
+            result = execute(ctx, candidate, state.get("feedback_tests", []), "optimizer")
+            accepted = passed(result)
+            outcome = {
+                "accepted": accepted,
+                "reason": "passed the same tests" if accepted else "regression rejected",
+                "verdict": result["verdict"],
+                "candidate": candidate,
+            }
+        out.update(outcome, repairs=parsed.repairs)
+    return {
+        "code": candidate if outcome["accepted"] else code,
+        "optimizer": outcome,
+        "decision": "grade",
+        "repairs": [*state.get("repairs", []), *parsed.repairs],
+    }

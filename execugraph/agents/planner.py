@@ -1,0 +1,34 @@
+"""Planner: a short plan, optionally grounded in retrieved techniques (the multi-rag lever)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from execugraph.agents.context import TrialContext
+from execugraph.agents.parsing import parse_plan
+from execugraph.agents.prompts import render, task_values
+from execugraph.state import TrialState
+
+
+def retrieve_techniques(ctx: TrialContext, out: dict[str, Any]) -> str:
+    """Top-k techniques for the statement, stored as RetrievalHits; returns the prompt block."""
+    if not (ctx.config.retrieval and ctx.retriever is not None):
+        return ""
+    from execugraph.retrieval import format_for_prompt
+
+    query = ctx.problem.statement
+    hits = ctx.retriever.retrieve(query, k=ctx.config.retrieval_k)
+    rows = [hit.to_row() for hit in hits]
+    ctx.store.add_retrieval_hits(ctx.trial_id, [row | {"query": query} for row in rows])
+    out["hits"] = rows
+    return format_for_prompt(hits)
+
+
+def plan(state: TrialState, ctx: TrialContext) -> TrialState:
+    with ctx.step("planner", 0) as out:
+        techniques = retrieve_techniques(ctx, out)
+        values = task_values(ctx.problem)
+        prompt = render("planner", statement=values["statement"], signature=values["signature"], techniques=techniques)
+        parsed = parse_plan(ctx.ask("planner", prompt))
+        out.update(plan=parsed.value, repairs=parsed.repairs)
+    return {"plan": parsed.value, "repairs": [*state.get("repairs", []), *parsed.repairs]}

@@ -1,0 +1,213 @@
+"""CLI for batches: `batch`, `worker`, `status`, `cancel`, `resume`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from execugraph.batch_spec import BatchSpec, parse_seeds
+from execugraph.settings import load_settings
+
+
+def _store(args: argparse.Namespace):
+    from execugraph.store import Store
+
+    return Store.open(getattr(args, "db", None))
+
+
+def configure_batch(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--benchmark", default="internal30", help="internal30 | humaneval | apps | user")
+    parser.add_argument("--benchmark-path", help="JSONL file for the apps and user benchmarks")
+    parser.add_argument("--problems", default="", help="comma-separated problem ids (default: all)")
+    parser.add_argument("--categories", default="", help="comma-separated categories, e.g. dp,graph")
+    parser.add_argument("--subset", type=int, help="run only N problems, chosen by --subset-seed")
+    parser.add_argument("--subset-seed", type=int, default=0)
+    parser.add_argument("--conditions", default="single-oneshot,single-retry,multi-full")
+    parser.add_argument("--seeds", default="0", help="e.g. 0-4 or 0,2,5")
+    parser.add_argument("--trials", type=int, default=1, help="trials per problem, condition and seed")
+    parser.add_argument("--model", default=None, help="model for every role, e.g. ollama:qwen2.5-coder:7b")
+    parser.add_argument("--role-model", action="append", default=[], metavar="ROLE=SPEC",
+                        help="model for one role (repeatable), e.g. planner=ollama:llama3.1:8b")
+    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--feedback-tests", default="grading", choices=["grading", "visible", "generated"])
+    parser.add_argument("--executor", default="local", choices=["local", "ray"])
+    parser.add_argument("--title", default="")
+    parser.add_argument("--config", type=Path, help="rerun from an exported config.json (other grid flags ignored)")
+    parser.add_argument("--wait", action="store_true", help="run here (or wait for the worker) with a progress bar")
+
+
+def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
+    if args.config:
+        data = json.loads(args.config.read_text())
+        return BatchSpec(**data.get("batch", data))
+    models = {}
+    for item in args.role_model:
+        role, sep, spec = item.partition("=")
+        if not sep:
+            raise ValueError(f"--role-model needs ROLE=SPEC, got {item!r}")
+        models[role.strip()] = spec.strip()
+    options = {"path": args.benchmark_path} if args.benchmark_path else {}
+    return BatchSpec(
+        benchmark=args.benchmark,
+        benchmark_options=options,
+        problem_ids=[p for p in args.problems.split(",") if p],
+        categories=[c for c in args.categories.split(",") if c],
+        subset=args.subset,
+        subset_seed=args.subset_seed,
+        conditions=[c.strip() for c in args.conditions.split(",") if c.strip()],
+        seeds=parse_seeds(args.seeds),
+        trials=args.trials,
+        models=models,
+        default_model=args.model or load_settings().default_model,
+        concurrency=args.concurrency,
+        feedback_tests=args.feedback_tests,
+        executor=args.executor,
+        title=args.title,
+    )
+
+
+def print_progress(p) -> None:
+    width = 30
+    filled = int(width * p.done / p.total) if p.total else 0
+    rate = "-" if p.pass_rate is None else f"{p.pass_rate:.0%}"
+    eta = "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} pass {rate} eta {eta}   ")
+    sys.stderr.flush()
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    try:
+        spec = _spec_from_args(args)
+    except (ValueError, ValidationError, OSError) as exc:
+        print(f"batch: {exc}", file=sys.stderr)
+        return 2
+    from execugraph.runner import enqueue_batch, wait_for
+
+    store = _store(args)
+    try:
+        run_id = enqueue_batch(store, spec)
+    except (ValueError, LookupError, OSError) as exc:
+        print(f"batch: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({"run_id": run_id, "trials": store.get_run(run_id).progress_total}))
+    if not args.wait:
+        from execugraph.worker_process import ensure_worker
+
+        ensure_worker(store.engine.url.render_as_string(hide_password=False))
+        return 0
+    if spec.executor == "ray":
+        from execugraph.ray_executor import run_on_ray
+
+        status = run_on_ray(store, run_id, on_progress=print_progress)
+    else:
+        from execugraph.runner import Worker
+
+        worker = Worker(store, worker_id=f"cli-{os.getpid()}")
+        if _claim(store, run_id, worker.worker_id):
+            worker.process_run(run_id)
+        status = wait_for(store, run_id, on_progress=print_progress)
+    sys.stderr.write("\n")
+    print(json.dumps({"run_id": run_id, "status": status}))
+    return 0 if status == "done" else 1
+
+
+def _claim(store, run_id: int, worker_id: str) -> bool:
+    """Claim this run for an in-process worker unless a background worker already took it."""
+    from execugraph.store import leases
+
+    return leases.claim_run(store, worker_id, only=run_id) == run_id
+
+
+def configure_worker(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--once", action="store_true", help="exit when no queued batch is left")
+    parser.add_argument("--singleton", action="store_true", help="exit at once if a worker for this DB is alive")
+    parser.add_argument("--poll-s", type=float, default=1.0)
+    parser.add_argument("--stale-after-s", type=float, default=30.0,
+                        help="take over a run whose worker has not heart-beaten for this long")
+    parser.add_argument("--heartbeat-s", type=float, default=5.0)
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    from execugraph.runner import Worker
+
+    store = _store(args)
+    if args.singleton:
+        from execugraph.worker_process import try_singleton_lock
+
+        if try_singleton_lock(store.engine.url.render_as_string(hide_password=False)) is None:
+            print("worker: another worker is already serving this database", file=sys.stderr)
+            return 0
+    worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s)
+    signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())
+    print(f"worker {worker.worker_id} serving {store.url}", file=sys.stderr, flush=True)
+    worker.run_forever(poll_s=args.poll_s, exit_when_idle=args.once)
+    return 0
+
+
+def configure_status(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_ids", nargs="*", type=int, help="runs to show (default: recent batches)")
+    parser.add_argument("--json", action="store_true")
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from execugraph.runner import progress
+
+    store = _store(args)
+    runs = [store.get_run(i) for i in args.run_ids] if args.run_ids else store.list_runs(kind="batch", limit=20)
+    missing = [i for i, r in zip(args.run_ids, runs, strict=False) if r is None]
+    if missing:
+        print(f"status: no such run: {', '.join(map(str, missing))}", file=sys.stderr)
+        return 2
+    rows = []
+    for run in runs:
+        p = progress(store, run.id)
+        rows.append({"id": run.id, "title": run.title, "status": run.status, "done": p.done, "total": p.total,
+                     "passed": p.passed, "errors": p.error, "pass_rate": p.pass_rate, "eta_s": p.eta_s})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for r in rows:
+            rate = "-" if r["pass_rate"] is None else f"{r['pass_rate']:.0%}"
+            print(f"#{r['id']:<5} {r['status']:<10} {r['done']:>5}/{r['total']:<5} pass {rate:>4}  {r['title']}")
+    return 0
+
+
+def configure_cancel(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", type=int)
+
+
+def run_cancel(args: argparse.Namespace) -> int:
+    from execugraph.runner import request_cancel
+
+    try:
+        request_cancel(_store(args), args.run_id)
+    except LookupError as exc:
+        print(f"cancel: {exc}", file=sys.stderr)
+        return 2
+    print(f"cancel requested for run {args.run_id}")
+    return 0
+
+
+def configure_resume(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", type=int)
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    from execugraph.runner import resume
+    from execugraph.worker_process import ensure_worker
+
+    store = _store(args)
+    try:
+        n = resume(store, args.run_id)
+    except LookupError as exc:
+        print(f"resume: {exc}", file=sys.stderr)
+        return 2
+    ensure_worker(store.engine.url.render_as_string(hide_password=False))
+    print(f"run {args.run_id} queued again ({n} trials re-queued)")
+    return 0

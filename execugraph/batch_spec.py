@@ -1,0 +1,105 @@
+"""BatchSpec: what a user asks for when launching a comparison grid, validated and expanded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from execugraph.conditions import resolve_condition
+from execugraph.config import FeedbackSource, RunConfig
+
+
+def parse_seeds(text: str) -> list[int]:
+    """`0-4`, `1,3,7` or `0-2,9` -> sorted unique ints; a clear ValueError otherwise."""
+    seeds: set[int] = set()
+    for part in (p.strip() for p in str(text).split(",")):
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        try:
+            if sep:
+                a, b = int(lo), int(hi)
+                if b < a:
+                    raise ValueError
+                seeds.update(range(a, b + 1))
+            else:
+                seeds.add(int(part))
+        except ValueError:
+            raise ValueError(f"bad seed range {part!r}: use N, A-B or a comma list such as 0-4,9") from None
+    if not seeds:
+        raise ValueError("no seeds given: use e.g. 0 or 0-4")
+    return sorted(seeds)
+
+
+class BatchSpec(BaseModel):
+    """A grid of problems x conditions x seeds x trials; stored verbatim as the batch Run's config."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    benchmark: str = "internal30"
+    benchmark_options: dict[str, Any] = Field(default_factory=dict)  # e.g. {"path": ...} for user suites
+    problem_ids: list[str] = Field(default_factory=list)  # explicit subset; empty = all
+    categories: list[str] = Field(default_factory=list)  # category filter; empty = all
+    subset: int | None = Field(default=None, ge=1)  # n problems chosen by subset_seed
+    subset_seed: int = 0
+    conditions: list[str] = Field(default_factory=lambda: ["single-oneshot", "single-retry", "multi-full"])
+    seeds: list[int] = Field(default_factory=lambda: [0])
+    trials: int = Field(default=1, ge=1, le=100)
+    models: dict[str, str] = Field(default_factory=dict)
+    default_model: str = "llamacpp:default"
+    concurrency: int = Field(default=1, ge=1, le=64)
+    feedback_tests: FeedbackSource = "grading"
+    executor: str = "local"
+    overrides: dict[str, Any] = Field(default_factory=dict)  # extra RunConfig fields for every condition
+    title: str = ""
+
+    @field_validator("conditions")
+    @classmethod
+    def _conditions_exist(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("at least one condition is needed")
+        for name in value:
+            resolve_condition(name)  # raises a clear UnknownConditionError
+        return value
+
+    @field_validator("executor")
+    @classmethod
+    def _known_executor(cls, value: str) -> str:
+        if value not in ("local", "ray"):
+            raise ValueError(f"unknown executor {value!r}; use local or ray")
+        return value
+
+    def run_config(self, condition: str) -> RunConfig:
+        """The exact RunConfig of one condition in this batch."""
+        return resolve_condition(
+            condition,
+            models=self.models,
+            default_model=self.default_model,
+            feedback_tests=self.feedback_tests,
+            **self.overrides,
+        )
+
+    def select(self, problems: list[Any]) -> list[Any]:
+        """Apply the id list, category filter and seeded subset, in that order."""
+        from execugraph.benchmarks import select_problems
+
+        try:
+            chosen = select_problems(problems, ids=self.problem_ids or None, categories=self.categories or None,
+                                     n=self.subset, seed=self.subset_seed)
+        except KeyError as exc:
+            raise ValueError(f"{self.benchmark}: {exc.args[0]}") from None
+        if not chosen:
+            raise ValueError("the filters leave no problems to run")
+        return chosen
+
+    def trial_keys(self, problems: list[Any]) -> list[dict[str, Any]]:
+        """Every (problem, condition, seed, trial) of the grid, in a stable order."""
+        return [
+            {"problem_id": p.id, "category": p.category, "benchmark": p.benchmark,
+             "condition": c, "seed": s, "trial_index": t, "feedback_source": self.feedback_tests}
+            for c in self.conditions
+            for s in self.seeds
+            for p in problems
+            for t in range(self.trials)
+        ]

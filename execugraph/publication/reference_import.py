@@ -1,0 +1,435 @@
+"""Import the published reference layout: a tree of run folders, each with trials.jsonl.
+
+Every folder holding a `trials.jsonl` becomes one Run of kind `import`, titled
+after the folder (its path below the imported root, prefixed with the root's
+name), with optional `run_meta.json` and `run_summary.json` kept in its config.
+Each record becomes a Trial (status done) plus, so nothing in the record is
+lost and the trace page can show it, one `reference_record` Step holding the
+fields that have no Trial column, and one grading Execution holding the code
+and stderr with the recorded verdict (policy version `reference`).
+
+Mapping (documented because the statistics depend on it):
+- `trial` -> trial_index; the key is (problem_id, condition, seed, trial). The
+  published runs contain resumed runs with repeated keys: the last record wins,
+  in the position of the first, and the dropped count is reported;
+- `source` -> benchmark: `humaneval/<n>` -> humaneval, `internal` -> internal30,
+  `apps...` -> apps; otherwise the category decides when it names a benchmark;
+- `error_class`: `none` (and any class on a passed record) -> no error class;
+  runtime -> runtime_error, syntax -> syntax_error, memory -> memory_limit,
+  others as written; the raw value stays in the step;
+- `test_source`: deterministic / benchmark / problem -> problem; generated and
+  smoke as written;
+- `timestamp` (Unix seconds or ISO 8601) -> finished_at;
+- `retry_budget` -> the run config's `retry_budget_by_condition`, except for
+  conditions that never retry by definition (budget 0).
+
+A folder's identity is the SHA-256 of its files; importing a folder whose
+content is already stored returns the existing run instead of a duplicate.
+Every record of every folder is checked before anything is written; a bad
+field is refused with its file, line and field.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from execugraph.publication.bulk import insert_rows, transaction
+from execugraph.publication.formats import IssueCollector, decode_datetime, iter_jsonl, load_json_object
+from execugraph.publication.results import ImportedRun, ImportResult, content_digest, runs_mentioning, trial_count
+from execugraph.publication.source import FileSet
+from execugraph.store.models import Execution, Run, Step, Trial, utcnow
+
+TRIALS_FILE = "trials.jsonl"
+META_FILE = "run_meta.json"
+SUMMARY_FILE = "run_summary.json"
+RECORD_NODE = "reference_record"
+REFERENCE_POLICY = "reference"
+
+ERROR_CLASSES = {
+    "none": None,
+    "": None,
+    "runtime": "runtime_error",
+    "syntax": "syntax_error",
+    "memory": "memory_limit",
+}
+TEST_SOURCES = {
+    "deterministic": "problem",
+    "benchmark": "problem",
+    "problem": "problem",
+    "generated": "generated",
+    "smoke": "smoke",
+}
+# field -> (accepted JSON types, required)
+_INT = (int,)
+_NUM = (int, float)
+_STR = (str,)
+RECORD_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
+    "problem_id": (_STR, True),
+    "condition": (_STR, True),
+    "seed": (_INT, True),
+    "trial": (_INT, True),
+    "passed": ((bool,), True),
+    "category": (_STR, False),
+    "source": (_STR, False),
+    "model_planner": (_STR, False),
+    "model_generator": (_STR, False),
+    "retry_budget": (_INT, False),
+    "tests_total": (_INT, False),
+    "tests_passed": (_INT, False),
+    "retries_used": (_INT, False),
+    "error_class": (_STR, False),
+    "test_source": (_STR, False),
+    "wallclock_s": (_NUM, False),
+    "tokens_in": (_INT, False),
+    "tokens_out": (_INT, False),
+    "llm_calls": (_INT, False),
+    "code": (_STR, False),
+    "stderr": (_STR, False),
+    "timestamp": ((int, float, str), False),
+    "passed_original": ((bool,), False),
+    "error_class_original": (_STR, False),
+    "rescore_status": (_STR, False),
+}
+_NON_NEGATIVE = (
+    "seed",
+    "trial",
+    "retry_budget",
+    "tests_total",
+    "tests_passed",
+    "retries_used",
+    "tokens_in",
+    "tokens_out",
+    "llm_calls",
+)
+_STEP_FIELDS = (
+    "source",
+    "model_planner",
+    "model_generator",
+    "retry_budget",
+    "passed_original",
+    "error_class_original",
+    "rescore_status",
+)
+
+
+def run_folders(fileset: FileSet) -> list[str]:
+    """Folders (relative to the input's root, '' for the root itself) that hold a trials.jsonl, sorted."""
+    return sorted(path.rpartition("/")[0] for path in fileset.files if path.rpartition("/")[2] == TRIALS_FILE)
+
+
+def folder_title(fileset: FileSet, folder: str) -> str:
+    """`<input name>/<folder>`, or just the input's name when the input is itself one run folder."""
+    return f"{fileset.name}/{folder}" if folder else fileset.name
+
+
+def benchmark_of(source: str | None, category: str | None) -> str:
+    """Our benchmark name for a published record's `source` (and `category` when the source says nothing)."""
+    for hint in (source or "", category or ""):
+        key = hint.strip().lower()
+        if key.startswith("humaneval"):
+            return "humaneval"
+        if key.startswith("internal"):
+            return "internal30"
+        if key.startswith("apps"):
+            return "apps"
+    return ""
+
+
+def _timestamp(value: Any) -> datetime:
+    if isinstance(value, str):
+        return decode_datetime(value)
+    if isinstance(value, bool) or not math.isfinite(float(value)):
+        raise ValueError(f"expected Unix seconds or an ISO 8601 date-time, got {value!r}")
+    return datetime.fromtimestamp(float(value), tz=UTC)
+
+
+@dataclass
+class _Folder:
+    """One validated run folder, ready to write."""
+
+    folder: str
+    title: str
+    digest: str
+    records: list[tuple[int, dict[str, Any]]]  # (line, record) after de-duplication
+    raw_count: int
+    meta: dict[str, Any] | None
+    summary: dict[str, Any] | None
+
+
+def _check_record(file: str, line: int, rec: dict[str, Any], issues: IssueCollector) -> bool:
+    ok = True
+    for name, (types, required) in RECORD_FIELDS.items():
+        if name not in rec or rec[name] is None:
+            if required:
+                issues.add(file, line, name, "missing")
+                ok = False
+            continue
+        value = rec[name]
+        if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+            wanted = " or ".join(t.__name__ for t in types)
+            issues.add(file, line, name, f"expected {wanted}, got {value!r}")
+            ok = False
+            continue
+        if name in _NON_NEGATIVE and value < 0:
+            issues.add(file, line, name, f"must be >= 0, got {value}")
+            ok = False
+    for name in ("problem_id", "condition"):
+        if isinstance(rec.get(name), str) and not rec[name].strip():
+            issues.add(file, line, name, "must not be empty")
+            ok = False
+    total, passed = rec.get("tests_total"), rec.get("tests_passed")
+    if isinstance(total, int) and isinstance(passed, int) and not isinstance(passed, bool) and passed > total:
+        issues.add(file, line, "tests_passed", f"{passed} is more than tests_total {total}")
+        ok = False
+    source = rec.get("test_source")
+    if isinstance(source, str) and source not in TEST_SOURCES:
+        issues.add(file, line, "test_source", f"must be one of {', '.join(TEST_SOURCES)}; got {source!r}")
+        ok = False
+    if "timestamp" in rec and rec["timestamp"] is not None:
+        try:
+            _timestamp(rec["timestamp"])
+        except (ValueError, TypeError, OverflowError, OSError) as exc:
+            issues.add(file, line, "timestamp", str(exc))
+            ok = False
+    return ok
+
+
+def parse_folder(fileset: FileSet, folder: str, issues: IssueCollector) -> _Folder:
+    """Validate one run folder; issues name files by their path within the input."""
+    files = fileset.under(folder)
+    prefix = f"{folder}/" if folder else ""
+    file = f"{prefix}{TRIALS_FILE}"
+    kept: dict[tuple, tuple[int, dict[str, Any]]] = {}
+    raw = 0
+    for line, rec in iter_jsonl(files[TRIALS_FILE], file, issues):
+        raw += 1
+        if _check_record(file, line, rec, issues):
+            key = (rec["problem_id"], rec["condition"], rec["seed"], rec["trial"])
+            kept[key] = (line, rec)  # last record wins; dict keeps the first position
+    if raw == 0:
+        issues.add(file, None, None, "holds no trial records")
+    meta = load_json_object(files[META_FILE], f"{prefix}{META_FILE}", issues) if META_FILE in files else None
+    summary = (
+        load_json_object(files[SUMMARY_FILE], f"{prefix}{SUMMARY_FILE}", issues) if SUMMARY_FILE in files else None
+    )
+    digest = content_digest({name: files[name] for name in (TRIALS_FILE, META_FILE, SUMMARY_FILE) if name in files})
+    return _Folder(folder, folder_title(fileset, folder), digest, list(kept.values()), raw, meta, summary)
+
+
+def _never_retries(condition: str) -> bool:
+    """Whether our definition of `condition` has no retry loop (one-shot, best-of-N sampling)."""
+    from execugraph.conditions import UnknownConditionError, resolve_condition
+
+    try:
+        return resolve_condition(condition).retry_budget == 0
+    except (UnknownConditionError, ValueError):
+        return False
+
+
+def _budgets(records: list[dict[str, Any]]) -> dict[str, int]:
+    """Retry budget per condition: 0 where the condition never retries, else the records' own value."""
+    budgets: dict[str, int] = {}
+    for rec in records:
+        condition = rec["condition"]
+        if _never_retries(condition):
+            budgets[condition] = 0
+        elif isinstance(rec.get("retry_budget"), int):
+            budgets.setdefault(condition, rec["retry_budget"])
+    return budgets
+
+
+def _common(values: list[Any]) -> Any:
+    present = [v for v in values if v]
+    return Counter(present).most_common(1)[0][0] if present else None
+
+
+def _summary_warnings(f: _Folder, passed: int) -> list[str]:
+    if not f.summary:
+        return []
+    out = []
+    total = f.summary.get("trials_total")
+    n_pass = f.summary.get("n_pass")
+    if isinstance(total, int) and total != len(f.records):
+        out.append(
+            f"{f.title}: run_summary.json says {total} trials, trials.jsonl holds {len(f.records)} after de-duplication"
+        )
+    if isinstance(n_pass, int) and n_pass != passed:
+        out.append(f"{f.title}: run_summary.json says {n_pass} passed, trials.jsonl has {passed}")
+    return out
+
+
+def _run_row(f: _Folder, records: list[dict[str, Any]], finished: list[datetime]) -> dict[str, Any]:
+    meta = f.meta or {}
+    host = meta.get("host")
+    versions = {"python": host["python"]} if isinstance(host, dict) and isinstance(host.get("python"), str) else {}
+    host_text = " ".join(str(host.get(k)) for k in ("platform", "machine") if isinstance(host, dict) and host.get(k))
+    models = {
+        role: value
+        for role, value in (
+            ("planner", _common([r.get("model_planner") for r in records]) or meta.get("model_planner")),
+            ("generator", _common([r.get("model_generator") for r in records]) or meta.get("model_generator")),
+        )
+        if value
+    }
+    benchmarks = [benchmark_of(r.get("source"), r.get("category")) for r in records]
+    conditions = list(dict.fromkeys(r["condition"] for r in records))
+    now = utcnow()
+    return {
+        "kind": "import",
+        "title": f.title,
+        "status": "done",
+        "config": {
+            "reference": {
+                "folder": f.title,
+                "content_sha256": f.digest,
+                "records": f.raw_count,
+                "duplicates_dropped": f.raw_count - len(records),
+                "run_meta": f.meta,
+                "run_summary": f.summary,
+            },
+            "conditions": {c: {"condition": c} for c in conditions},
+            "retry_budget_by_condition": _budgets(records),
+        },
+        "benchmark": _common(benchmarks),
+        "host": host_text,
+        "versions": versions,
+        "models": models,
+        "tags": ["reference"],
+        "created_at": min(finished) if finished else now,
+        "started_at": min(finished) if finished else None,
+        "finished_at": max(finished) if finished else None,
+        "progress_total": len(records),
+        "progress_done": len(records),
+        "progress_passed": sum(1 for r in records if r["passed"]),
+    }
+
+
+def _trial_row(rec: dict[str, Any], finished: datetime | None) -> dict[str, Any]:
+    passed = bool(rec["passed"])
+    raw_class = rec.get("error_class")
+    error_class = None if passed else ERROR_CLASSES.get(raw_class, raw_class) if raw_class is not None else None
+    source = rec.get("test_source")
+    return {
+        "problem_id": rec["problem_id"],
+        "benchmark": benchmark_of(rec.get("source"), rec.get("category")),
+        "category": rec.get("category") or "",
+        "condition": rec["condition"],
+        "seed": rec["seed"],
+        "trial_index": rec["trial"],
+        "status": "done",
+        "passed": passed,
+        "tests_passed": rec.get("tests_passed") or 0,
+        "tests_total": rec.get("tests_total") or 0,
+        "retries_used": rec.get("retries_used") or 0,
+        "error_class": error_class,
+        "test_source": TEST_SOURCES.get(source) if source is not None else None,
+        "feedback_source": None,
+        "final_code": rec.get("code"),
+        "explanation": None,
+        "message": None,
+        "wallclock_s": float(rec.get("wallclock_s") or 0.0),
+        "tokens_in": rec.get("tokens_in") or 0,
+        "tokens_out": rec.get("tokens_out") or 0,
+        "llm_calls": rec.get("llm_calls") or 0,
+        "started_at": None,
+        "finished_at": finished,
+    }
+
+
+def _step_output(line: int, rec: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": line}
+    out.update({name: rec[name] for name in _STEP_FIELDS if name in rec})
+    for raw in ("error_class", "test_source", "timestamp"):
+        if raw in rec:
+            out[f"{raw}_raw"] = rec[raw]
+    extra = {k: v for k, v in rec.items() if k not in RECORD_FIELDS}
+    if extra:
+        out["extra"] = extra
+    return out
+
+
+def import_reference(store: Any, fileset: FileSet) -> ImportResult:
+    """Import every run folder of a published results tree in one transaction: all of it or nothing."""
+    issues = IssueCollector()
+    folders = [parse_folder(fileset, folder, issues) for folder in run_folders(fileset)]
+    issues.raise_if_any()
+    result = ImportResult(source="reference")
+    planned: list[tuple[int, _Folder]] = []  # (position in result.runs, folder to write)
+    seen: dict[str, int] = {}
+    for f in folders:
+        existing = [
+            db_id
+            for db_id, _title, config in runs_mentioning(store, f.digest)
+            if (config.get("reference") or {}).get("content_sha256") == f.digest
+        ]
+        if existing:
+            result.runs.append(ImportedRun(existing[0], f.title, trial_count(store, existing[0]), False))
+            result.warnings.append(f"{f.title}: already imported as run {existing[0]}; not duplicated")
+            continue
+        if f.digest in seen:
+            result.warnings.append(f"{f.title}: same content as {folders[seen[f.digest]].title}; imported once")
+            continue
+        seen[f.digest] = folders.index(f)
+        planned.append((len(result.runs), f))
+        result.runs.append(ImportedRun(0, f.title, len(f.records)))
+        dropped = f.raw_count - len(f.records)
+        if dropped:
+            result.warnings.append(
+                f"{f.title}: {dropped} repeated (problem, condition, seed, trial) record(s); the last one kept"
+            )
+        result.warnings.extend(_summary_warnings(f, sum(1 for _, r in f.records if r["passed"])))
+    with transaction(store) as conn:
+        for position, f in planned:
+            result.runs[position].id = _write_folder(conn, f)
+    return result
+
+
+def _write_folder(conn: Any, f: _Folder) -> int:
+    """Insert one folder's run, trials, steps and executions; returns the run id."""
+    records = [rec for _, rec in f.records]
+    finished = [_timestamp(r["timestamp"]) if r.get("timestamp") is not None else None for r in records]
+    known = [moment for moment in finished if moment is not None]
+    run_row = _run_row(f, records, known)
+    (run_id,) = insert_rows(conn, Run.__table__, [run_row])  # type: ignore[attr-defined]
+    trial_rows = [_trial_row(rec, moment) | {"run_id": run_id} for rec, moment in zip(records, finished, strict=True)]
+    trial_ids = insert_rows(conn, Trial.__table__, trial_rows)  # type: ignore[attr-defined]
+    fallback = run_row["created_at"]
+    step_rows = [
+        {
+            "trial_id": trial_id,
+            "seq": 1,
+            "node": RECORD_NODE,
+            "attempt": 0,
+            "started_at": moment or fallback,
+            "ended_at": moment or fallback,
+            "output": _step_output(line, rec),
+        }
+        for trial_id, (line, rec), moment in zip(trial_ids, f.records, finished, strict=True)
+    ]
+    step_ids = insert_rows(conn, Step.__table__, step_rows)  # type: ignore[attr-defined]
+    policy = (f.meta or {}).get("sandbox_policy_version") or REFERENCE_POLICY
+    execution_rows = [
+        {
+            "trial_id": trial_id,
+            "step_id": step_id,
+            "purpose": "grading",
+            "code": rec.get("code") or "",
+            "verdict": "passed" if row["passed"] else (row["error_class"] or "failed"),
+            "tests_passed": row["tests_passed"],
+            "tests_total": row["tests_total"],
+            "results": [],
+            "stdout": "",
+            "stderr": rec.get("stderr") or "",
+            "policy_version": str(policy),
+            "isolation": {},
+            "duration_s": 0.0,
+            "created_at": moment or fallback,
+        }
+        for trial_id, step_id, rec, row, moment in zip(trial_ids, step_ids, records, trial_rows, finished, strict=True)
+    ]
+    insert_rows(conn, Execution.__table__, execution_rows)  # type: ignore[attr-defined]
+    return run_id

@@ -1,0 +1,67 @@
+"""What an import reports back: the runs it created (or found already imported) and any warnings."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import String, cast, select
+
+from execugraph.store.models import Run, Trial
+
+
+@dataclass
+class ImportedRun:
+    """One run of an import: its database id, name (title), trial count, and whether this import created it."""
+
+    id: int
+    name: str
+    trials: int
+    imported: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "trials": self.trials, "imported": self.imported}
+
+
+@dataclass
+class ImportResult:
+    """The outcome of one import; `to_dict()` is what `python -m execugraph import` prints."""
+
+    source: str  # "bundle" | "reference"
+    runs: list[ImportedRun] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"runs": [r.to_dict() for r in self.runs], "source": self.source}
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
+
+
+def content_digest(files: dict[str, bytes]) -> str:
+    """SHA-256 over file names and contents, independent of file order: the identity of an input."""
+    outer = hashlib.sha256()
+    for name in sorted(files):
+        outer.update(name.encode("utf-8") + b"\0" + hashlib.sha256(files[name]).hexdigest().encode("ascii") + b"\n")
+    return outer.hexdigest()
+
+
+def runs_mentioning(store: Any, needle: str) -> list[tuple[int, str, dict[str, Any]]]:
+    """(id, title, config) of runs whose config JSON contains `needle` (a digest), oldest first."""
+    table = Run.__table__  # type: ignore[attr-defined]
+    stmt = (
+        select(table.c.id, table.c.title, table.c.config)
+        .where(cast(table.c.config, String).like(f"%{needle}%"))
+        .order_by(table.c.id)
+    )
+    with store.engine.connect() as conn:
+        return [(int(r.id), r.title, dict(r.config or {})) for r in conn.execute(stmt)]
+
+
+def trial_count(store: Any, run_id: int) -> int:
+    from sqlalchemy import func
+
+    table = Trial.__table__  # type: ignore[attr-defined]
+    with store.engine.connect() as conn:
+        return int(conn.execute(select(func.count()).where(table.c.run_id == run_id)).scalar_one())

@@ -1,0 +1,115 @@
+"""CLI for publication: `export`, `import` and `rescore` (see execugraph.publication)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _store(args: argparse.Namespace):
+    from execugraph.store import Store
+
+    return Store.open(getattr(args, "db", None))
+
+
+def configure_export(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--run",
+        dest="runs",
+        type=int,
+        action="append",
+        required=True,
+        metavar="ID",
+        help="run to export (repeat for several)",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="new folder, or a path ending in .zip")
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from execugraph.publication import ExportError, export_bundle
+
+    try:
+        written = export_bundle(_store(args), args.runs, args.out)
+    except (ExportError, OSError) as exc:
+        print(f"export: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(written))
+    return 0
+
+
+def configure_import(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, help="an ExecuGraph bundle or a published results tree (folder or .zip)")
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from execugraph.publication import BundleFormatError, import_path
+
+    try:
+        result = import_path(_store(args), args.path)
+    except BundleFormatError as exc:
+        print(f"import: nothing imported: {exc}", file=sys.stderr)
+        for issue in exc.issues[1:]:
+            print(f"  {issue}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"import: {exc}", file=sys.stderr)
+        return 2
+    for warning in result.warnings:
+        print(f"import: {warning}", file=sys.stderr)
+    print(json.dumps(result.to_dict()))
+    return 0
+
+
+def configure_rescore(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--run", type=int, required=True, metavar="ID", help="run whose stored programs to re-grade")
+    parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
+    parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+
+
+def _print_report(report: dict) -> None:
+    agreement = report["agreement"]
+    rate = "-" if agreement["rate"] is None else f"{agreement['rate']:.1%}"
+    print(
+        f"run {report['parent_run_id']} -> rescore run {report['run_id']} (sandbox policy {report['policy_version']})"
+    )
+    print(
+        f"  trials {report['trials']}, rescored {report['rescored']}, unresolved {report['unresolved']}, "
+        f"skipped {sum(report['skipped'].values())} {report['skipped'] or ''}".rstrip()
+    )
+    print(
+        f"  agreement with stored verdicts {rate} ({agreement['same']}/{agreement['rescored']}); "
+        f"passed {report['passed_before']} -> {report['passed_after']}; {len(report['flips'])} flip(s)"
+    )
+    if report["trials_per_s"]:
+        print(f"  {report['trials_per_s']} trials/s")
+    for flip in report["flips"]:
+        print(
+            f"  flip: {flip['problem_id']} [{flip['condition']} seed {flip['seed']} #{flip['trial_index']}, "
+            f"trial {flip['trial']}] {flip['from']} -> {flip['to']}"
+        )
+    for item in report["unresolved_problems"]:
+        where = f"{item['benchmark']}/{item['problem_id']}" if item["benchmark"] else item["problem_id"]
+        print(f"  unresolved: {where} ({item['trials']} trial(s)): {item['reason']}")
+
+
+def run_rescore(args: argparse.Namespace) -> int:
+    from execugraph.publication import rescore_run
+
+    def progress(done: int, total: int) -> None:
+        if not args.json:
+            sys.stderr.write(f"\rrescoring {done}/{total}   ")
+            sys.stderr.flush()
+
+    try:
+        report = rescore_run(_store(args), args.run, workers=args.workers, on_progress=progress).to_dict()
+    except LookupError as exc:
+        print(f"rescore: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report))
+    else:
+        sys.stderr.write("\n")
+        _print_report(report)
+    return 0

@@ -1,0 +1,60 @@
+"""`python -m execugraph retrieval-eval`: recall@1 and recall@k of the technique retriever.
+
+Heavy imports (torch, sentence-transformers, FAISS) happen inside `run`, so
+building the CLI parser stays cheap for every other command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Declare the command's options."""
+    parser.add_argument("--k", type=int, default=3, help="depth for recall@k besides recall@1 (default 3)")
+    parser.add_argument("--json", action="store_true", help="print a JSON report with per-case results")
+    parser.add_argument(
+        "--library", type=Path, default=None, help="technique library JSONL (default data/techniques.jsonl)"
+    )
+    parser.add_argument(
+        "--eval-set", type=Path, default=None, help="labelled problems JSONL (default data/retrieval_eval.jsonl)"
+    )
+    parser.add_argument(
+        "--cache-dir", type=Path, default=None, help="index cache folder (default <cache_dir>/retrieval)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate and print; exit 2 on a malformed library or evaluation set."""
+    from execugraph.retrieval import LibraryFormatError, Retriever, evaluate, load_eval_set
+
+    if args.k < 1:
+        print("error: --k must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        retriever = Retriever.load(args.library, args.cache_dir)
+        cases = load_eval_set(args.eval_set, retriever.library)
+    except LibraryFormatError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    report = evaluate(retriever, cases, ks=(1, args.k))
+    if args.json:
+        payload = report.to_dict()
+        payload["library"] = str(retriever.library_path)
+        payload["techniques"] = len(retriever.library)
+        payload["model"] = retriever.embedder.model_id
+        print(json.dumps(payload, indent=2))
+        return 0
+    print(f"techniques: {len(retriever.library)}  cases: {len(cases)}  model: {retriever.embedder.model_id}")
+    for k in report.ks:
+        print(f"recall@{k}: {report.recall(k):.3f}")
+    print(f"MRR@{report.ks[-1]}: {report.mrr():.3f}")
+    misses = report.misses(args.k)
+    if misses:
+        print(f"\nmisses at k={args.k}:")
+        for miss in misses:
+            print(f"  {miss.case_id}: expected {', '.join(miss.expected)}; got {', '.join(miss.retrieved)}")
+    return 0

@@ -1,0 +1,36 @@
+"""A single ad-hoc or benchmark problem run as its own Run of kind `single` (Synthesize page, `run` CLI)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from execugraph.config import RunConfig
+from execugraph.problem import Problem
+from execugraph.trial import TrialDeps, TrialResult, run_trial
+
+
+def adhoc_problem(statement: str, entry_point: str | None = None, aliases: list[str] | None = None,
+                  tests: list[dict[str, Any]] | None = None, signature: str = "") -> Problem:
+    """A user-typed problem; its id is a content hash so the same problem is stored once."""
+    statement = statement.strip()
+    if not statement:
+        raise ValueError("the problem statement is empty")
+    digest = hashlib.sha256(repr((statement, entry_point, aliases, tests)).encode()).hexdigest()[:12]
+    return Problem(id=f"adhoc-{digest}", benchmark="adhoc", category="adhoc", statement=statement,
+                   entry_point=entry_point or None, aliases=aliases or [], tests=tests or [], signature=signature)
+
+
+def run_single(store: Any, problem: Problem, config: RunConfig, deps: TrialDeps | None = None,
+               title: str = "") -> tuple[int, TrialResult]:
+    """Create the Run, run its one trial (streaming events through deps.emit), close the Run."""
+    models = {role: config.model_for(role) for role in
+              ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")}
+    run_id = store.create_run("single", title or f"{problem.id} ({config.condition})",
+                              {"conditions": {config.condition: config.model_dump()}, "problem_id": problem.id},
+                              benchmark=problem.benchmark, models=models, status="running")
+    store.update_run(run_id, progress_total=1)
+    result = run_trial(problem, config, store, run_id=run_id, deps=deps)
+    store.update_run(run_id, status="done" if result.status == "done" else "failed",
+                     progress_done=1, progress_passed=int(result.passed), error=result.message)
+    return run_id, result

@@ -1,0 +1,49 @@
+"""Statistics engine: paired significance, effect sizes, pass@k and the paper's breakdowns.
+
+Pure functions over plain records and per-arm aggregates live in the small modules
+below; `loading` fills the aggregates with SQL so large stores stay fast; `report`
+assembles the one dict that the CLI, the dashboard and the export all show.
+"""
+
+from execugraph.stats.arms import UnknownConditionError, UnknownRunError
+from execugraph.stats.bootstrap import bootstrap_mean_ci
+from execugraph.stats.from_records import build_report_from_records
+from execugraph.stats.paired import (
+    PairedComparison,
+    compare_paired,
+    holm,
+    majority_passed,
+    mcnemar_exact_p,
+    wilcoxon_p,
+)
+from execugraph.stats.passk import mean_pass_at_k, pass_at_k, pass_at_k_table
+from execugraph.stats.power import DetectableDifference, minimum_detectable_difference, simulated_power
+from execugraph.stats.records import ArmData, ProblemTally, TrialRecord, arm_from_records, to_record, to_records
+from execugraph.stats.report import build_report, report_from_arms
+
+__all__ = [
+    "ArmData",
+    "DetectableDifference",
+    "PairedComparison",
+    "ProblemTally",
+    "TrialRecord",
+    "UnknownConditionError",
+    "UnknownRunError",
+    "arm_from_records",
+    "bootstrap_mean_ci",
+    "build_report",
+    "build_report_from_records",
+    "compare_paired",
+    "holm",
+    "majority_passed",
+    "mcnemar_exact_p",
+    "mean_pass_at_k",
+    "minimum_detectable_difference",
+    "pass_at_k",
+    "pass_at_k_table",
+    "report_from_arms",
+    "simulated_power",
+    "to_record",
+    "to_records",
+    "wilcoxon_p",
+]

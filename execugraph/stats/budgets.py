@@ -1,0 +1,64 @@
+"""Which retry budget and how many best-of-N samples an arm ran with.
+
+Trials do not store these; they follow from the condition name (defined in
+`execugraph.conditions`, including the `name@N` form) and the run's config JSON:
+- a batch config (it lists `conditions`) applies its `overrides` to every
+  condition, exactly as `BatchSpec.run_config` does;
+- any other config (a single run's RunConfig, an import) states `retry_budget`
+  / `best_of_n` itself, which wins over the condition's defaults;
+- `retry_budget_by_condition` (e.g. from an import of published logs, where the
+  budget is per trial) wins over both.
+Unknown condition names without a stated budget give None (listed as unknown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ConditionBudget:
+    """Retry budget (None when unknown) and best-of-N samples per trial (1 = no sampling control)."""
+
+    retry_budget: int | None
+    best_of_n: int
+
+
+def _defaults(condition: str | None) -> tuple[int | None, int]:
+    if condition is None:
+        return (None, 1)
+    from execugraph.conditions import UnknownConditionError, resolve_condition
+
+    try:
+        config = resolve_condition(condition)
+    except (UnknownConditionError, ValueError):
+        return (None, 1)
+    return (config.retry_budget, config.best_of_n)
+
+
+def _as_int(value: Any, where: str, minimum: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = minimum - 1
+    if number < minimum or isinstance(value, bool):
+        raise ValueError(f"{where} must be an integer >= {minimum}, got {value!r}")
+    return number
+
+
+def condition_budget(condition: str | None, run_config: Mapping[str, Any] | None) -> ConditionBudget:
+    """Resolve the budget of `condition` within a run whose config JSON is `run_config`."""
+    cfg = run_config or {}
+    retry, best_of_n = _defaults(condition)
+    stated = cfg.get("overrides") if isinstance(cfg.get("conditions"), list) else cfg
+    stated = stated if isinstance(stated, Mapping) else {}
+    if stated.get("retry_budget") is not None:
+        retry = _as_int(stated["retry_budget"], "run config retry_budget", 0)
+    if stated.get("best_of_n") is not None:
+        best_of_n = _as_int(stated["best_of_n"], "run config best_of_n", 1)
+    by_condition = cfg.get("retry_budget_by_condition") or {}
+    if condition is not None and condition in by_condition:
+        retry = _as_int(by_condition[condition], f"run config retry_budget_by_condition[{condition!r}]", 0)
+    return ConditionBudget(retry, best_of_n)

@@ -1,0 +1,78 @@
+"""The report computed from plain trial records instead of a store.
+
+For fixtures, hand-written test cases and data that is not (yet) in a store. It
+plans arms and counts trials exactly as `loading.py` does in SQL, then hands the
+aggregates to the same `report_from_arms`; an integration test checks that both
+paths give identical reports for the same trials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, plan_arms
+from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from execugraph.stats.records import UNKNOWN, Tally, TrialRecord, arm_from_records, to_records
+from execugraph.stats.report import report_from_arms
+
+
+def _first_appearance(records: Iterable[TrialRecord], run_id: str) -> list[str]:
+    """A run's conditions in the order its records first show them (the SQL path uses MIN(id))."""
+    seen: dict[str, None] = {}
+    for rec in records:
+        if rec.run_id == run_id and rec.condition is not None:
+            seen.setdefault(rec.condition, None)
+    return list(seen)
+
+
+def build_report_from_records(
+    items: Iterable[Mapping[str, Any] | Any],
+    run_ids: Sequence[str],
+    conditions: Sequence[str] | None = None,
+    *,
+    runs_meta: Mapping[str, Mapping[str, Any]] | None = None,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> dict:
+    """The same report from plain records; `runs_meta[run_id]` may give title, kind and config."""
+    records = to_records(items)
+    run_ids = [str(r) for r in run_ids]
+    known = {r.run_id for r in records} | set(runs_meta or {})
+    missing = [r for r in run_ids if r not in known]
+    if missing:
+        raise UnknownRunError(f"unknown run id(s): {', '.join(missing)}")
+    meta = {r: dict((runs_meta or {}).get(r) or {}) for r in run_ids}
+    configs = {r: meta[r].get("config") for r in run_ids}
+    specs = plan_arms(run_ids, conditions, {r: _first_appearance(records, r) for r in run_ids}, configs)
+    wanted = set(conditions) if conditions else None
+    arms = [
+        arm_from_records(
+            (x for x in records if _in_arm(x, spec)),
+            label=spec.label,
+            run_id=spec.run_id,
+            condition=spec.condition,
+            retry_budget=spec.retry_budget,
+            best_of_n=spec.best_of_n,
+        )
+        for spec in specs
+    ]
+    runs = []
+    for r in run_ids:
+        per_condition: dict[str, Tally] = {}
+        not_counted: dict[str, int] = {}
+        for x in records:
+            if x.run_id != r or (wanted is not None and x.condition not in wanted):
+                continue
+            if not x.counted:
+                not_counted[x.status] = not_counted.get(x.status, 0) + 1
+                continue
+            t = per_condition.setdefault(x.condition or UNKNOWN, Tally())
+            t.trials += 1
+            t.passed += int(x.passed is True)
+        runs.append(RunInfo(r, meta[r].get("title"), meta[r].get("kind"), configs[r], per_condition, not_counted))
+    return report_from_arms(runs, arms, conditions=conditions, n_boot=n_boot, seed=seed)
+
+
+def _in_arm(rec: TrialRecord, spec: ArmSpec) -> bool:
+    return rec.run_id == spec.run_id and (spec.condition is None or rec.condition == spec.condition)

@@ -1,0 +1,167 @@
+"""The full statistics report for a set of runs: one dict for the CLI, the dashboard and export.
+
+`build_report(store, run_ids, conditions)` is the single entry point the Statistics
+page, the Ablations page and the exported `summary.json` call, so the numbers are
+identical everywhere. `from_records.build_report_from_records` computes the same
+dict from plain records (fixtures, imports); tests check both paths agree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from execugraph.stats.arms import RunInfo, merge_tallies
+from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED, BootstrapBatch
+from execugraph.stats.costs import cost_accuracy_point, cost_summary
+from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, defer_paired
+from execugraph.stats.passk import pass_at_k_table
+from execugraph.stats.rates import defer_category_rates, defer_rate, per_problem_rates
+from execugraph.stats.records import ArmData, ProblemTally
+from execugraph.stats.retries import by_retry_budget, retries_used_distribution
+from execugraph.stats.sampling import best_of_n_control, best_of_n_summary
+from execugraph.stats.taxonomy import error_shares, source_audit
+
+REPORT_SCHEMA = 1
+MAJORITY_RULE = "a problem counts as solved when more than half of its trials passed (an exact split is not solved)"
+
+
+def _clean(value: Any) -> Any:
+    """Make the report JSON-safe and stable: numpy scalars to Python, NaN/inf to None."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _rate_sections(tallies: Mapping[str, ProblemTally], batch: BootstrapBatch) -> Callable[[], dict]:
+    """Overall and per-category rates with CIs, deferred until the batch is evaluated."""
+    overall = defer_rate(tallies.values(), batch)
+    categories = defer_category_rates(tallies, batch)
+
+    def finish() -> dict:
+        return {**overall().as_dict(), "categories": {k: v.as_dict() for k, v in categories().items()}}
+
+    return finish
+
+
+def _arm_section(arm: ArmData, rates: dict, costs: dict) -> dict:
+    return {
+        "label": arm.label,
+        "run": arm.run_id,
+        "condition": arm.condition,
+        "retry_budget": arm.retry_budget,
+        "best_of_n": arm.best_of_n,
+        **rates,
+        "pass_at_k": pass_at_k_table(arm.tallies),
+        "errors": error_shares(arm.errors),
+        "test_sources": source_audit(arm.test_sources),
+        "feedback_sources": source_audit(arm.feedback_sources),
+        "retries_used": retries_used_distribution(arm),
+        "cost": costs,
+        "not_counted": dict(sorted(arm.not_counted.items())),
+    }
+
+
+def _run_section(run: RunInfo, rates: dict) -> dict:
+    return {
+        "id": run.id,
+        "title": run.title,
+        "kind": run.kind,
+        **rates,
+        "conditions": {
+            c: {"trials": t.trials, "passed": t.passed, "pass_rate": t.rate} for c, t in sorted(run.conditions.items())
+        },
+        "not_counted": dict(sorted(run.not_counted.items())),
+    }
+
+
+def _sampling_controls(arms: Sequence[ArmData], costs: Mapping[str, dict]) -> list[dict]:
+    """Best-of-N controls for every never-retrying arm against every costlier arm."""
+    controls = []
+    calls = {a.label: costs[a.label]["llm_calls"]["mean"] for a in arms}
+    for sampler in arms:
+        if sampler.retry_budget != 0 or sampler.best_of_n != 1:
+            continue
+        for reference in arms:
+            if reference is sampler:
+                continue
+            s_calls, r_calls = calls[sampler.label], calls[reference.label]
+            if not s_calls or r_calls is None or r_calls <= s_calls:
+                continue
+            control = best_of_n_control(sampler, reference, sampler_calls=s_calls, reference_calls=r_calls)
+            if control is not None:
+                controls.append(control)
+    return controls
+
+
+def report_from_arms(
+    runs: Sequence[RunInfo],
+    arms: Sequence[ArmData],
+    *,
+    conditions: Sequence[str] | None = None,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> dict:
+    """Assemble the report from loaded arms (pure: no I/O)."""
+    batch = BootstrapBatch(n_boot, seed)  # every CI below is evaluated in a few matrix products
+    rates = [per_problem_rates(a.tallies) for a in arms]
+    pending_pairs = [
+        defer_paired(rates[i], rates[j], batch, a=arms[i].label, b=arms[j].label)
+        for i, j in combinations(range(len(arms)), 2)
+    ]
+    pending_arms = [_rate_sections(a.tallies, batch) for a in arms]
+    pending_runs = [_rate_sections(merge_tallies([a for a in arms if a.run_id == r.id]), batch) for r in runs]
+    pairs = [finish() for finish in pending_pairs]
+    adjust_family(pairs)
+    costs = {a.label: cost_summary(a.costs) for a in arms}
+    report = {
+        "schema": REPORT_SCHEMA,
+        "conditions": list(conditions) if conditions else None,
+        "runs": [_run_section(r, finish()) for r, finish in zip(runs, pending_runs, strict=True)],
+        "arms": [_arm_section(a, finish(), costs[a.label]) for a, finish in zip(arms, pending_arms, strict=True)],
+        "pairs": [p.as_dict() for p in pairs],
+        "retry_budgets": by_retry_budget(arms, costs),
+        "unknown_budget": [a.label for a in arms if a.retry_budget is None],
+        "cost_vs_accuracy": [cost_accuracy_point(a, costs[a.label]) for a in arms],
+        "sampling": {
+            "best_of_n": [s for s in (best_of_n_summary(a) for a in arms) if s is not None],
+            "equal_budget": _sampling_controls(arms, costs),
+        },
+        "method": {
+            "delta": "mean over common problems of (pass rate in b - pass rate in a), in percentage points",
+            "ci": f"percentile bootstrap 95% CI resampling problems, B={n_boot}, seed={seed}",
+            "wilcoxon": f"two-sided signed-rank on per-problem differences, zeros dropped, exact up to "
+            f"{EXACT_WILCOXON_MAX_N} non-zero differences, normal approximation above",
+            "mcnemar": "exact two-sided binomial test on problems whose majority outcome differs",
+            "majority_rule": MAJORITY_RULE,
+            "holm": f"Holm-Bonferroni over the {len(pairs)} comparison(s) of this report; p_holm adjusts "
+            "p_wilcoxon, p_holm_mcnemar adjusts p_mcnemar",
+            "rate_ci": "percentile bootstrap 95% CI of the pooled pass rate, resampling problems",
+        },
+    }
+    return _clean(report)
+
+
+def build_report(
+    store: Any,
+    run_ids: Sequence[str],
+    conditions: Sequence[str] | None = None,
+    *,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> dict:
+    """The report for runs in a store (aggregated in SQL). Raises UnknownRunError / UnknownConditionError."""
+    from execugraph.stats.loading import load_report_inputs
+
+    runs, arms = load_report_inputs(store, run_ids, conditions)
+    return report_from_arms(runs, arms, conditions=conditions, n_boot=n_boot, seed=seed)

@@ -1,0 +1,146 @@
+"""`python -m execugraph stats --runs A B [C ...]`: paired comparisons of stored runs, Holm-adjusted.
+
+Thin front end over `execugraph.stats.build_report`, the same function the
+dashboard and the export call, so the terminal shows the numbers they show.
+Heavy imports (scipy, the store) happen in `run`, keeping `--help` and other
+commands fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_BAD_REQUEST = 2
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Declare the command's arguments."""
+    parser.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="run ids, earliest first")
+    parser.add_argument(
+        "--conditions",
+        nargs="+",
+        metavar="CONDITION",
+        help="compare these conditions within (and across) the runs; one run alone compares all its conditions",
+    )
+    parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the report and print it; exit 2 naming an unknown run or condition."""
+    from execugraph.stats import UnknownConditionError, UnknownRunError, build_report
+    from execugraph.store import Store
+
+    try:
+        store = Store.open(args.db)
+    except ValueError as exc:
+        print(f"stats: cannot open the database: {exc}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    try:
+        report = build_report(store, args.runs, args.conditions)
+    except (UnknownRunError, UnknownConditionError, ValueError) as exc:
+        print(f"stats: {exc}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2e}" if value < 1e-3 else f"{value:.3f}"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Left-aligned text table with a rule under the header."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def format_report(report: dict) -> str:
+    """Human-readable rendering of a report: runs, arms (when not the runs), categories, pairs."""
+    out = ["Runs"]
+    out.append(
+        _table(
+            ["run", "title", "trials", "pass rate", "95% CI", "not counted"],
+            [
+                [
+                    r["id"],
+                    r["title"] or "",
+                    r["trials"],
+                    _pct(r["pass_rate"]),
+                    f"{_pct(r['ci_lo'])} .. {_pct(r['ci_hi'])}",
+                    ", ".join(f"{k} {v}" for k, v in r["not_counted"].items()) or "",
+                ]
+                for r in report["runs"]
+            ],
+        )
+    )
+    arms = report["arms"]
+    if any(a["condition"] is not None for a in arms):
+        out += ["", "Arms"]
+        out.append(
+            _table(
+                ["arm", "problems", "trials", "pass rate", "95% CI", "retry budget"],
+                [
+                    [
+                        a["label"],
+                        a["problems"],
+                        a["trials"],
+                        _pct(a["pass_rate"]),
+                        f"{_pct(a['ci_lo'])} .. {_pct(a['ci_hi'])}",
+                        "?" if a["retry_budget"] is None else a["retry_budget"],
+                    ]
+                    for a in arms
+                ],
+            )
+        )
+    categories = sorted({c for a in arms for c in a["categories"]})
+    if categories:
+        out += ["", "Pass rate by category"]
+        out.append(
+            _table(
+                ["arm", *categories],
+                [[a["label"], *(_pct(a["categories"].get(c, {}).get("pass_rate")) for c in categories)] for a in arms],
+            )
+        )
+    out += ["", "Paired comparisons (b - a over common problems; Holm over this family)"]
+    if not report["pairs"]:
+        out.append("(one arm only: nothing to compare; give more runs or --conditions)")
+    else:
+        out.append(
+            _table(
+                ["a", "b", "n", "discordant", "delta pp", "95% CI", "p wilcoxon", "p mcnemar", "p holm", "note"],
+                [
+                    [
+                        p["a"],
+                        p["b"],
+                        p["n"],
+                        p["discordant"],
+                        f"{p['delta_pp']:+.1f}",
+                        f"{p['ci_lo']:+.1f} .. {p['ci_hi']:+.1f}",
+                        _p(p["p_wilcoxon"]),
+                        _p(p["p_mcnemar"]),
+                        _p(p["p_holm"]),
+                        p["note"],
+                    ]
+                    for p in report["pairs"]
+                ],
+            )
+        )
+    return "\n".join(out)

@@ -1,0 +1,148 @@
+"""The one engine factory: SQLite tuned for a writer and readers side by side, or PostgreSQL.
+
+SQLite: every connection gets WAL journaling (readers never block the writer
+and vice versa), foreign keys ON, a 30 s busy timeout and `synchronous=NORMAL`
+(durable across a killed process; only a power cut can lose the last commits).
+The sqlite3 driver's own transaction handling is switched off and SQLAlchemy
+emits BEGIN itself: reads run in `BEGIN DEFERRED` snapshots, writes made
+through `writer(engine)` start with `BEGIN IMMEDIATE`, which takes the write
+lock up front and so waits on the busy timeout instead of failing with
+"database is locked" when a read snapshot goes stale.
+
+PostgreSQL goes through psycopg 3; `postgresql://` and `postgres://` URLs are
+rewritten to `postgresql+psycopg://`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import NoSuchModuleError
+
+BUSY_TIMEOUT_MS = 30_000
+WRITE_OPTION = "execugraph_write"
+
+
+def normalise_url(url: str | URL) -> URL:
+    """Parse `url`, picking psycopg 3 for PostgreSQL; reject what cannot be a run store."""
+    try:
+        parsed = make_url(url) if isinstance(url, str) else url
+    except Exception as exc:  # SQLAlchemy raises ArgumentError with a terse message
+        raise ValueError(f"not a database URL: {url!r} ({exc})") from exc
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() == "sqlite" and _is_memory(parsed):
+        raise ValueError(
+            f"in-memory SQLite ({parsed}) cannot hold a run store: other processes and connections "
+            "would not see it; give a file path instead"
+        )
+    return parsed
+
+
+def display(url: URL) -> str:
+    """`url` with any password hidden."""
+    return url.render_as_string(hide_password=True)
+
+
+def _is_memory(url: URL) -> bool:
+    database = url.database or ""
+    return database in ("", ":memory:") or "mode=memory" in str(url)
+
+
+def json_dumps(value: Any) -> str:
+    """Serialise JSON columns so that any value a trace holds can be stored on both backends.
+
+    Sets and tuples become lists, bytes are decoded, NaN/Infinity (which
+    PostgreSQL's json type rejects) become strings, and anything else falls back
+    to its repr, so a strange test value never aborts persisting a trial.
+    """
+    return json.dumps(_jsonable(value))
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [_jsonable(v) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    try:
+        return repr(value)
+    except Exception:  # a broken __repr__ must not lose the rest of the trace
+        return f"<unrepresentable {type(value).__name__}>"
+
+
+def make_engine(url: str | URL) -> Engine:
+    """Create the engine for `url` (SQLite file or PostgreSQL) with the store's connection settings."""
+    parsed = normalise_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(parsed)
+    # PostgreSQL (and, untested, any other SQLAlchemy backend): the pool checks
+    # connections before use so a restarted server costs one retry, not an error.
+    try:
+        return create_engine(parsed, pool_pre_ping=True, json_serializer=json_dumps)
+    except (NoSuchModuleError, ModuleNotFoundError) as exc:
+        raise ValueError(f"no database driver for {display(parsed)}: {exc}") from exc
+
+
+def _sqlite_engine(url: URL) -> Engine:
+    database = url.database or ""
+    if not database.startswith("file:"):
+        try:
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass  # connecting fails next, and Store reports the unusable path
+
+    engine = create_engine(
+        url,
+        json_serializer=json_dumps,
+        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control away from the sqlite3 module (see module docstring).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        immediate = connection.get_execution_options().get(WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine, but its transactions take the SQLite write lock at BEGIN.
+
+    Use it for every transaction that writes; on PostgreSQL it changes nothing.
+    """
+    return engine.execution_options(**{WRITE_OPTION: True})
+
+
+def display_url(engine: Engine) -> str:
+    """The engine's URL with any password hidden, for logs, `doctor` and the sidebar."""
+    return display(engine.url)

@@ -1,0 +1,177 @@
+"""Read-side SQL: run filters, progress counts and per-condition/category summaries.
+
+Everything here aggregates in the database (GROUP BY over the indexed
+`trial.run_id`), so the dashboard stays fast on runs with tens of thousands of
+trials: no summary ever loads trial rows into Python.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, String, case, cast, exists, func, select
+from sqlalchemy import text as sql_text
+
+from execugraph.store.models import Run, Trial
+
+FINISHED_STATUSES = ("done", "error")
+
+
+def as_utc(moment: datetime) -> datetime:
+    """An aware UTC datetime; a naive one is taken to be UTC already."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def _contains(column: Any, needle: str) -> ColumnElement[bool]:
+    """Case-insensitive substring match, with LIKE wildcards in `needle` taken literally."""
+    escaped = needle.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return func.lower(column).like(f"%{escaped}%", escape="\\")
+
+
+def _has_tag(dialect: str, tag: str) -> ColumnElement[bool]:
+    """`tag` is an element of run.tags (a JSON list), tested exactly."""
+    if dialect == "sqlite":
+        each = func.json_each(Run.__table__.c.tags).table_valued("value")
+        return exists(select(1).select_from(each).where(each.c.value == tag))
+    if dialect == "postgresql":
+        return sql_text("CAST(run.tags AS jsonb) @> CAST(:tag_json AS jsonb)").bindparams(tag_json=json.dumps([tag]))
+    return _contains(cast(Run.__table__.c.tags, String), json.dumps(tag))
+
+
+def run_filters(
+    dialect: str,
+    *,
+    kind: str | None = None,
+    status: str | None = None,
+    benchmark: str | None = None,
+    model: str | None = None,
+    text: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    tag: str | None = None,
+) -> list[ColumnElement[bool]]:
+    """WHERE clauses for `Store.list_runs`; `model` and `text` are case-insensitive substrings."""
+    c = Run.__table__.c
+    clauses: list[ColumnElement[bool]] = []
+    if kind:
+        clauses.append(c.kind == kind)
+    if status:
+        clauses.append(c.status == status)
+    if benchmark:
+        clauses.append(c.benchmark == benchmark)
+    if model:
+        clauses.append(_contains(cast(c.models, String), model))
+    if text:
+        clauses.append(_contains(c.title, text) | _contains(func.coalesce(c.benchmark, ""), text))
+    if since is not None:
+        clauses.append(c.created_at >= as_utc(since))
+    if until is not None:
+        clauses.append(c.created_at < as_utc(until))
+    if tag:
+        clauses.append(_has_tag(dialect, tag))
+    return clauses
+
+
+def run_progress(conn: Connection, run_id: int) -> dict[str, int]:
+    """Trial counts of a run by status, plus `passed` and `finished` (done + error + cancelled).
+
+    `done` counts trials that completed normally (passed or not); `error` those
+    that crashed; `total` all trials, queued ones included.
+    """
+    t = Trial.__table__.c
+    rows = conn.execute(
+        select(t.status, func.count(), func.sum(case((t.passed.is_(True), 1), else_=0)))
+        .where(t.run_id == run_id)
+        .group_by(t.status)
+    ).all()
+    progress = {"total": 0, "queued": 0, "running": 0, "done": 0, "error": 0, "cancelled": 0, "passed": 0}
+    for status, count, passed in rows:
+        progress[status] = progress.get(status, 0) + int(count)
+        progress["total"] += int(count)
+        progress["passed"] += int(passed or 0)
+    progress["finished"] = progress["done"] + progress["error"] + progress["cancelled"]
+    return progress
+
+
+_COUNTS = ("trials", "finished", "passed", "errors", "tokens_in", "tokens_out", "llm_calls")
+
+
+def _cells(conn: Connection, run_id: int) -> list[dict[str, Any]]:
+    """Additive totals per (condition, category): the one query a summary needs.
+
+    Conditions x categories is at most a few hundred cells however many trials
+    a run has, so rolling the cells up further in Python costs nothing.
+    """
+    t = Trial.__table__.c
+    finished = t.status.in_(FINISHED_STATUSES)
+    stmt = (
+        select(
+            t.condition,
+            t.category,
+            func.count().label("trials"),
+            func.sum(case((finished, 1), else_=0)).label("finished"),
+            func.sum(case((t.passed.is_(True), 1), else_=0)).label("passed"),
+            func.sum(case((t.status == "error", 1), else_=0)).label("errors"),
+            func.sum(case((finished, t.wallclock_s), else_=0.0)).label("wallclock_s"),
+            func.sum(case((finished, t.retries_used), else_=0)).label("retries"),
+            func.sum(t.tokens_in).label("tokens_in"),
+            func.sum(t.tokens_out).label("tokens_out"),
+            func.sum(t.llm_calls).label("llm_calls"),
+        )
+        .where(t.run_id == run_id)
+        .group_by(t.condition, t.category)
+    )
+    cells = []
+    for row in conn.execute(stmt).mappings():
+        cell: dict[str, Any] = {"condition": row["condition"], "category": row["category"]}
+        cell.update({name: int(row[name] or 0) for name in (*_COUNTS, "retries")})
+        cell["wallclock_s"] = float(row["wallclock_s"] or 0.0)
+        cells.append(cell)
+    return cells
+
+
+def _roll_up(cells: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Merge cells sharing `keys` and derive rates and means, sorted by `keys`."""
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for cell in cells:
+        group = tuple(cell[k] for k in keys)
+        into = merged.setdefault(
+            group,
+            {**dict(zip(keys, group, strict=True)), **dict.fromkeys(_COUNTS, 0), "retries": 0, "wallclock_s": 0.0},
+        )
+        for name in (*_COUNTS, "retries", "wallclock_s"):
+            into[name] += cell[name]
+    out = []
+    for group in sorted(merged):
+        stats = merged[group]
+        done = stats["finished"]
+        item = {**{k: stats[k] for k in keys}, **{name: stats[name] for name in _COUNTS}}
+        item["pass_rate"] = stats["passed"] / done if done else None
+        item["mean_wallclock_s"] = stats["wallclock_s"] / done if done else None
+        item["mean_retries"] = stats["retries"] / done if done else None
+        out.append(item)
+    return out
+
+
+def run_summary(conn: Connection, run_id: int) -> dict[str, Any]:
+    """Pass rates and costs of a run overall, per condition, per category and per pair.
+
+    `pass_rate` is passed / finished, where finished means status done or
+    error (a crashed trial counts as a failure; queued, running and cancelled
+    trials are not counted); the means are over finished trials too. None
+    when nothing has finished. Token and call totals cover all trials.
+    """
+    cells = _cells(conn, run_id)
+    overall = _roll_up(cells, ())
+    empty = {**dict.fromkeys(_COUNTS, 0), "pass_rate": None, "mean_wallclock_s": None, "mean_retries": None}
+    return {
+        "run_id": run_id,
+        "overall": overall[0] if overall else empty,
+        "by_condition": _roll_up(cells, ("condition",)),
+        "by_category": _roll_up(cells, ("category",)),
+        "by_condition_category": _roll_up(cells, ("condition", "category")),
+    }

@@ -1,0 +1,176 @@
+"""The schema as migration 0001 created it, frozen.
+
+Migrations must replay history, not today's models: if 0001 built tables from
+`models.py`, a database created now would already hold the columns later
+migrations add, and those migrations would fail. So 0001 builds exactly these
+Core tables, and this file never changes once released.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+
+def initial_metadata() -> MetaData:
+    """A fresh MetaData holding the 0001 tables (fresh so nothing is shared between calls)."""
+    md = MetaData()
+    Table(
+        "run",
+        md,
+        Column("id", Integer, primary_key=True),
+        Column("kind", String, nullable=False),
+        Column("title", String, nullable=False),
+        Column("status", String, nullable=False),
+        Column("config", JSON, nullable=False),
+        Column("benchmark", String, nullable=True),
+        Column("host", String, nullable=False),
+        Column("versions", JSON, nullable=False),
+        Column("models", JSON, nullable=False),
+        Column("tags", JSON, nullable=False),
+        Column("created_at", DateTime(timezone=True), nullable=False),
+        Column("started_at", DateTime(timezone=True), nullable=True),
+        Column("finished_at", DateTime(timezone=True), nullable=True),
+        Column("parent_run_id", Integer, ForeignKey("run.id"), nullable=True),
+        Column("progress_total", Integer, nullable=False),
+        Column("progress_done", Integer, nullable=False),
+        Column("progress_passed", Integer, nullable=False),
+        Column("error", Text, nullable=True),
+        Index("ix_run_parent_run_id", "parent_run_id"),
+    )
+    Table(
+        "trial",
+        md,
+        Column("id", Integer, primary_key=True),
+        Column("run_id", Integer, ForeignKey("run.id"), nullable=False),
+        Column("problem_id", String, nullable=False),
+        Column("benchmark", String, nullable=False),
+        Column("category", String, nullable=False),
+        Column("condition", String, nullable=False),
+        Column("seed", Integer, nullable=False),
+        Column("trial_index", Integer, nullable=False),
+        Column("status", String, nullable=False),
+        Column("passed", Boolean, nullable=True),
+        Column("tests_passed", Integer, nullable=False),
+        Column("tests_total", Integer, nullable=False),
+        Column("retries_used", Integer, nullable=False),
+        Column("error_class", String, nullable=True),
+        Column("test_source", String, nullable=True),
+        Column("final_code", Text, nullable=True),
+        Column("explanation", Text, nullable=True),
+        Column("message", Text, nullable=True),
+        Column("wallclock_s", Float, nullable=False),
+        Column("tokens_in", Integer, nullable=False),
+        Column("tokens_out", Integer, nullable=False),
+        Column("llm_calls", Integer, nullable=False),
+        Column("started_at", DateTime(timezone=True), nullable=True),
+        Column("finished_at", DateTime(timezone=True), nullable=True),
+        UniqueConstraint("run_id", "problem_id", "condition", "seed", "trial_index", name="uq_trial_key"),
+        Index("ix_trial_run_status", "run_id", "status", "passed"),
+    )
+    Table(
+        "step",
+        md,
+        Column("id", Integer, primary_key=True),
+        Column("trial_id", Integer, ForeignKey("trial.id"), nullable=False),
+        Column("seq", Integer, nullable=False),
+        Column("node", String, nullable=False),
+        Column("attempt", Integer, nullable=False),
+        Column("started_at", DateTime(timezone=True), nullable=False),
+        Column("ended_at", DateTime(timezone=True), nullable=True),
+        Column("output", JSON, nullable=True),
+        UniqueConstraint("trial_id", "seq", name="uq_step_trial_seq"),
+    )
+    Table(
+        "llm_call",
+        md,
+        Column("id", Integer, primary_key=True),
+        Column("trial_id", Integer, ForeignKey("trial.id"), nullable=False),
+        Column("step_id", Integer, ForeignKey("step.id"), nullable=True),
+        Column("role", String, nullable=False),
+        Column("provider", String, nullable=False),
+        Column("model", String, nullable=False),
+        Column("messages", JSON, nullable=False),
+        Column("response", Text, nullable=False),
+        Column("tokens_in", Integer, nullable=False),
+        Column("tokens_out", Integer, nullable=False),
+        Column("latency_s", Float, nullable=False),
+        Column("seed", Integer, nullable=True),
+        Column("temperature", Float, nullable=True),
+        Column("cache_hit", Boolean, nullable=False),
+        Column("prompt_hash", String, nullable=False),
+        Column("created_at", DateTime(timezone=True), nullable=False),
+        Index("ix_llm_call_trial_id", "trial_id"),
+        Index("ix_llm_call_step_id", "step_id"),
+    )
+    Table(
+        "execution",
+        md,
+        Column("id", Integer, primary_key=True),
+        Column("trial_id", Integer, ForeignKey("trial.id"), nullable=False),
+        Column("step_id", Integer, ForeignKey("step.id"), nullable=True),
+        Column("purpose", String, nullable=False),
+        Column("code", Text, nullable=False),
+        Column("verdict", String, nullable=False),
+        Column("tests_passed", Integer, nullable=False),
+        Column("tests_total", Integer, nullable=False),
+        Column("results", JSON, nullable=False),
+        Column("stdout", Text, nullable=False),
+        Column("stderr", Text, nullable=False),
+        Column("policy_version", String, nullable=False),
+        Column("isolation", JSON, nullable=False),
+        Column("duration_s", Float, nullable=False),
+        Column("created_at", DateTime(timezone=True), nullable=False),
+        Index("ix_execution_trial_id", "trial_id"),
+        Index("ix_execution_step_id", "step_id"),
+    )
+    Table(
+        "retrieval_hit",
+        md,
+        Column("id", Integer, primary_key=True),
+        Column("trial_id", Integer, ForeignKey("trial.id"), nullable=False),
+        Column("technique_id", String, nullable=False),
+        Column("technique_name", String, nullable=False),
+        Column("score", Float, nullable=False),
+        Column("rank", Integer, nullable=False),
+        Column("query", Text, nullable=False),
+        Index("ix_retrieval_hit_trial_id", "trial_id"),
+    )
+    Table(
+        "problem",
+        md,
+        Column("benchmark", String, primary_key=True),
+        Column("problem_id", String, primary_key=True),
+        Column("category", String, nullable=False),
+        Column("statement", Text, nullable=False),
+        Column("entry_point", String, nullable=True),
+        Column("aliases", JSON, nullable=False),
+        Column("signature", Text, nullable=False),
+        Column("tests", JSON, nullable=False),
+        Column("source", String, nullable=False),
+    )
+    Table(
+        "llm_cache",
+        md,
+        Column("key", String, primary_key=True),
+        Column("provider", String, nullable=False),
+        Column("model", String, nullable=False),
+        Column("response", Text, nullable=False),
+        Column("tokens_in", Integer, nullable=False),
+        Column("tokens_out", Integer, nullable=False),
+        Column("created_at", DateTime(timezone=True), nullable=False),
+    )
+    return md

@@ -1,0 +1,169 @@
+"""run_trial: one problem under one condition, streamed as events and persisted step by step."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models.chat_models import BaseChatModel
+
+from execugraph.agents.context import Event, TrialContext
+from execugraph.config import RunConfig
+from execugraph.graph import build_graph, recursion_limit
+from execugraph.llm import LLMError
+from execugraph.model_router import ModelRouter
+from execugraph.problem import Problem
+from execugraph.settings import load_settings
+from execugraph.store.leases import llm_calls_for_run
+
+
+@dataclass
+class TrialResult:
+    trial_id: int
+    status: str  # done | error
+    passed: bool
+    verdict: str | None
+    tests_passed: int
+    tests_total: int
+    retries_used: int
+    test_source: str | None
+    nodes: list[str] = field(default_factory=list)
+    message: str | None = None
+    final_code: str = ""
+    explanation: str = ""
+
+
+@dataclass
+class TrialDeps:
+    """Injectable collaborators; tests pass scripted chat models, production passes nothing."""
+
+    pool: Any = None
+    retriever: Any = None
+    chat_models: dict[str, BaseChatModel] | None = None
+    ollama_host: str | None = None
+    emit: Callable[[Event], None] | None = None
+
+
+def replay_loader(store: Any) -> Callable[[int, str], dict[str, list[str]]]:
+    """Index a recorded run's LLM calls by prompt hash for the replay provider."""
+
+    def load(run_id: int, role: str) -> dict[str, list[str]]:
+        answers: dict[str, list[str]] = {}
+        for call in llm_calls_for_run(store, run_id, role=role):
+            answers.setdefault(call.prompt_hash, []).append(call.response)
+        if not answers and store.get_run(run_id) is None:
+            raise LLMError(f"replay:{run_id}: no such run in this database")
+        return answers
+
+    return load
+
+
+def _default_pool() -> Any:
+    from sandbox import SandboxPool
+
+    global _POOL
+    if _POOL is None:
+        _POOL = SandboxPool()
+    return _POOL
+
+
+_POOL: Any = None
+
+
+def run_trial(
+    problem: Problem,
+    config: RunConfig,
+    store: Any,
+    *,
+    run_id: int,
+    seed: int | None = None,
+    trial_index: int = 0,
+    trial_id: int | None = None,
+    deps: TrialDeps | None = None,
+) -> TrialResult:
+    """Run one trial to completion; provider failures end it with status `error`, never an exception."""
+    deps = deps or TrialDeps()
+    emit = deps.emit or (lambda event: None)
+    if seed is not None and seed != config.seed:
+        config = config.model_copy(update={"seed": seed})
+    store.upsert_problem(problem)
+    if trial_id is None:
+        trial_id = store.create_trial(
+            run_id, problem.id, config.condition, config.seed, trial_index,
+            category=problem.category, benchmark=problem.benchmark, status="running",
+            feedback_source=config.feedback_tests,
+        )
+    else:
+        store.update_trial(trial_id, status="running", feedback_source=config.feedback_tests)
+    nodes: list[str] = []
+
+    def record(event: Event) -> None:
+        if event["type"] == "node_started":
+            nodes.append(event["node"])
+        emit(event | {"trial_id": trial_id})
+
+    router = ModelRouter(
+        config, store, trial_id,
+        ollama_host=deps.ollama_host or load_settings().ollama_host,
+        chat_models=deps.chat_models,
+        replay_loader=replay_loader(store),
+    )
+    ctx = TrialContext(
+        config=config, problem=problem, router=router, store=store, trial_id=trial_id,
+        pool=deps.pool or _default_pool(), retriever=deps.retriever, emit=record,
+    )
+    if config.retrieval and ctx.retriever is None:
+        from execugraph.retrieval import get_retriever
+
+        ctx.retriever = get_retriever()
+    started = time.perf_counter()
+    emit({"type": "trial_started", "trial_id": trial_id, "problem_id": problem.id, "condition": config.condition})
+    state: dict[str, Any] = {}
+    status, message, error_kind = "done", None, None
+    try:
+        graph = build_graph(config, ctx)
+        state = graph.invoke({"attempt": 0, "retries_used": 0}, {"recursion_limit": recursion_limit(config)})
+    except LLMError as exc:
+        status, message, error_kind = "error", str(exc), "llm_error"
+    except Exception as exc:  # a bug or sandbox failure must not take a batch down with it
+        status, error_kind = "error", "harness_error"
+        message = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+    grading = state.get("grading") or {}
+    passed = bool(grading.get("passed")) and status == "done"
+    verdict = grading.get("verdict") if status == "done" else error_kind
+    result = TrialResult(
+        trial_id=trial_id,
+        status=status,
+        passed=passed,
+        verdict=verdict,
+        tests_passed=int(grading.get("tests_passed", 0)),
+        tests_total=int(grading.get("tests_total", 0)),
+        retries_used=int(state.get("retries_used", 0)),
+        test_source=state.get("test_source"),
+        nodes=nodes,
+        message=message,
+        final_code=state.get("code", ""),
+        explanation=state.get("explanation", ""),
+    )
+    store.finish_trial(
+        trial_id,
+        status=status,
+        passed=passed,
+        tests_passed=result.tests_passed,
+        tests_total=result.tests_total,
+        retries_used=result.retries_used,
+        error_class=None if passed else verdict,
+        test_source=result.test_source,
+        final_code=result.final_code,
+        explanation=result.explanation,
+        message=message,
+        wallclock_s=time.perf_counter() - started,
+        tokens_in=router.usage.tokens_in,
+        tokens_out=router.usage.tokens_out,
+        llm_calls=router.usage.calls,
+    )
+    emit({"type": "trial_finished", "trial_id": trial_id, "status": status, "passed": passed, "message": message})
+    return result

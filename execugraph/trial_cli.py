@@ -1,0 +1,74 @@
+"""`run`: one problem under one condition, printing each agent step as it completes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--problem", help="benchmark problem as BENCHMARK/ID, e.g. internal30/fib")
+    parser.add_argument("--statement", help="ad-hoc problem statement (or @file)")
+    parser.add_argument("--entry-point")
+    parser.add_argument("--tests", type=Path, help="JSON suite file (sandbox format) for an ad-hoc problem")
+    parser.add_argument("--condition", default="multi-full")
+    parser.add_argument("--model", help="model for every role (default: EXECUGRAPH_MODEL or llamacpp:default)")
+    parser.add_argument("--retry-budget", type=int)
+    parser.add_argument("--feedback-tests", choices=["grading", "visible", "generated"])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON only")
+
+
+def _problem(args: argparse.Namespace):
+    from execugraph.single import adhoc_problem
+
+    if args.problem:
+        from execugraph.benchmarks import load_benchmark
+
+        bench, _, pid = args.problem.partition("/")
+        found = [p for p in load_benchmark(bench) if p.id == pid]
+        if not found:
+            raise ValueError(f"no problem {pid!r} in benchmark {bench!r}")
+        return found[0]
+    if not args.statement:
+        raise ValueError("give --problem BENCHMARK/ID or --statement TEXT")
+    statement = Path(args.statement[1:]).read_text() if args.statement.startswith("@") else args.statement
+    suite = json.loads(args.tests.read_text()) if args.tests else {}
+    return adhoc_problem(statement, args.entry_point or suite.get("entry_point"), suite.get("aliases"),
+                         suite.get("tests"))
+
+
+def run(args: argparse.Namespace) -> int:
+    from execugraph.conditions import resolve_condition
+    from execugraph.settings import load_settings
+    from execugraph.single import run_single
+    from execugraph.store import Store
+    from execugraph.trial import TrialDeps
+
+    try:
+        problem = _problem(args)
+        config = resolve_condition(args.condition, default_model=args.model or load_settings().default_model,
+                                   retry_budget=args.retry_budget, feedback_tests=args.feedback_tests,
+                                   seed=args.seed)
+    except (ValueError, ValidationError, OSError) as exc:
+        print(f"run: {exc}", file=sys.stderr)
+        return 2
+
+    def show(event: dict) -> None:
+        if args.json or event["type"] != "node_finished":
+            return
+        out = event.get("output", {})
+        brief = {k: v for k, v in out.items() if k in ("verdict", "decision", "passed", "severity", "accepted")}
+        print(f"  {event['node']:<10} attempt {event['attempt']}  {json.dumps(brief)}", file=sys.stderr)
+
+    store = Store.open(args.db if hasattr(args, "db") else None)
+    run_id, result = run_single(store, problem, config, TrialDeps(emit=show))
+    summary = {"run_id": run_id, "trial_id": result.trial_id, "status": result.status, "passed": result.passed,
+               "verdict": result.verdict, "tests": f"{result.tests_passed}/{result.tests_total}",
+               "retries_used": result.retries_used, "test_source": result.test_source, "message": result.message}
+    print(json.dumps(summary) if args.json else json.dumps(summary, indent=2))
+    return 0 if result.status == "done" else 1

@@ -1,0 +1,58 @@
+"""Retrieval hits seen per run: which techniques the planner was offered, for which problems, how strongly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+
+from execugraph.store.models import RetrievalHit, Run, Trial
+
+RUN = Run.__table__  # type: ignore[attr-defined]
+TRIAL = Trial.__table__  # type: ignore[attr-defined]
+HIT = RetrievalHit.__table__  # type: ignore[attr-defined]
+
+
+def runs_with_hits(store: Any, *, limit: int = 100) -> list[tuple[int, str, int]]:
+    """(run id, title, number of hits) of the newest runs whose trials retrieved techniques."""
+    stmt = (
+        select(RUN.c.id, RUN.c.title, func.count(HIT.c.id))
+        .join(TRIAL, TRIAL.c.run_id == RUN.c.id)
+        .join(HIT, HIT.c.trial_id == TRIAL.c.id)
+        .group_by(RUN.c.id, RUN.c.title)
+        .order_by(RUN.c.id.desc())
+        .limit(limit)
+    )
+    with store.engine.connect() as conn:
+        return [(int(i), title or "", int(n)) for i, title, n in conn.execute(stmt)]
+
+
+def hit_matrix(store: Any, run_id: int, *, max_problems: int = 80, max_techniques: int = 40) -> dict[str, Any]:
+    """Mean retrieval score per (problem, technique) in a run, as a dense matrix for a heatmap.
+
+    Techniques are ordered by how often they were retrieved, problems by id; the
+    matrix is cut to the first `max_problems` x `max_techniques` (`truncated` says so).
+    Cells a technique was never retrieved for are None.
+    """
+    stmt = (
+        select(TRIAL.c.problem_id, HIT.c.technique_id, func.avg(HIT.c.score), func.count())
+        .join(TRIAL, TRIAL.c.id == HIT.c.trial_id)
+        .where(TRIAL.c.run_id == run_id)
+        .group_by(TRIAL.c.problem_id, HIT.c.technique_id)
+    )
+    with store.engine.connect() as conn:
+        cells = [(p, tech, float(score), int(n)) for p, tech, score, n in conn.execute(stmt)]
+    frequency: dict[str, int] = {}
+    for _, tech, _, n in cells:
+        frequency[tech] = frequency.get(tech, 0) + n
+    all_problems = sorted({p for p, *_ in cells})
+    all_techniques = sorted(frequency, key=lambda k: (-frequency[k], k))
+    problems, techniques = all_problems[:max_problems], all_techniques[:max_techniques]
+    row_of = {p: i for i, p in enumerate(problems)}
+    col_of = {t: j for j, t in enumerate(techniques)}
+    scores: list[list[float | None]] = [[None] * len(techniques) for _ in problems]
+    for p, tech, score, _ in cells:
+        if p in row_of and tech in col_of:
+            scores[row_of[p]][col_of[tech]] = score
+    truncated = len(all_problems) > len(problems) or len(all_techniques) > len(techniques)
+    return {"problems": problems, "techniques": techniques, "scores": scores, "truncated": truncated}

@@ -1,0 +1,161 @@
+"""Run listings for the Runs, Batch and picker widgets: filtered, counted in SQL, newest first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import case, func, select
+
+from execugraph.store.models import RUN_KINDS, RUN_STATUSES, Run, Trial
+from execugraph.store.queries import FINISHED_STATUSES
+
+RUN = Run.__table__  # type: ignore[attr-defined]
+TRIAL = Trial.__table__  # type: ignore[attr-defined]
+ACTIVE_STATUSES = ("queued", "running")
+
+
+def filter_choices(store: Any) -> dict[str, list[str]]:
+    """Values the Runs filters can take: kinds, statuses and the benchmarks present in the store."""
+    with store.engine.connect() as conn:
+        benchmarks = conn.execute(
+            select(RUN.c.benchmark).distinct().where(RUN.c.benchmark.is_not(None)).order_by(RUN.c.benchmark)
+        ).scalars()
+        return {"kind": list(RUN_KINDS), "status": list(RUN_STATUSES), "benchmark": [b for b in benchmarks if b]}
+
+
+def trial_counts(store: Any, run_ids: Sequence[int]) -> dict[int, dict[str, int]]:
+    """Trials, finished, passed and errored per run, for just these runs (one GROUP BY)."""
+    if not run_ids:
+        return {}
+    t = TRIAL.c
+    stmt = (
+        select(
+            t.run_id,
+            func.count(),
+            func.sum(case((t.status.in_(FINISHED_STATUSES), 1), else_=0)),
+            func.sum(case((t.passed.is_(True), 1), else_=0)),
+            func.sum(case((t.status == "error", 1), else_=0)),
+        )
+        .where(t.run_id.in_(list(run_ids)))
+        .group_by(t.run_id)
+    )
+    with store.engine.connect() as conn:
+        return {
+            int(run_id): {"trials": int(n), "finished": int(f or 0), "passed": int(p or 0), "errors": int(e or 0)}
+            for run_id, n, f, p, e in conn.execute(stmt)
+        }
+
+
+def _models_text(models: dict[str, Any] | None) -> str:
+    specs = sorted({str(v) for v in (models or {}).values() if v})
+    return ", ".join(specs)
+
+
+def run_rows(
+    store: Any,
+    *,
+    kind: str | None = None,
+    status: str | None = None,
+    benchmark: str | None = None,
+    model: str | None = None,
+    text: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    tag: str | None = None,
+    limit: int = 200,
+) -> list[dict[str, Any]]:
+    """One table row per matching run (newest first, at most `limit`), with trial counts and pass rate."""
+    runs = store.list_runs(
+        kind=kind, status=status, benchmark=benchmark, model=model or None, text=text or None,
+        since=since, until=until, tag=tag or None, limit=limit,
+    )
+    counts = trial_counts(store, [r.id for r in runs])
+    rows = []
+    for run in runs:
+        c = counts.get(run.id, {"trials": 0, "finished": 0, "passed": 0, "errors": 0})
+        rows.append(
+            {
+                "id": run.id,
+                "title": run.title,
+                "kind": run.kind,
+                "status": run.status,
+                "benchmark": run.benchmark or "",
+                "models": _models_text(run.models),
+                "tags": ", ".join(run.tags or []),
+                "created": run.created_at,
+                "trials": c["trials"],
+                "finished": c["finished"],
+                "passed": c["passed"],
+                "errors": c["errors"],
+                "pass_rate": c["passed"] / c["finished"] if c["finished"] else None,
+            }
+        )
+    return rows
+
+
+def run_choices(store: Any, *, kind: str | None = None, limit: int = 300) -> list[tuple[int, str]]:
+    """(id, label) of the newest runs for a picker; reads four narrow columns only."""
+    stmt = select(RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.status).order_by(RUN.c.id.desc()).limit(limit)
+    if kind:
+        stmt = stmt.where(RUN.c.kind == kind)
+    with store.engine.connect() as conn:
+        return [(int(i), f"#{i} {title or '(untitled)'} · {k}, {s}") for i, title, k, s in conn.execute(stmt)]
+
+
+def conditions_in_runs(store: Any, run_ids: Sequence[int]) -> list[str]:
+    """Conditions present in these runs, in the order they first appear (the order a batch launched them)."""
+    if not run_ids:
+        return []
+    t = TRIAL.c
+    stmt = (
+        select(t.condition, func.min(t.id).label("first"))
+        .where(t.run_id.in_(list(run_ids)))
+        .group_by(t.condition)
+        .order_by("first")
+    )
+    with store.engine.connect() as conn:
+        return [c for c, _ in conn.execute(stmt) if c]
+
+
+def active_batches(store: Any, *, recent: int = 3) -> list[dict[str, Any]]:
+    """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
+    from execugraph.runner import progress
+
+    active = [r for s in ACTIVE_STATUSES for r in store.list_runs(kind="batch", status=s, limit=50)]
+    active.sort(key=lambda r: r.id)
+    finished = [r for r in store.list_runs(kind="batch", limit=recent + len(active)) if r.status not in ACTIVE_STATUSES]
+    rows = []
+    for run in [*active, *finished[:recent]]:
+        p = progress(store, run.id)
+        rows.append(
+            {
+                "id": run.id,
+                "title": run.title,
+                "status": run.status,
+                "cancel_requested": bool(run.cancel_requested),
+                "total": p.total,
+                "done": p.done,
+                "passed": p.passed,
+                "running": p.running,
+                "errors": p.error,
+                "pass_rate": p.pass_rate,
+                "eta_s": p.eta_s,
+                "error": run.error,
+            }
+        )
+    return rows
+
+
+def latest_finished_run(store: Any, kind: str | None = None) -> int | None:
+    """The newest run (of `kind`) with finished trials, preferring completed runs: the one to open by default."""
+    t = TRIAL.c
+    with store.engine.connect() as conn:
+        for statuses in (("done",), RUN_STATUSES):
+            runs = select(RUN.c.id).where(RUN.c.status.in_(statuses), *([RUN.c.kind == kind] if kind else []))
+            stmt = select(func.max(t.run_id)).where(t.status.in_(FINISHED_STATUSES), t.run_id.in_(runs))
+            found = conn.execute(stmt).scalar()
+            if found is not None:
+                return int(found)
+    return None

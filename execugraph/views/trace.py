@@ -1,0 +1,227 @@
+"""One trial as something to read: its steps with timings and call costs, its code per attempt,
+and where it first parted ways with another trial of the same problem."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import case, func, select
+
+from execugraph.store.models import LLMCall, Trial
+
+TRIAL = Trial.__table__  # type: ignore[attr-defined]
+CALL = LLMCall.__table__  # type: ignore[attr-defined]
+OUTCOMES = ("passed", "failed", "error", "unfinished")
+_TRIAL_COLUMNS = ("id", "run_id", "problem_id", "category", "condition", "seed", "trial_index", "status", "passed",
+                  "tests_passed", "tests_total", "retries_used", "error_class", "wallclock_s")
+
+
+def _outcome_clause(outcome: str) -> Any:
+    t = TRIAL.c
+    if outcome == "passed":
+        return t.passed.is_(True)
+    if outcome == "failed":
+        return (t.status == "done") & t.passed.is_not(True)
+    if outcome == "error":
+        return t.status == "error"
+    if outcome == "unfinished":
+        return t.status.in_(("queued", "running", "cancelled"))
+    raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
+
+
+def trial_rows(
+    store: Any,
+    run_id: int,
+    *,
+    condition: str | None = None,
+    problem_id: str | None = None,
+    outcome: str | None = None,
+    limit: int = 300,
+) -> list[dict[str, Any]]:
+    """A run's trials matching the filters, in creation order, at most `limit` (narrow columns only)."""
+    t = TRIAL.c
+    stmt = select(*(t[c] for c in _TRIAL_COLUMNS)).where(t.run_id == run_id)
+    if condition:
+        stmt = stmt.where(t.condition == condition)
+    if problem_id:
+        stmt = stmt.where(t.problem_id == problem_id)
+    if outcome:
+        stmt = stmt.where(_outcome_clause(outcome))
+    with store.engine.connect() as conn:
+        return [dict(row) for row in conn.execute(stmt.order_by(t.id).limit(limit)).mappings()]
+
+
+def trial_filter_choices(store: Any, run_id: int) -> dict[str, list[str]]:
+    """The conditions and problem ids occurring in a run, for the trial picker's filters."""
+    t = TRIAL.c
+    with store.engine.connect() as conn:
+        conditions = conn.execute(select(t.condition).distinct().where(t.run_id == run_id).order_by(t.condition))
+        problems = conn.execute(select(t.problem_id).distinct().where(t.run_id == run_id).order_by(t.problem_id))
+        return {"condition": [c for c in conditions.scalars() if c], "problem": [p for p in problems.scalars() if p]}
+
+
+def step_rows(store: Any, trial_id: int) -> list[dict[str, Any]]:
+    """The trial's steps in order with start offset and duration (seconds) and their LLM-call totals."""
+    steps = store.steps_for_trial(trial_id)
+    c = CALL.c
+    stmt = (
+        select(
+            c.step_id,
+            func.count(),
+            func.sum(c.tokens_in),
+            func.sum(c.tokens_out),
+            func.sum(c.latency_s),
+            func.sum(case((c.cache_hit.is_(True), 1), else_=0)),
+        )
+        .where(c.trial_id == trial_id)
+        .group_by(c.step_id)
+    )
+    with store.engine.connect() as conn:
+        calls = {sid: (int(n), int(ti or 0), int(to or 0), float(lat or 0), int(h or 0)) for sid, n, ti, to, lat, h in conn.execute(stmt)}
+    origin = steps[0].started_at if steps else None
+    rows = []
+    for step in steps:
+        n, t_in, t_out, latency, hits = calls.get(step.id, (0, 0, 0, 0.0, 0))
+        ended = step.ended_at
+        rows.append(
+            {
+                "step_id": step.id,
+                "seq": step.seq,
+                "node": step.node,
+                "attempt": step.attempt,
+                "start_s": (step.started_at - origin).total_seconds() if origin else 0.0,
+                "duration_s": None if ended is None else max(0.0, (ended - step.started_at).total_seconds()),
+                "output": dict(step.output or {}),
+                "llm_calls": n,
+                "tokens_in": t_in,
+                "tokens_out": t_out,
+                "latency_s": latency,
+                "cache_hits": hits,
+            }
+        )
+    return rows
+
+
+def code_attempts(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every program the trial produced, in order: each generator attempt and each optimizer candidate."""
+    attempts = []
+    for step in steps:
+        out = step.get("output") or {}
+        if step["node"] == "generator" and out.get("code"):
+            attempts.append({"label": f"attempt {step['attempt']} (step {step['seq']}, {out.get('reason', 'initial')})",
+                             "code": out["code"], "seq": step["seq"]})
+        elif step["node"] == "optimizer" and out.get("candidate"):
+            verdict = "accepted" if out.get("accepted") else "rejected"
+            attempts.append({"label": f"optimizer candidate (step {step['seq']}, {verdict})",
+                             "code": out["candidate"], "seq": step["seq"]})
+    return attempts
+
+
+def code_diff(before: str, after: str, before_name: str = "before", after_name: str = "after") -> str:
+    """A unified diff of two programs ('' when they are identical)."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), before_name, after_name, lineterm=""
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where two trials of one problem first differ: the position in both step lists and why."""
+
+    index: int
+    reason: str
+    seq_a: int | None
+    seq_b: int | None
+
+
+def _signature(node: str, output: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The parts of a step's output that decide what happens next (None: nothing to compare)."""
+    if node == "planner":
+        return (str(output.get("plan", "")).strip(),)
+    if node == "generator":
+        return (str(output.get("code", "")).strip(),)
+    if node == "reviewer":
+        return ((output.get("review") or {}).get("severity"), bool(output.get("gated")))
+    if node == "evaluator":
+        return (output.get("verdict"), output.get("tests_passed"), output.get("tests_total"), output.get("decision"))
+    if node == "optimizer":
+        return (bool(output.get("accepted")), str(output.get("candidate", "")).strip())
+    if node == "grade":
+        return (bool(output.get("passed")), output.get("verdict"))
+    return None
+
+
+def _describe(node: str, output: dict[str, Any]) -> str:
+    if node == "evaluator":
+        return (f"{output.get('verdict')} ({output.get('tests_passed')}/{output.get('tests_total')} tests, "
+                f"then {output.get('decision')})")
+    if node == "grade":
+        return f"{'passed' if output.get('passed') else 'failed'} ({output.get('verdict')})"
+    if node == "reviewer":
+        return f"severity {(output.get('review') or {}).get('severity')}"
+    if node == "optimizer":
+        return "accepted" if output.get("accepted") else f"rejected ({output.get('reason', '')})"
+    return "different output"
+
+
+def first_divergence(steps_a: list[dict[str, Any]], steps_b: list[dict[str, Any]]) -> Divergence | None:
+    """The first step at which two trials differ in agent, or in an output that steers the workflow."""
+    for index, (a, b) in enumerate(zip(steps_a, steps_b, strict=False)):
+        if a["node"] != b["node"]:
+            return Divergence(index, f"different agent: {a['node']} vs {b['node']}", a["seq"], b["seq"])
+        out_a, out_b = a.get("output") or {}, b.get("output") or {}
+        if _signature(a["node"], out_a) != _signature(b["node"], out_b):
+            if a["node"] in ("generator", "planner"):
+                what = "wrote different code" if a["node"] == "generator" else "made a different plan"
+                reason = f"{a['node']} {what}"
+            else:
+                reason = f"{a['node']}: {_describe(a['node'], out_a)} vs {_describe(b['node'], out_b)}"
+            return Divergence(index, reason, a["seq"], b["seq"])
+    if len(steps_a) != len(steps_b):
+        index = min(len(steps_a), len(steps_b))
+        longer, extra = ("first", steps_a[index]) if len(steps_a) > len(steps_b) else ("second", steps_b[index])
+        seq_a = steps_a[index]["seq"] if index < len(steps_a) else None
+        seq_b = steps_b[index]["seq"] if index < len(steps_b) else None
+        return Divergence(index, f"the {longer} trial goes on with {extra['node']}", seq_a, seq_b)
+    return None
+
+
+def sibling_trials(store: Any, trial_id: int, *, limit: int = 100) -> list[dict[str, Any]]:
+    """Other finished trials of the same problem (any run): opposite outcome first, then same run, newest first."""
+    trial = store.get_trial(trial_id)
+    if trial is None:
+        raise LookupError(f"trial {trial_id} does not exist")
+    t = TRIAL.c
+    same_outcome = case((t.passed.is_(True), 1), else_=0) == (1 if trial.passed else 0)
+    stmt = (
+        select(*(t[c] for c in _TRIAL_COLUMNS))
+        .where(t.benchmark == trial.benchmark, t.problem_id == trial.problem_id, t.id != trial_id,
+               t.status.in_(("done", "error")))
+        .order_by(case((same_outcome, 1), else_=0), case((t.run_id == trial.run_id, 0), else_=1), t.id.desc())
+        .limit(limit)
+    )
+    with store.engine.connect() as conn:
+        return [dict(row) for row in conn.execute(stmt).mappings()]
+
+
+_RESULT_COLUMNS = ("name", "passed", "call", "expr", "expected", "got", "actual", "error_class", "error", "duration_s")
+
+
+def test_result_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Per-test sandbox results as display rows: known columns first, every value as text (tables need one type)."""
+    rows = []
+    for result in results:
+        ordered = [k for k in _RESULT_COLUMNS if k in result] + sorted(k for k in result if k not in _RESULT_COLUMNS)
+        row = {}
+        for key in ordered:
+            value = result[key]
+            if key == "passed":
+                row[key] = "yes" if value is True else "no"
+            else:
+                text = value if isinstance(value, str) else repr(value)
+                row[key] = text if len(text) <= 300 else text[:297] + "..."
+        rows.append(row)
+    return rows

@@ -1,0 +1,57 @@
+"""Keep one background worker process alive per database, whoever asks (dashboard or CLI)."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from execugraph.settings import PROJECT_ROOT, load_settings
+
+
+def lock_path(db_url: str) -> Path:
+    digest = hashlib.sha256(db_url.encode()).hexdigest()[:16]
+    path = load_settings().cache_dir / "workers" / f"{digest}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def try_singleton_lock(db_url: str) -> int | None:
+    """Hold the per-database worker lock for this process's lifetime; None if another worker has it."""
+    fd = os.open(lock_path(db_url), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    return fd
+
+
+def worker_alive(db_url: str) -> bool:
+    fd = try_singleton_lock(db_url)
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
+
+
+def ensure_worker(db_url: str) -> bool:
+    """Start a detached singleton worker for `db_url` unless one is alive; True if one was started."""
+    if worker_alive(db_url):
+        return False
+    log = lock_path(db_url).with_suffix(".log")
+    with open(log, "ab") as out:
+        subprocess.Popen(
+            [sys.executable, "-m", "execugraph", "--db", db_url, "worker", "--singleton"],
+            cwd=PROJECT_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # survives the dashboard's process group
+        )
+    return True

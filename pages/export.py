@@ -1,0 +1,33 @@
+"""Export / Import page: download a publication bundle for chosen runs, import a bundle or published results
+(zip upload), and rescore a run under the current sandbox to list the verdicts that flipped."""
+
+import streamlit as st
+
+from execugraph import views
+from ui import keys, resources
+from ui.widgets import empty_state
+
+keys.init_state(st.session_state)
+store = resources.store()
+st.title("Export / Import")
+export_tab, import_tab, rescore_tab = st.tabs(["Export", "Import", "Rescore"])
+try:
+    from ui import export_parts
+except ImportError as exc:  # the publication package ships with issue 9; until then say what is coming
+    export_parts = None
+    st.info(f"Bundles, imports and rescoring are not installed in this build ({exc}). They arrive with issue 9.",
+            icon=":material/construction:")
+
+choices = views.run_choices(store)
+with export_tab:
+    if not choices:
+        empty_state("No runs to export yet. Synthesize a problem or launch a batch first.", page="pages/batch.py",
+                    label="Launch a batch")
+    elif export_parts:
+        export_parts.export_panel(store, choices)
+with import_tab:
+    if export_parts:
+        export_parts.import_panel(store)
+with rescore_tab:
+    if export_parts:
+        export_parts.rescore_panel(store)

@@ -1,0 +1,337 @@
+"""SandboxPool: warm workers on the host side, thread-safe, plus the module-level default pool.
+
+A job is one candidate with its suite. The pool validates the suite, hands
+the public part to an idle worker, gives assert sources to the job's judge
+through a memfd the worker never reads, waits (with a deadline of its own),
+and scores the raw statuses here, where the expected values stay. A worker
+that dies or overruns is killed with its cgroups and replaced; the job
+becomes a harness error, never a pass.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import queue
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from sandbox import cgroups, frames, scoring
+from sandbox.limits import Limits
+from sandbox.results import SuiteResult
+from sandbox.suite import Suite, parse_suite
+from sandbox.worker import DISABLEABLE_LAYERS
+
+PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
+WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
+START_TIMEOUT_S = 60.0
+DEADLINE_SLACK_S = 30.0
+
+
+class SandboxUnavailable(RuntimeError):
+    """No worker could be started (or the pool is closed)."""
+
+
+class _Worker:
+    """Host-side handle of one worker process."""
+
+    def __init__(self, index: int, n_workers: int, disable: Sequence[str]) -> None:
+        self.index = index
+        host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.log = tempfile.TemporaryFile()
+        boot = (
+            f"import sys; sys.path.insert(0, {PACKAGE_PARENT!r}); "
+            f"from sandbox.worker import main; main({worker_end.fileno()})"
+        )
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable or "python3", "-S", "-s", "-B", "-c", boot],
+                env=dict(WORKER_ENV),
+                pass_fds=[worker_end.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self.log,
+                cwd="/",
+                start_new_session=True,
+            )
+        finally:
+            worker_end.close()
+        self.sock = host_end
+        self.reader = frames.FrameReader()
+        self.pid = self.proc.pid
+        self.layers: dict[str, str] = {}
+        self.cgroup_dirs: list[str] = []
+        frames.send_frame(self.sock, {"index": index, "n_workers": n_workers, "disable": list(disable)})
+
+    def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:
+        self.sock.settimeout(timeout)
+        try:
+            frame, _ = frames.recv_frame(self.sock, self.reader)
+        except (OSError, EOFError, frames.FrameError) as exc:
+            self.kill()
+            raise SandboxUnavailable(f"sandbox worker did not start: {exc}\n{self.log_tail()}") from None
+        hello = frame.get("hello") or {}
+        self.pid = int(hello.get("pid", self.pid))
+        self.layers = {str(k): str(v) for k, v in (hello.get("layers") or {}).items()}
+        self.cgroup_dirs = [str(d) for d in hello.get("cgroup_dirs") or []]
+
+    def run(self, job: dict[str, Any], fds: list[int], timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        self.sock.settimeout(timeout)
+        frames.send_frame(self.sock, job, fds)
+        self.sock.settimeout(max(0.1, deadline - time.monotonic()))
+        frame, stray = frames.recv_frame(self.sock, self.reader)
+        for fd in stray:
+            os.close(fd)
+        result = frame.get("result")
+        if not isinstance(result, dict):
+            raise frames.FrameError(f"worker answered {str(frame)[:200]}")
+        return result
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def log_tail(self, limit: int = 2000) -> str:
+        try:
+            self.log.seek(0)
+            return self.log.read().decode("utf-8", errors="replace")[-limit:]
+        except (OSError, ValueError):
+            return ""
+
+    def kill(self) -> None:
+        """Stop the worker now and kill anything its jobs left in their cgroups."""
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        if self.proc.poll() is None:
+            self.proc.kill()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for path in self.cgroup_dirs:
+            cgroups.remove_tree(path)
+        self.log.close()
+
+    def close(self) -> None:
+        """Ask the worker to leave (it cleans its cgroups); kill it if it does not."""
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for path in self.cgroup_dirs:
+            cgroups.remove_tree(path)
+        self.log.close()
+
+
+def _shutdown(workers: list[_Worker]) -> None:
+    for worker in list(workers):
+        worker.close()
+    workers.clear()
+
+
+def _memfd(name: str, data: bytes = b"") -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    if data:
+        frames.write_all(fd, data)
+    return fd
+
+
+def _read_memfd(fd: int, limit: int = 64 << 20) -> bytes:
+    chunks, offset = [], 0
+    while offset < limit and (chunk := os.pread(fd, 1 << 20, offset)):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+class SandboxPool:
+    """Warm sandbox workers (one per core by default), reusable and safe to share between threads."""
+
+    def __init__(self, workers: int | None = None, *, disable: Iterable[str] = ()) -> None:
+        self.disable = tuple(sorted(set(disable)))
+        unknown = set(self.disable) - set(DISABLEABLE_LAYERS)
+        if unknown:
+            raise ValueError(f"unknown layers to disable: {sorted(unknown)}; known: {', '.join(DISABLEABLE_LAYERS)}")
+        size = workers if workers is not None else (os.cpu_count() or 1)
+        if size < 1:
+            raise ValueError(f"workers must be at least 1, got {size}")
+        self.size = size
+        self._lock = threading.Lock()
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._workers: list[_Worker] = []
+        self._closed = False
+        started = [_Worker(i, size, self.disable) for i in range(size)]
+        try:
+            for worker in started:
+                worker.wait_ready()
+        except SandboxUnavailable:
+            for worker in started:
+                worker.kill()
+            raise
+        for worker in started:
+            self._workers.append(worker)
+            self._idle.put(worker)
+        self._finalizer = weakref.finalize(self, _shutdown, self._workers)
+
+    # -- public API --------------------------------------------------------
+
+    def run_suite(self, code: str, suite: dict[str, Any] | Suite, limits: Limits | None = None) -> SuiteResult:
+        """Run one candidate against its suite; raises SuiteError for a malformed suite."""
+        parsed = parse_suite(suite)
+        return self._run(code, parsed, limits)
+
+    def run_many(self, jobs: Iterable[Sequence[Any]]) -> list[SuiteResult]:
+        """Run (code, suite[, limits]) jobs in parallel over the workers; results in input order.
+
+        Every suite is validated before anything runs, so a malformed one
+        raises SuiteError without partial work.
+        """
+        prepared = []
+        for position, job in enumerate(jobs):
+            if len(job) not in (2, 3):
+                raise ValueError(f"jobs[{position}]: expected (code, suite) or (code, suite, limits)")
+            code, suite = job[0], job[1]
+            limits = job[2] if len(job) == 3 else None
+            try:
+                prepared.append((code, parse_suite(suite), limits))
+            except ValueError as exc:
+                raise type(exc)(f"jobs[{position}]: {exc}") from None
+        if not prepared:
+            return []
+        with ThreadPoolExecutor(max_workers=min(self.size, len(prepared)), thread_name_prefix="sandbox") as executor:
+            return list(executor.map(lambda item: self._run(*item), prepared))
+
+    def isolation(self) -> dict[str, str]:
+        """Layers as the workers prepared them (a job reports what it actually enforced)."""
+        with self._lock:
+            workers = list(self._workers)
+        return dict(sorted(workers[0].layers.items())) if workers else {}
+
+    def worker_pids(self) -> list[int]:
+        with self._lock:
+            return [w.pid for w in self._workers]
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        self._finalizer()
+
+    def __enter__(self) -> SandboxPool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- internals ---------------------------------------------------------
+
+    def _run(self, code: str, suite: Suite, limits: Limits | None) -> SuiteResult:
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str, got {type(code).__name__}")
+        limits = limits or Limits()
+        if not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a sandbox.Limits, got {type(limits).__name__}")
+        job, judge_payload = scoring.job_request(code, suite, limits.to_dict())
+        fds = [_memfd("judge-src", judge_payload), _memfd("judge-out")] if judge_payload is not None else []
+        started = time.monotonic()
+        worker = self._acquire()
+        raw: dict[str, Any]
+        try:
+            raw = worker.run(job, fds, limits.job_budget_s(len(suite.tests)) + DEADLINE_SLACK_S)
+        except (OSError, EOFError, frames.FrameError) as exc:
+            tail = worker.log_tail()
+            worker = self._replace(worker)
+            raw = {
+                "error": f"sandbox worker failed during the job ({type(exc).__name__}: {exc}){chr(10) + tail if tail else ''}"
+            }
+        finally:
+            if worker is not None:
+                self._idle.put(worker)
+        judged = scoring.parse_judge_output(_read_memfd(fds[1])) if fds else {}
+        for fd in fds:
+            os.close(fd)
+        layers = worker.layers if worker is not None else {}
+        return scoring.score(suite, raw, judged, duration_s=time.monotonic() - started, worker_layers=layers)
+
+    def _acquire(self) -> _Worker:
+        while True:
+            with self._lock:
+                if self._closed:
+                    raise SandboxUnavailable("the sandbox pool is closed")
+                if not self._workers:
+                    raise SandboxUnavailable("no sandbox worker is running")
+            try:
+                worker = self._idle.get(timeout=1.0)
+            except queue.Empty:
+                continue
+            if worker.alive():
+                return worker
+            replacement = self._replace(worker)
+            if replacement is not None:
+                return replacement
+
+    def _replace(self, worker: _Worker) -> _Worker | None:
+        """Kill a failed worker and start a fresh one in its slot (None if that fails)."""
+        worker.kill()
+        with self._lock:
+            if worker in self._workers:
+                self._workers.remove(worker)
+            closed = self._closed
+        if closed:
+            return None
+        try:
+            fresh = _Worker(worker.index, self.size, self.disable)
+            fresh.wait_ready()
+        except (SandboxUnavailable, OSError):
+            return None
+        with self._lock:
+            self._workers.append(fresh)
+        return fresh
+
+
+_default: SandboxPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> SandboxPool:
+    """The process-wide pool behind run_suite(), started on first use and closed at exit."""
+    global _default
+    with _default_lock:
+        if _default is None or _default._closed:
+            _default = SandboxPool()
+            atexit.register(_default.close)
+        return _default
+
+
+def run_suite(code: str, suite: dict[str, Any] | Suite, limits: Limits | None = None) -> SuiteResult:
+    """Run one candidate against its suite on the default pool."""
+    return default_pool().run_suite(code, suite, limits)
+
+
+PROBE_CODE = "def probe():\n    return [1, (2, 3)]\n"
+PROBE_SUITE = {"entry_point": "probe", "tests": [{"kind": "call", "args": [], "expected": [1, [2, 3]]}]}
+
+
+def isolation_report(pool: SandboxPool | None = None) -> dict[str, str]:
+    """Each isolation layer -> 'active' | 'unavailable: why', as enforced on a real probe job."""
+    result = (pool or default_pool()).run_suite(PROBE_CODE, PROBE_SUITE, Limits(timeout_s=10.0))
+    report = dict(result.isolation)
+    report["probe_job"] = (
+        "active" if result.passed else f"unavailable: probe job ended {result.verdict} {result.error}".strip()
+    )
+    return dict(sorted(report.items()))

@@ -1,0 +1,284 @@
+"""The warm worker process: prepared once (imports, namespaces, cgroups, Landlock, seccomp), then forks one hardened process tree per job.
+
+Started by the pool with a scrubbed environment and `python -S -s -B`, it
+talks to the host over one Unix socket (frames plus passed descriptors) and
+never holds an expected value: the host keeps those and compares.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gc
+import math
+import os
+import pwd
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import traceback
+from typing import Any
+
+from sandbox import cgroups, frames, hardening, landlock, namespaces, preload, seccomp, syscalls
+from sandbox.job import JobRunner, Reaper
+
+DISABLEABLE_LAYERS = ("network_namespace", "mount_namespace", "cgroups", "unprivileged_uid", "landlock", "seccomp")
+ALLOWED_ENV = {"PATH", "LANG", "LC_ALL", "PYTHONHASHSEED"}
+TMPFS_MB = 256
+HIGH_FD = 100
+
+
+def _high(fd: int) -> int:
+    """Move a long-lived descriptor out of the range job processes reuse for their channels."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
+    os.close(fd)
+    return moved
+
+
+def _system_read_paths() -> list[str]:
+    paths = [sys.base_prefix, sys.prefix, "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"]
+    paths += ["/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/dev/urandom", "/dev/zero"]
+    return [p for p in dict.fromkeys(paths) if os.path.exists(p)]
+
+
+class WorkerEnv:
+    """Everything prepared once per worker and shared (by fork) with every job process."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.index = int(config.get("index", 0))
+        self.n_workers = max(1, int(config.get("n_workers", 1)))
+        disabled = set(config.get("disable") or ())
+        self.layers: dict[str, str] = {}
+        self.job_unavailable: dict[str, str] = {}
+        self.reaper = Reaper()
+
+        self.devnull = _high(os.open(os.devnull, os.O_RDWR))
+        for fd in (0, 1):
+            os.dup2(self.devnull, fd)
+
+        failed = preload.preload()
+        if failed:
+            self.layers["preload"] = f"unavailable: could not import {', '.join(failed)}"
+        leaked = sorted(set(os.environ) - ALLOWED_ENV)
+        self.layers["clean_environment"] = "active" if not leaked else f"unavailable: inherited {', '.join(leaked)}"
+
+        self.layers.update(
+            namespaces.enter("network_namespace" not in disabled, "mount_namespace" not in disabled, TMPFS_MB)
+        )
+        if self.layers.get("mount_namespace") == "active":
+            self.job_dir = "/tmp/job"
+            os.makedirs(self.job_dir, exist_ok=True)
+        else:
+            base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+            self.job_dir = tempfile.mkdtemp(prefix="execugraph-job-", dir=base)
+        self.owns_job_dir = self.layers.get("mount_namespace") != "active"
+
+        self.uid: int | None = None
+        self.gid: int | None = None
+        if "unprivileged_uid" in disabled:
+            self.job_unavailable["unprivileged_uid"] = "unavailable: disabled by configuration"
+        elif os.geteuid() != 0:
+            self.job_unavailable["unprivileged_uid"] = "unavailable: the worker is not root, so it cannot switch user"
+        else:
+            try:
+                entry = pwd.getpwnam("nobody")
+                self.uid, self.gid = entry.pw_uid, entry.pw_gid
+            except KeyError:
+                self.uid = self.gid = 65534
+        self.reset_job_dir()
+
+        if "cgroups" in disabled:
+            self.cgroups = cgroups.JobCgroups()
+            self.cgroups.layers = {
+                k: "unavailable: disabled by configuration" for k in ("cgroup_memory", "cgroup_pids")
+            }
+        else:
+            self.cgroups = cgroups.JobCgroups.create(f"execugraph-sandbox-{os.getpid()}")
+        for layer, state in self.cgroups.layers.items():
+            if state != "active":
+                self.job_unavailable[layer] = state
+
+        self.ruleset: landlock.Ruleset | None = None
+        if "landlock" in disabled:
+            self._unavailable(("landlock_fs", "landlock_tcp", "landlock_scope"), "disabled by configuration")
+        else:
+            try:
+                self.ruleset = landlock.build_ruleset(_system_read_paths(), [self.job_dir, os.devnull])
+                self.ruleset.fd = _high(self.ruleset.fd)
+                for layer, state in self.ruleset.parts.items():
+                    if state != "active":
+                        self.job_unavailable[layer] = state
+            except OSError as exc:
+                self._unavailable(("landlock_fs", "landlock_tcp", "landlock_scope"), f"Landlock not usable ({exc})")
+
+        self.seccomp: seccomp.Filter | None = None
+        if "seccomp" in disabled:
+            self._unavailable(("seccomp",), "disabled by configuration")
+        else:
+            try:
+                self.seccomp = seccomp.Filter()
+            except OSError as exc:
+                self._unavailable(("seccomp",), str(exc))
+        self._probe()
+        try:
+            syscalls.prctl(syscalls.PR_SET_CHILD_SUBREAPER, 1, what="subreaper")
+            self.subreaper = True
+        except OSError:
+            self.subreaper = False
+        gc.collect()
+        gc.freeze()  # forked job processes then leave the worker's objects untouched (fewer copied pages)
+
+    def _unavailable(self, layers: tuple[str, ...], why: str) -> None:
+        for layer in layers:
+            self.job_unavailable[layer] = f"unavailable: {why}"
+
+    def _probe(self) -> None:
+        """Enforce Landlock and seccomp once in a throwaway child, so a kernel that refuses is known up front."""
+        if self.ruleset is None and self.seccomp is None:
+            return
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            message = b""
+            try:
+                syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
+                if self.ruleset is not None:
+                    try:
+                        self.ruleset.restrict_self()
+                    except OSError as exc:
+                        message += f"landlock:{exc}\n".encode()
+                if self.seccomp is not None:
+                    try:
+                        self.seccomp.install()
+                    except OSError as exc:
+                        message += f"seccomp:{exc}\n".encode()
+            except BaseException as exc:  # noqa: BLE001
+                message += f"probe:{exc}\n".encode()
+            os.write(write_fd, message)
+            os._exit(0)
+        os.close(write_fd)
+        report = b""
+        while chunk := os.read(read_fd, 4096):
+            report += chunk
+        os.close(read_fd)
+        os.waitpid(pid, 0)
+        for line in report.decode(errors="replace").splitlines():
+            what, _, why = line.partition(":")
+            if what == "landlock":
+                self._unavailable(("landlock_fs", "landlock_tcp", "landlock_scope"), f"kernel refused ({why})")
+                self.ruleset = None
+            elif what == "seccomp":
+                self._unavailable(("seccomp",), f"kernel refused ({why})")
+                self.seccomp = None
+
+    # -- per job -----------------------------------------------------------
+
+    def plan(self, limits: dict[str, Any], n_tests: int) -> hardening.Plan:
+        per_proc_cpu = math.ceil(float(limits["timeout_s"]) * (n_tests + 1)) + 1
+        return hardening.Plan(
+            job_dir=self.job_dir,
+            base_vm_bytes=hardening.vm_size(),
+            cgroup_fds=self.cgroups.join_fds(),
+            uid=self.uid,
+            gid=self.gid,
+            ruleset=self.ruleset,
+            seccomp=self.seccomp,
+            memory_bytes=int(limits["memory_mb"]) << 20,
+            cpu_seconds=per_proc_cpu,
+            file_bytes=int(limits["file_bytes"]),
+            open_files=int(limits["max_open_files"]),
+            processes=int(limits["max_processes"]) * self.n_workers + 8,
+            unavailable=dict(self.job_unavailable),
+        )
+
+    def reset_job_dir(self) -> None:
+        os.chmod(self.job_dir, 0o700)
+        if self.uid is not None and self.gid is not None:
+            os.chown(self.job_dir, self.uid, self.gid)
+
+    def clean_job_dir(self) -> None:
+        """Empty the job directory in place (its inode is what the Landlock rule names)."""
+        with os.scandir(self.job_dir) as entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
+                except OSError:
+                    pass
+        self.reset_job_dir()
+
+    def kill_orphans(self) -> None:
+        """Without cgroups, kill descendants that escaped the process group and were reparented to this subreaper."""
+        if self.cgroups.dirs or not self.subreaper:
+            return
+        me = os.getpid()
+        for _ in range(20):
+            found = False
+            for name in os.listdir("/proc"):
+                if not name.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
+                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                if ppid == me:
+                    found = True
+                    try:
+                        os.kill(int(name), signal.SIGKILL)
+                    except OSError:
+                        pass
+            self.reaper.reap_orphans()
+            if not found:
+                return
+
+    def close(self) -> None:
+        self.cgroups.destroy()
+        if self.owns_job_dir:
+            shutil.rmtree(self.job_dir, ignore_errors=True)
+
+
+def main(fd: int) -> None:
+    """Worker entry point (`fd` is this end of the host's socketpair)."""
+    host = socket.socket(fileno=_high(fd))
+    reader = frames.FrameReader()
+    env: WorkerEnv | None = None
+    try:
+        config, _ = frames.recv_frame(host, reader)
+        env = WorkerEnv(config)
+        hello = {
+            "pid": os.getpid(),
+            "layers": {**env.layers, **env.job_unavailable},
+            "cgroup_dirs": sorted(set(env.cgroups.dirs.values())),
+        }
+        frames.send_frame(host, {"hello": hello})
+        while True:
+            try:
+                request, fds = frames.recv_frame(host, reader)
+            except EOFError:
+                return
+            op = request.get("op")
+            if op == "job":
+                runner = JobRunner(env, request, fds, host)
+                try:
+                    result = runner.run()
+                except Exception:  # noqa: BLE001 - a worker bug must come back as a harness error, not a hang
+                    result = {"error": traceback.format_exc()[-4000:]}
+                try:
+                    frames.send_frame(host, {"result": result})
+                finally:
+                    runner.finish()
+                    for received in fds:
+                        os.close(received)
+            elif op == "exit":
+                return
+            else:
+                frames.send_frame(host, {"error": f"unknown request {op!r}"})
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return
+    finally:
+        if env is not None:
+            env.close()

@@ -1,0 +1,62 @@
+"""Every hostile program gets its verdict, and the host is left untouched (real sandbox, real attacks)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox import SandboxPool
+from tests.support.hostile.catalog import CASES, HostileCase, suite_for
+from tests.support.hostile.host import HostContext, host_problems, sandbox_processes, wait_until_gone
+
+
+@pytest.fixture(scope="module")
+def host():
+    ctx = HostContext.create()  # before the pool: the env secret must exist for the workers to (not) inherit
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def pool(host):
+    with SandboxPool(workers=2) as shared:
+        yield shared
+
+
+def _missing_layers(pool: SandboxPool, case: HostileCase) -> list[str]:
+    report = pool.isolation()
+    return [layer for layer in case.requires if report.get(layer, "active") != "active"]
+
+
+def test_catalog_has_at_least_thirty_attacks():
+    assert len(CASES) >= 30
+    assert len({case.name for case in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_hostile_program_is_contained(case: HostileCase, host: HostContext, pool: SandboxPool):
+    missing = _missing_layers(pool, case)
+    if missing:
+        pytest.skip(f"needs isolation layers {missing}, unavailable here")
+    workers_before = pool.worker_pids()
+    result = pool.run_suite(case.code(host), suite_for(case, host), case.limits)
+
+    details = [(t.verdict, t.error_class, t.got[:120]) for t in result.tests]
+    assert result.verdict == case.verdict, f"{case.name}: {details}\n{result.stderr[-500:]}"
+    problems = host_problems(host, result, workers_before)
+    if case.check is not None:
+        problems += case.check(host, result, pool)
+    assert not problems, f"{case.name}: {problems}"
+    assert pool.worker_pids() == workers_before, "a worker had to be replaced"
+    assert not wait_until_gone(sandbox_processes()), "sandbox processes outlived the job"
+
+
+def test_parallel_hostile_batch_keeps_order_and_verdicts(host: HostContext, pool: SandboxPool):
+    cases = [case for case in CASES if case.fast and not _missing_layers(pool, case)]
+    results = pool.run_many([(case.code(host), suite_for(case, host), case.limits) for case in cases])
+    wrong = [
+        (case.name, result.verdict)
+        for case, result in zip(cases, results, strict=True)
+        if result.verdict != case.verdict
+    ]
+    assert not wrong
+    assert not host_problems(host, results[-1], pool.worker_pids())

@@ -1,0 +1,109 @@
+"""Fixtures for the dashboard tests: a seeded database (seeded once, copied per test) and AppTest drivers.
+
+Every test runs against its own SQLite file (the shared conftest points
+EXECUGRAPH_DB into tmp_path). The dashboard's one seam for background work,
+`ui.resources.start_worker`, is replaced by a recorder so no test leaves a
+detached worker process behind; tests that need batches to run install a real
+in-process `Worker` through `worker_thread`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from execugraph.store import Store
+from tests.ui.seed import Seeded, seed_store
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+APP = str(PROJECT_ROOT / "app.py")
+PAGES = ("synthesize", "batch", "runs", "trace", "retrieval", "ablations", "statistics", "export")
+APP_TIMEOUT_S = 120  # the first run of a process imports LangGraph, SciPy and friends on a busy 2-core box
+
+
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Seeded]:
+    """The seeded history written once per session through the Store API (about 15 s)."""
+    path = tmp_path_factory.mktemp("seed") / "runs.db"
+    with Store.open(str(path)) as store:
+        ids = seed_store(store)
+    return path, ids
+
+
+@pytest.fixture
+def seeded_db(seeded_template: tuple[Path, Seeded], tmp_path: Path) -> Seeded:
+    """This test's EXECUGRAPH_DB holds a fresh copy of the seeded history."""
+    source, ids = seeded_template
+    shutil.copyfile(source, tmp_path / "runs.db")
+    return ids
+
+
+@pytest.fixture
+def db_store(tmp_path: Path) -> Iterator[Store]:
+    """The Store on this test's database (the same file the dashboard opens)."""
+    with Store.open(str(tmp_path / "runs.db")) as opened:
+        yield opened
+
+
+@pytest.fixture(autouse=True)
+def worker_starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the database URLs the dashboard asked to start a worker for, instead of spawning one."""
+    calls: list[str] = []
+    monkeypatch.setattr("ui.resources.start_worker", lambda url: calls.append(url) or True)
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens: model lists are deterministic
+    return calls
+
+
+@pytest.fixture
+def app() -> Callable[[str], AppTest]:
+    """`app("runs")` -> an AppTest of the whole app (router, sidebar) switched to that page and run."""
+
+    def open_page(page: str = "synthesize", **query: str) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT_S)
+        for name, value in query.items():
+            at.query_params[name] = value
+        at.run()
+        if page != "synthesize":
+            at.switch_page(f"pages/{page}.py").run()
+        return at
+
+    return open_page
+
+
+@pytest.fixture
+def worker_thread(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], object]], list[threading.Thread]]:
+    """Install a start_worker that runs a real in-process Worker (with the given deps) until the queue is empty."""
+    from execugraph.runner import Worker
+
+    threads: list[threading.Thread] = []
+
+    def install(deps_factory: Callable[[], object]) -> list[threading.Thread]:
+        def start(url: str) -> bool:
+            worker = Worker(Store.open(url), deps_factory=deps_factory, heartbeat_s=0.5)
+            thread = threading.Thread(target=worker.run_forever, kwargs={"poll_s": 0.2, "exit_when_idle": True},
+                                      daemon=True)
+            thread.start()
+            threads.append(thread)
+            return True
+
+        monkeypatch.setattr("ui.resources.start_worker", start)
+        return threads
+
+    yield install
+    for thread in threads:
+        thread.join(timeout=60)
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    """The text of every element of one kind (markdown, caption, error, ...), as strings."""
+    return [str(getattr(e, "value", "")) for e in getattr(at, kind)]
+
+
+def no_exception(at: AppTest) -> None:
+    """Fail with the exception text when a page raised."""
+    assert not at.exception, [e.value for e in at.exception]

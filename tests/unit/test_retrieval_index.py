@@ -1,0 +1,293 @@
+"""Index cache reuse/rebuild, ranking, edits and recall maths, with a deterministic hashing embedder.
+
+The real MiniLM model is exercised in tests/integration/test_retrieval_model.py;
+here a bag-of-words hashing embedder stands in so the cache logic is tested in
+milliseconds. It is a real embedder (same protocol, unit vectors, cosine
+meaningful on word overlap), just a much simpler one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from execugraph.retrieval import Hit, LibraryFormatError, Retriever, Technique, evaluate, format_for_prompt
+from execugraph.retrieval.evaluation import EvalCase
+from execugraph.retrieval.index import INDEX_FILE, VectorIndex, cache_key
+
+
+class HashingEmbedder:
+    """Words hashed (sha1, so stable across processes) into 256 buckets, then L2-normalised."""
+
+    def __init__(self, model_id: str = "hashing-bow-v1", dim: int = 256) -> None:
+        self.model_id = model_id
+        self.dim = dim
+        self.calls = 0
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                out[row, int(hashlib.sha1(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1
+        return out / norms
+
+
+def make(tid: str, words: str) -> Technique:
+    return Technique(
+        id=tid,
+        name=f"{tid} technique",
+        category="graph",
+        when_to_use=words,
+        key_idea=f"core idea of {tid}",
+        complexity="O(n)",
+        pitfalls="none known",
+        tags=[tid],
+    )
+
+
+LIBRARY = [
+    make("queue-walk", "visit nodes level by level with a queue fewest hops unweighted"),
+    make("heap-paths", "cheapest weighted route non negative weights priority heap"),
+    make("bucket-limit", "throttle requests per second api key burst tokens"),
+    make("page-cursor", "page through a long changing list of records feed cursor"),
+    make("pair-lookup", "two numbers adding to target using a dictionary of complements"),
+]
+
+
+def write_library(path: Path, techniques: list[Technique]) -> Path:
+    path.write_text("".join(t.to_json_line() + "\n" for t in techniques), encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def lib(tmp_path: Path) -> Path:
+    return write_library(tmp_path / "techniques.jsonl", LIBRARY)
+
+
+def test_cache_key_depends_on_library_bytes_and_model() -> None:
+    assert cache_key(b"abc", "m1") == cache_key(b"abc", "m1")
+    assert cache_key(b"abc", "m1") != cache_key(b"abd", "m1")
+    assert cache_key(b"abc", "m1") != cache_key(b"abc", "m2")
+
+
+def test_first_load_builds_and_second_reuses_without_rebuilding(lib: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = Retriever.load(lib, cache, embedder=HashingEmbedder())
+    assert first.index_builds == 1 and first.last_load_built
+    index_file = first.index_folder / INDEX_FILE
+    assert index_file.is_file() and (first.index_folder / "ids.json").is_file()
+    assert first.index_folder.parent == cache
+    mtime = index_file.stat().st_mtime_ns
+
+    embedder = HashingEmbedder()
+    second = Retriever.load(lib, cache, embedder=embedder)
+    assert second.index_builds == 0 and not second.last_load_built
+    assert second.index_folder == first.index_folder
+    assert index_file.stat().st_mtime_ns == mtime
+    assert embedder.calls == 0  # the library was not embedded again
+
+
+def test_library_change_rebuilds_into_a_new_cache_entry(lib: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = Retriever.load(lib, cache, embedder=HashingEmbedder())
+    write_library(lib, [*LIBRARY, make("sieve", "all primes below n")])
+    second = Retriever.load(lib, cache, embedder=HashingEmbedder())
+    assert second.index_builds == 1
+    assert second.index_folder != first.index_folder
+    assert [t.id for t in second.library][-1] == "sieve"
+
+
+def test_model_change_rebuilds(lib: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = Retriever.load(lib, cache, embedder=HashingEmbedder("model-a"))
+    second = Retriever.load(lib, cache, embedder=HashingEmbedder("model-b"))
+    assert second.index_builds == 1 and second.index_folder != first.index_folder
+
+
+def test_damaged_cache_entry_is_rebuilt_not_trusted(lib: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = Retriever.load(lib, cache, embedder=HashingEmbedder())
+    (first.index_folder / INDEX_FILE).write_bytes(b"garbage")
+    second = Retriever.load(lib, cache, embedder=HashingEmbedder())
+    assert second.index_builds == 1
+    assert second.retrieve("cheapest weighted route", k=1)[0].technique.id == "heap-paths"
+    third = Retriever.load(lib, cache, embedder=HashingEmbedder())
+    assert third.index_builds == 0
+
+
+def test_retrieve_ranks_by_cosine_and_is_deterministic(lib: Path, tmp_path: Path) -> None:
+    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+    hits = r.retrieve("limit each api key to a few requests per second", k=3)
+    assert [h.rank for h in hits] == [1, 2, 3]
+    assert hits[0].technique.id == "bucket-limit"
+    assert hits[0].score >= hits[1].score >= hits[2].score
+    again = Retriever.load(lib, tmp_path / "other-cache", embedder=HashingEmbedder())
+    repeat = again.retrieve("limit each api key to a few requests per second", k=3)
+    assert [(h.technique.id, h.score) for h in repeat] == [(h.technique.id, h.score) for h in hits]
+
+
+def test_retrieve_clamps_k_and_rejects_bad_input(lib: Path, tmp_path: Path) -> None:
+    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+    assert len(r.retrieve("anything at all", k=50)) == len(LIBRARY)
+    with pytest.raises(ValueError, match="empty"):
+        r.retrieve("   ")
+    with pytest.raises(ValueError, match="k must be"):
+        r.retrieve("queue", k=0)
+
+
+def test_scores_are_best_view_cosines_matching_brute_force(lib: Path, tmp_path: Path) -> None:
+    embedder = HashingEmbedder()
+    r = Retriever.load(lib, tmp_path / "cache", embedder=embedder)
+    query = "fewest hops through an unweighted graph"
+    hits = r.retrieve(query, k=len(LIBRARY))
+    assert len({h.technique.id for h in hits}) == len(LIBRARY)  # each technique once despite two views
+    q = embedder.encode([query])[0]
+    best = {t.id: float(max(embedder.encode(list(t.embedding_texts())) @ q)) for t in LIBRARY}
+    assert {h.technique.id: h.score for h in hits} == pytest.approx(best, abs=1e-6)
+    assert [h.score for h in hits] == sorted(best.values(), reverse=True)
+
+
+def test_vector_index_dedupes_rows_of_the_same_id() -> None:
+    rows = np.array([[1, 0], [0.9, 0.436], [0, 1], [0.6, 0.8]], dtype=np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    index = VectorIndex.from_vectors(rows, ["a", "a", "b", "c"])
+    result = index.search(np.array([1, 0], dtype=np.float32), 3)
+    assert [tid for tid, _ in result] == ["a", "c", "b"]
+    assert result[0][1] == pytest.approx(1.0)
+    assert len(index.search(np.array([1, 0], dtype=np.float32), 10)) == 3
+
+
+def test_add_technique_persists_and_rebuilds(lib: Path, tmp_path: Path) -> None:
+    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+    old_folder = r.index_folder
+    new = make("prime-sieve", "count all prime numbers below a bound crossing out multiples")
+    r.add_technique(new)
+    assert r.index_builds == 2 and r.index_folder != old_folder
+    assert json.loads(lib.read_text().splitlines()[-1])["id"] == "prime-sieve"
+    assert r.retrieve("count prime numbers below a bound", k=1)[0].technique.id == "prime-sieve"
+    # a fresh process-like load finds the rebuilt index in the cache
+    assert Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder()).index_builds == 0
+
+
+def test_update_technique_persists_and_rebuilds(lib: Path, tmp_path: Path) -> None:
+    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+    assert r.retrieve("matrix exponent modulo", k=1)[0].technique.id != "pair-lookup"
+    edited = make("pair-lookup", "raise a matrix to an exponent modulo a prime")
+    r.update_technique(edited)
+    assert r.index_builds == 2
+    assert r.get("pair-lookup") == edited
+    assert [t.id for t in r.library] == [t.id for t in LIBRARY]  # order kept
+    assert r.retrieve("matrix exponent modulo", k=1)[0].technique.id == "pair-lookup"
+
+
+def test_refused_edit_keeps_file_and_index(lib: Path, tmp_path: Path) -> None:
+    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+    before = lib.read_bytes()
+    with pytest.raises(LibraryFormatError, match="already exists"):
+        r.add_technique(make("queue-walk", "duplicate"))
+    assert lib.read_bytes() == before and r.index_builds == 1
+    assert r.retrieve("level by level queue", k=1)[0].technique.id == "queue-walk"
+
+
+def test_malformed_library_refuses_to_load_with_line(tmp_path: Path) -> None:
+    path = write_library(tmp_path / "lib.jsonl", LIBRARY)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "broken"}\n')
+    with pytest.raises(LibraryFormatError) as info:
+        Retriever.load(path, tmp_path / "cache", embedder=HashingEmbedder())
+    assert info.value.line == len(LIBRARY) + 1 and info.value.field == "name"
+
+
+def test_concurrent_reads_during_edits_never_fail(lib: Path, tmp_path: Path) -> None:
+    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            try:
+                hits = r.retrieve("queue level hops", k=3)
+                assert len(hits) == 3 and hits[0].technique.id == r.get(hits[0].technique.id).id
+            except BaseException as exc:  # noqa: BLE001 - collected and re-raised by the assertion below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    for th in threads:
+        th.start()
+    for i in range(10):
+        r.add_technique(make(f"extra-{i}", f"extra words number {i}"))
+    stop.set()
+    for th in threads:
+        th.join()
+    assert errors == []
+    assert len(r.library) == len(LIBRARY) + 10
+
+
+def test_hit_row_has_exactly_the_store_fields() -> None:
+    hit = Hit(technique=LIBRARY[1], score=np.float32(0.5), rank=2)
+    row = hit.to_row()
+    assert row == {"technique_id": "heap-paths", "technique_name": "heap-paths technique", "score": 0.5, "rank": 2}
+    assert type(row["score"]) is float and type(row["rank"]) is int
+
+
+def test_format_for_prompt_lists_hits_compactly() -> None:
+    hits = [Hit(technique=LIBRARY[0], score=0.81234, rank=1), Hit(technique=LIBRARY[1], score=0.5, rank=2)]
+    text = format_for_prompt(hits)
+    assert "1. queue-walk technique" in text and "2. heap-paths technique" in text
+    assert "0.81" in text and LIBRARY[0].key_idea in text and LIBRARY[1].pitfalls in text
+    assert "No relevant techniques" in format_for_prompt([])
+
+
+def test_vector_index_round_trips_through_disk(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(20, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = VectorIndex.from_vectors(vectors, [f"id{i}" for i in range(20)])
+    index.save(tmp_path)
+    loaded = VectorIndex.load(tmp_path)
+    query = vectors[7]
+    assert loaded.search(query, 3) == index.search(query, 3)
+    assert loaded.search(query, 1)[0][0] == "id7"
+    with pytest.raises(ValueError):
+        VectorIndex.from_vectors(vectors, ["only-one"])
+
+
+class ScriptedRetriever:
+    """Returns fixed id lists, so recall maths can be checked by hand."""
+
+    def __init__(self, answers: dict[str, list[str]]) -> None:
+        self.answers = answers
+
+    def retrieve(self, text: str, k: int = 3) -> list[Hit]:
+        return [
+            Hit(technique=make(tid, "x"), score=1.0 - i / 10, rank=i + 1)
+            for i, tid in enumerate(self.answers[text][:k])
+        ]
+
+
+def test_recall_at_k_counts_any_labelled_technique() -> None:
+    cases = [
+        EvalCase(id="c1", statement="s1", expected=("a",)),  # rank 1
+        EvalCase(id="c2", statement="s2", expected=("b", "z")),  # rank 3 via z
+        EvalCase(id="c3", statement="s3", expected=("q",)),  # miss
+        EvalCase(id="c4", statement="s4", expected=("d",)),  # rank 2
+    ]
+    scripted = ScriptedRetriever(
+        {"s1": ["a", "b", "c"], "s2": ["a", "c", "z"], "s3": ["a", "b", "c"], "s4": ["a", "d", "c"]}
+    )
+    report = evaluate(scripted, cases, ks=(1, 3))
+    assert report.recall(1) == 0.25
+    assert report.recall(3) == 0.75
+    assert [m.case_id for m in report.misses(3)] == ["c3"]
+    assert report.mrr() == pytest.approx((1 + 1 / 3 + 1 / 2) / 4)
+    summary = report.to_dict()
+    assert summary["recall"] == {"@1": 0.25, "@3": 0.75} and summary["n"] == 4

@@ -1,0 +1,132 @@
+"""Host-side judging: raw worker statuses become verdicts; unknown never passes; secrets never reach the worker."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sandbox.codec import encode
+from sandbox.results import SuiteResult, TestResult, suite_verdict
+from sandbox.scoring import job_request, normalise_stdout, parse_judge_output, score, score_test
+from sandbox.suite import parse_suite
+
+SUITE = parse_suite(
+    {
+        "entry_point": "f",
+        "tests": [
+            {"kind": "call", "args": [1], "expected": [1, 2]},
+            {"kind": "assert", "source": "def check(c):\n    assert c(1) == 'SECRET-A'\n"},
+            {"kind": "stdio", "stdin": "in", "expected_stdout": "SECRET-B\n"},
+        ],
+    }
+)
+CALL, CHECK, STDIO = SUITE.tests
+
+
+def test_the_worker_never_receives_expected_values_or_check_sources():
+    job, judge_payload = job_request("code", SUITE, {"timeout_s": 1})
+    wire = json.dumps(job)
+    assert "SECRET" not in wire and "[1, 2]" not in wire.replace(" ", "")
+    assert "expected" not in wire
+    assert b"SECRET-A" in judge_payload and b"SECRET-B" not in judge_payload
+    assert job["tests"][2] == {"kind": "stdio", "stdin": "in"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "verdict", "error_class"),
+    [
+        ({"status": "value", "value": encode((1, 2))}, "passed", None),
+        ({"status": "value", "value": encode([2, 1])}, "wrong_answer", "WrongAnswer"),
+        ({"status": "value", "value": {"$nope": 1}}, "sandbox_violation", "ProtocolViolation"),
+        ({"status": "raised", "exc_type": "ValueError", "message": "m"}, "runtime_error", "ValueError"),
+        ({"status": "raised", "exc_type": "MemoryError"}, "memory_limit", "MemoryError"),
+        ({"status": "raised", "exc_type": "ResultTooLarge"}, "output_limit", "ResultTooLarge"),
+        ({"status": "syntax_error", "exc_type": "SyntaxError", "at_load": True}, "syntax_error", "SyntaxError"),
+        ({"status": "timeout"}, "timeout", "Timeout"),
+        ({"status": "memory_limit"}, "memory_limit", "MemoryLimit"),
+        ({"status": "output_limit"}, "output_limit", "OutputLimit"),
+        ({"status": "violation"}, "sandbox_violation", "SandboxViolation"),
+        ({"status": "crashed"}, "runtime_error", "Crash"),
+        ({"status": "not_run"}, "timeout", "SuiteTimeLimit"),
+        ({"status": "harness_error"}, "harness_error", "HarnessError"),
+        ({"status": "passed"}, "harness_error", "UnknownStatus"),
+        ({"status": "exited", "stdout": "x"}, "harness_error", "UnknownStatus"),
+        ({"status": "judged"}, "harness_error", "UnknownStatus"),
+        ({}, "harness_error", "UnknownStatus"),
+        ("passed", "harness_error", "UnknownStatus"),
+    ],
+)
+def test_call_statuses(raw, verdict, error_class):
+    result = score_test(CALL, raw, {}, 0, "f")
+    assert (result.verdict, result.error_class, result.passed) == (verdict, error_class, verdict == "passed")
+
+
+def test_assert_statuses_use_the_judge_line():
+    judged = {
+        1: {"i": 1, "passed": True},
+        2: {
+            "i": 2,
+            "passed": False,
+            "error_class": "AssertionError",
+            "origin": "check",
+            "failed_line": "assert c(1) == 'x'",
+        },
+        3: {"i": 3, "passed": False, "error_class": "TypeError", "origin": "candidate", "message": "bad"},
+        4: {"i": 4, "passed": False, "error_class": "MemoryError", "origin": "candidate"},
+        5: {"i": 5, "passed": False, "error_class": "NameError", "origin": "check"},
+    }
+    outcomes = [score_test(CHECK, {"status": "judged"}, judged, i, "f") for i in (1, 2, 3, 4, 5, 6)]
+    assert [o.verdict for o in outcomes] == [
+        "passed",
+        "wrong_answer",
+        "runtime_error",
+        "memory_limit",
+        "runtime_error",
+        "harness_error",
+    ]
+    assert outcomes[1].expected == "assert c(1) == 'x'"
+    assert outcomes[2].got == "TypeError: bad"
+
+
+def test_stdio_comparison_normalises_trailing_whitespace():
+    assert score_test(STDIO, {"status": "exited", "stdout": "SECRET-B   \r\n\n\n"}, {}, 2, None).passed
+    assert not score_test(STDIO, {"status": "exited", "stdout": "SECRET-B C\n"}, {}, 2, None).passed
+    assert normalise_stdout("a \n b\t\n\n") == "a\n b"
+
+
+def test_suite_verdict_is_the_most_severe_and_never_passes_on_doubt():
+    def t(verdict: str, passed: bool | None = None) -> TestResult:
+        return TestResult("t", "call", verdict == "passed" if passed is None else passed, verdict)
+
+    assert suite_verdict([t("passed"), t("passed")]) == "passed"
+    assert suite_verdict([t("wrong_answer"), t("timeout"), t("passed")]) == "timeout"
+    assert suite_verdict([t("runtime_error"), t("sandbox_violation")]) == "sandbox_violation"
+    assert suite_verdict([]) == "harness_error"
+    assert suite_verdict([t("passed"), t("great")]) == "harness_error"
+    assert suite_verdict([t("passed", passed=False)]) == "harness_error"
+
+
+def test_score_builds_the_suite_result_and_flags_worker_errors():
+    raw = {
+        "tests": [
+            {"status": "value", "value": [1, 2]},
+            {"status": "judged"},
+            {"status": "exited", "stdout": "SECRET-B"},
+        ],
+        "layers": {"seccomp": "active", "landlock_fs": "unavailable: old kernel"},
+        "stdout": "out",
+    }
+    result = score(
+        SUITE, raw, {1: {"i": 1, "passed": True}}, duration_s=0.5, worker_layers={"network_namespace": "active"}
+    )
+    assert isinstance(result, SuiteResult) and result.verdict == "passed" and result.tests_passed == 3
+    assert result.isolation["landlock_fs"] == "unavailable: old kernel"
+    assert result.isolation["network_namespace"] == "active" and result.isolation["verdict_channel"] == "active"
+    broken = score(SUITE, {"error": "worker died"}, {}, duration_s=0.1, worker_layers={})
+    assert broken.verdict == "harness_error" and broken.tests_passed == 0 and "worker died" in broken.error
+
+
+def test_judge_output_parsing_ignores_torn_lines():
+    data = b'{"i": 0, "passed": true}\n{"i": 1, "pass\n["x"]\n{"i": "2"}\n'
+    assert parse_judge_output(data) == {0: {"i": 0, "passed": True}}

@@ -1,0 +1,1 @@
+"""Streamlit-side helpers shared by the pages (the only package besides pages/ that imports streamlit)."""

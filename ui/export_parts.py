@@ -1,0 +1,102 @@
+"""The Export / Import page's three panels: download a publication bundle, import one, rescore a run."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from execugraph import views
+from execugraph.publication import BundleFormatError, ExportError, bundle_files, import_zip_bytes, rescore_run, zip_bytes
+from ui import resources
+from ui.keys import Export
+from ui.widgets import empty_state, pct, run_picker
+
+
+def export_panel(store: Any, choices: list[tuple[int, str]]) -> None:
+    """Pick runs, build their bundle (zip) on request, and offer it and its summary.json for download."""
+    run_ids = run_picker(Export.RUNS, choices, label="Runs to export")
+    if not run_ids:
+        st.caption("Pick one or more runs: their configuration, every trial with its full trace, the problems and the "
+                   "statistics summary go into one zip.")
+        return
+    if st.button("Prepare the bundle", key=Export.PREPARE, type="primary", icon=":material/inventory_2:"):
+        try:
+            with st.spinner("Collecting every trial, step, LLM call and sandbox run..."):
+                files = bundle_files(store, run_ids)
+                st.session_state[Export.BUNDLE] = (tuple(run_ids), zip_bytes(files), sorted(files))
+        except (ExportError, LookupError, ValueError) as exc:
+            st.error(f"Cannot export: {exc}", icon=":material/error:")
+    prepared = st.session_state.get(Export.BUNDLE)
+    name = "execugraph-runs-" + "-".join(map(str, run_ids))
+    if prepared and prepared[0] == tuple(run_ids):
+        _, data, names = prepared
+        st.download_button(f"Download {name}.zip ({len(data) / 1024:.0f} KiB)", data, file_name=f"{name}.zip",
+                           mime="application/zip", key=Export.DOWNLOAD, icon=":material/download:")
+        st.caption("Contains: " + ", ".join(names))
+    summary = json.dumps(resources.report(run_ids), indent=2)
+    st.download_button("Only summary.json (the Statistics page's report)", summary, file_name="summary.json",
+                       mime="application/json", key=Export.SUMMARY, icon=":material/download:")
+
+
+def import_panel(store: Any) -> None:
+    """Upload a bundle or a published results folder as a zip and store it as runs of kind `import`."""
+    upload = st.file_uploader("Bundle or results folder (.zip)", type=["zip"], key=Export.IMPORT_UPLOAD,
+                              help="an ExecuGraph bundle, or a published results tree with trials.jsonl per run folder")
+    if upload is None:
+        st.caption("Importing the same file twice does not duplicate runs.")
+        return
+    if st.button("Import", key=Export.IMPORT, type="primary", icon=":material/upload:"):
+        try:
+            with st.spinner(f"Checking and importing {upload.name}..."):
+                result = import_zip_bytes(store, upload.getvalue(), upload.name)
+        except BundleFormatError as exc:
+            st.error(f"Nothing was imported from {upload.name}: " + "; ".join(map(str, exc.issues[:10])),
+                     icon=":material/error:")
+            return
+        for run in result.runs:
+            verb = "Imported" if run.imported else "Already imported"
+            st.success(f"{verb}: run #{run.id} {run.name} ({run.trials} trials)", icon=":material/check:")
+        for warning in result.warnings:
+            st.warning(warning)
+        if result.runs:
+            st.page_link("pages/statistics.py", label="Compare them in Statistics", icon=":material/functions:",
+                         query_params={"runs": ",".join(str(r.id) for r in result.runs)})
+
+
+def rescore_panel(store: Any) -> None:
+    """Regrade a run's stored programs in today's sandbox (no LLM) and list the verdicts that flipped."""
+    choices = dict(views.run_choices(store))
+    if not choices:
+        empty_state("No runs to rescore yet.")
+        return
+    run_id = st.selectbox("Run to rescore", list(choices), key=Export.RESCORE_RUN, format_func=choices.get)
+    if not st.button("Rescore", key=Export.RESCORE, type="primary", icon=":material/rule:"):
+        st.caption("Each trial's final program is run again on its grading tests in the current sandbox; the result "
+                   "is a new run of kind `rescore` linked to this one.")
+        return
+    bar = st.progress(0.0, text="Starting the sandbox...")
+
+    def advance(done: int, total: int) -> None:
+        bar.progress(done / total if total else 1.0, text=f"{done}/{total} programs rerun")
+
+    try:
+        report = rescore_run(store, run_id, on_progress=advance)
+    except LookupError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    bar.progress(1.0, text=f"{report.rescored} programs rerun in {report.duration_s:.1f} s")
+    m = st.columns(4)
+    m[0].metric("Rescored", report.rescored)
+    m[1].metric("Same verdict", pct(report.agree / report.rescored if report.rescored else None, 1))
+    m[2].metric("Passed before", report.passed_before)
+    m[3].metric("Passed now", report.passed_after)
+    if report.flips:
+        st.warning(f"{len(report.flips)} verdict(s) flipped:", icon=":material/swap_horiz:")
+        st.dataframe(report.flips, hide_index=True)
+    else:
+        st.success("No verdict flipped.", icon=":material/check:")
+    if report.unresolved_trials:
+        st.caption(f"{report.unresolved_trials} trial(s) could not be rescored (their problem or tests were missing).")
+    st.page_link("pages/runs.py", label=f"The rescore is run #{report.run_id}", icon=":material/history:")

@@ -1,0 +1,87 @@
+"""A Synthesize request running on a background thread, so the page can show each agent step as it lands.
+
+The trial runs with `run_single` exactly as the CLI runs it; the thread only
+collects the trial's events. The page polls `snapshot()` from a fragment that
+reruns every second, and a user who navigates away loses nothing: the trial
+keeps running and is persisted step by step.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from execugraph.config import RunConfig
+from execugraph.problem import Problem
+from execugraph.single import run_single
+from execugraph.trial import TrialDeps, TrialResult
+
+
+class SynthesisJob:
+    """One problem under one RunConfig, run once on its own thread."""
+
+    def __init__(self, store: Any, problem: Problem, config: RunConfig, *, title: str = "",
+                 chat_models: dict[str, Any] | None = None) -> None:
+        self.store = store
+        self.problem = problem
+        self.config = config
+        self.title = title
+        self.chat_models = chat_models
+        self.run_id: int | None = None
+        self.result: TrialResult | None = None
+        self.error: str | None = None
+        self.finished = threading.Event()
+        self._events: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._work, name="synthesize", daemon=True)
+
+    def start(self) -> SynthesisJob:
+        self.thread.start()
+        return self
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        with self._lock:
+            self._events.append(event)
+
+    def _work(self) -> None:
+        try:
+            deps = TrialDeps(chat_models=self.chat_models, emit=self._emit)
+            self.run_id, self.result = run_single(self.store, self.problem, self.config, deps, self.title)
+        except Exception as exc:  # shown on the page; the trial itself records provider failures
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.finished.set()
+
+    @property
+    def done(self) -> bool:
+        return self.finished.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the trial ends (used by tests and scripts); True if it did."""
+        return self.finished.wait(timeout)
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """The events received so far, in order."""
+        with self._lock:
+            return list(self._events)
+
+    @property
+    def trial_id(self) -> int | None:
+        for event in self.snapshot():
+            if event.get("trial_id") is not None:
+                return int(event["trial_id"])
+        return None
+
+    def steps(self) -> tuple[list[dict[str, Any]], str | None]:
+        """Finished steps so far ({node, attempt, step_id, output}) and the node running now, if any."""
+        finished: list[dict[str, Any]] = []
+        running: str | None = None
+        for event in self.snapshot():
+            if event["type"] == "node_started":
+                running = event["node"]
+            elif event["type"] == "node_finished":
+                finished.append({"node": event["node"], "attempt": event.get("attempt", 0),
+                                 "step_id": event.get("step_id"), "seq": len(finished) + 1,
+                                 "output": event.get("output") or {}})
+                running = None
+        return finished, running

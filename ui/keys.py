@@ -1,0 +1,219 @@
+"""Every session-state key the dashboard uses, and their defaults, in one place.
+
+Widgets take their `key=` from here (tests drive them by the same constants),
+and their starting values come from `DEFAULTS` through `init_state()` rather
+than `value=` arguments, so a value survives reruns and is easy to preset.
+
+Test hook (the only one): `TEST_CHAT_MODELS`. When the session holds a dict
+role -> LangChain chat model under this key, Synthesize passes it to the trial
+as `TrialDeps(chat_models=...)` instead of building real providers. Nothing in
+the product sets it; tests (`tests/ui/`) do, with scripted models.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from execugraph.config import ROLES
+from execugraph.views.inputs import CONDITION_DEFAULT, TEST_MODES
+
+TEST_CHAT_MODELS = "test.chat_models"
+
+SELECTED_RUNS = "shared.selected_runs"  # run ids picked on the Runs page, offered to the analysis pages
+SAME_AS_DEFAULT = "(same as default)"
+
+
+class Syn:
+    """Synthesize page."""
+
+    STATEMENT = "syn.statement"
+    ENTRY_POINT = "syn.entry_point"
+    ALIASES = "syn.aliases"
+    SIGNATURE = "syn.signature"
+    TESTS_MODE = "syn.tests_mode"
+    TEST_ROWS = "syn.test_rows"  # the data_editor widget
+    TEST_ROWS_DATA = "syn.test_rows_data"  # the rows it starts from (not a widget)
+    ASSERT_SOURCE = "syn.assert_source"
+    ASSERT_CALL = "syn.assert_call"
+    CONDITION = "syn.condition"
+    DEFAULT_MODEL = "syn.default_model"
+    ROLE_MODEL = "syn.model."  # + role
+    RETRY_BUDGET = "syn.retry_budget"
+    RETRIEVAL = "syn.retrieval"
+    FEEDBACK = "syn.feedback"
+    TIMEOUT = "syn.timeout"
+    TITLE = "syn.title"
+    SUBMIT = "syn.submit"
+    JOB = "syn.job"  # the SynthesisJob in flight or last finished (not a widget)
+    CLEAR = "syn.clear"
+
+
+class Batch:
+    """Batch page."""
+
+    BENCHMARK = "batch.benchmark"
+    UPLOAD = "batch.upload"
+    CATEGORIES = "batch.categories"
+    SUBSET = "batch.subset"
+    SUBSET_SEED = "batch.subset_seed"
+    CONDITIONS = "batch.conditions"
+    SEEDS = "batch.seeds"
+    TRIALS = "batch.trials"
+    DEFAULT_MODEL = "batch.default_model"
+    ROLE_MODEL = "batch.model."  # + role
+    CONCURRENCY = "batch.concurrency"
+    FEEDBACK = "batch.feedback"
+    TITLE = "batch.title"
+    BASELINE = "batch.baseline"
+    LAUNCH = "batch.launch"
+    START_WORKER = "batch.start_worker"
+    CANCEL = "batch.cancel."  # + run id
+    RESUME = "batch.resume."  # + run id
+    LAUNCHED = "batch.launched"  # id of the batch this session launched last (not a widget)
+
+
+class Runs:
+    """Runs page."""
+
+    KIND = "runs.kind"
+    STATUS = "runs.status"
+    BENCHMARK = "runs.benchmark"
+    MODEL = "runs.model"
+    TEXT = "runs.text"
+    TAG = "runs.tag"
+    DATES = "runs.dates"
+    SELECT = "runs.select"
+    DETAIL = "runs.detail"
+    RENAME = "runs.rename"
+    RENAME_SAVE = "runs.rename_save"
+    TAGS = "runs.tags"
+    TAGS_SAVE = "runs.tags_save"
+    DELETE = "runs.delete"
+    DELETE_CONFIRM = "runs.delete_confirm"
+    TO_STATISTICS = "runs.to_statistics"
+    TO_ABLATIONS = "runs.to_ablations"
+    NOTICE = "runs.notice"  # one-shot message shown after an action (not a widget)
+
+
+class Trace:
+    """Trace page."""
+
+    RUN = "trace.run"
+    CONDITION = "trace.condition"
+    PROBLEM = "trace.problem"
+    OUTCOME = "trace.outcome"
+    TRIAL = "trace.trial"
+    COMPARE = "trace.compare"
+    DIFF_FROM = "trace.diff_from"
+    DIFF_TO = "trace.diff_to"
+
+
+class Retr:
+    """Retrieval page."""
+
+    CATEGORY = "retr.category"
+    EDIT = "retr.edit"
+    FIELD = "retr.field."  # + Technique field name
+    SAVE = "retr.save"
+    QUERY = "retr.query"
+    K = "retr.k"
+    RECALL = "retr.recall"
+    HEATMAP_RUN = "retr.heatmap_run"
+
+
+class Abl:
+    """Ablations page."""
+
+    RUNS = "abl.runs"
+    REFERENCE = "abl.reference"
+    COST_METRIC = "abl.cost_metric"
+
+
+class Stats:
+    """Statistics page."""
+
+    RUNS = "stats.runs"
+    CONDITIONS = "stats.conditions"
+    PAIR = "stats.pair"
+    DOWNLOAD = "stats.download"
+
+
+class Export:
+    """Export / Import page."""
+
+    RUNS = "export.runs"
+    PREPARE = "export.prepare"
+    BUNDLE = "export.bundle"  # (run ids, zip bytes, file names) of the last prepared bundle (not a widget)
+    DOWNLOAD = "export.download"
+    SUMMARY = "export.summary"
+    IMPORT_UPLOAD = "export.import_upload"
+    IMPORT = "export.import"
+    RESCORE_RUN = "export.rescore_run"
+    RESCORE = "export.rescore"
+
+
+TECHNIQUE_FIELDS = ("id", "name", "category", "when_to_use", "key_idea", "complexity", "pitfalls", "tags")
+
+DEFAULTS: dict[str, Any] = {
+    SELECTED_RUNS: [],
+    Syn.STATEMENT: "",
+    Syn.ENTRY_POINT: "",
+    Syn.ALIASES: "",
+    Syn.SIGNATURE: "",
+    Syn.TESTS_MODE: TEST_MODES[0],
+    Syn.TEST_ROWS_DATA: [{"call": "", "expected": "", "visible": True}],
+    Syn.ASSERT_SOURCE: "",
+    Syn.ASSERT_CALL: "check(candidate)",
+    Syn.CONDITION: "multi-full",
+    Syn.DEFAULT_MODEL: "llamacpp:default",
+    **{Syn.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
+    Syn.RETRY_BUDGET: CONDITION_DEFAULT,
+    Syn.RETRIEVAL: CONDITION_DEFAULT,
+    Syn.FEEDBACK: "grading",
+    Syn.TIMEOUT: 5.0,
+    Syn.TITLE: "",
+    Syn.JOB: None,
+    Batch.BENCHMARK: "internal30",
+    Batch.CATEGORIES: [],
+    Batch.SUBSET: 0,
+    Batch.SUBSET_SEED: 0,
+    Batch.CONDITIONS: ["single-oneshot", "single-retry", "multi-full"],
+    Batch.SEEDS: "0",
+    Batch.TRIALS: 1,
+    Batch.DEFAULT_MODEL: "llamacpp:default",
+    **{Batch.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
+    Batch.CONCURRENCY: 1,
+    Batch.FEEDBACK: "grading",
+    Batch.TITLE: "",
+    Batch.BASELINE: 0.5,
+    Batch.LAUNCHED: None,
+    Runs.KIND: "any",
+    Runs.STATUS: "any",
+    Runs.BENCHMARK: "any",
+    Runs.MODEL: "",
+    Runs.TEXT: "",
+    Runs.TAG: "",
+    Runs.DATES: (),
+    Runs.SELECT: [],
+    Runs.NOTICE: None,
+    Trace.OUTCOME: "any",
+    Retr.CATEGORY: "all",
+    Retr.EDIT: "(new technique)",
+    **{Retr.FIELD + name: "" for name in TECHNIQUE_FIELDS},
+    Retr.QUERY: "",
+    Retr.K: 5,
+    Abl.RUNS: [],
+    Abl.REFERENCE: "multi-full",
+    Abl.COST_METRIC: "LLM calls",
+    Stats.RUNS: [],
+    Stats.CONDITIONS: [],
+    Export.RUNS: [],
+}
+
+
+def init_state(state: Any) -> None:
+    """Give every key without a value its default (a fresh copy, so lists are never shared)."""
+    for key, value in DEFAULTS.items():
+        if key not in state:
+            state[key] = copy.deepcopy(value)

@@ -1,0 +1,139 @@
+"""Shared, cached resources for the dashboard: settings, the store, health, worker, retriever, reports.
+
+`st.cache_resource` holds only thread-safe shared objects (the Store with its
+connection pool, the Retriever with its model and index), keyed by the database
+URL or library path so a process serving several databases (or a test suite)
+never mixes them up. `st.cache_data` holds small derived values keyed by ids
+plus a cheap fingerprint of the data, so a report is recomputed exactly when
+the trials behind it change.
+
+Test seams: `start_worker` (replace it to run batches in-process) and
+`LIBRARY_PATH` (point it at a copy of the technique library).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from execugraph.health import Check, run_checks
+from execugraph.retrieval import DEFAULT_LIBRARY_PATH
+from execugraph.settings import Settings, load_settings
+from execugraph.store import Store
+
+LIBRARY_PATH: Path = DEFAULT_LIBRARY_PATH
+
+
+def settings() -> Settings:
+    """Settings from the environment (cheap; read on every call so a changed EXECUGRAPH_DB is honoured)."""
+    return load_settings()
+
+
+@st.cache_resource(show_spinner=False)
+def _store(db_url: str) -> Store:
+    return Store.open(db_url)
+
+
+def store() -> Store:
+    """One thread-safe Store (engine + pool) per database URL and server process."""
+    return _store(settings().db_url)
+
+
+def db_url() -> str:
+    """The database URL exactly as the CLI and worker spell it (the worker lock is keyed on it)."""
+    return store().engine.url.render_as_string(hide_password=False)
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _health(url: str, ollama_host: str) -> list[Check]:
+    return run_checks(load_settings(url), load_model=False)
+
+
+def health() -> list[Check]:
+    """Provider, database and sandbox checks, refreshed at most every 30 s."""
+    s = settings()
+    return _health(s.db_url, s.ollama_host)
+
+
+def start_worker(url: str) -> bool:
+    """Start the background batch worker for `url` unless one is alive (the seam tests replace)."""
+    from execugraph.worker_process import ensure_worker
+
+    return ensure_worker(url)
+
+
+@st.cache_resource(show_spinner=False)
+def _autostarted(url: str) -> bool:
+    return start_worker(url)
+
+
+def ensure_background_worker() -> bool:
+    """Make sure a worker serves this database; runs once per server process and database."""
+    return _autostarted(db_url())
+
+
+def worker_alive() -> bool:
+    """Whether some process currently holds this database's worker lock."""
+    from execugraph.worker_process import worker_alive as alive
+
+    return alive(db_url())
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def model_choices(ollama_host: str) -> tuple[list[str], str | None]:
+    """Pickable model specs and, when Ollama is down, why (cached 30 s)."""
+    from execugraph.views import model_choices as choices
+
+    return choices(ollama_host)
+
+
+@st.cache_resource(show_spinner="Loading the embedding model and the technique index...")
+def _retriever(path: str) -> Any:
+    from execugraph.retrieval import get_retriever
+
+    return get_retriever(path)
+
+
+def retriever() -> Any:
+    """The process-wide Retriever on `LIBRARY_PATH` (loads the embedding model on first use)."""
+    return _retriever(str(LIBRARY_PATH))
+
+
+def fingerprint(run_ids: Sequence[int]) -> tuple:
+    """Trial counts of the runs: changes whenever a trial is added or finishes."""
+    from execugraph.views import trial_counts
+
+    counts = trial_counts(store(), list(run_ids))
+    return tuple(sorted((k, tuple(sorted(v.items()))) for k, v in counts.items()))
+
+
+@st.cache_data(show_spinner="Computing statistics...", max_entries=32)
+def _report(url: str, run_ids: tuple[int, ...], conditions: tuple[str, ...], data_version: tuple) -> dict:
+    from execugraph.stats import build_report
+
+    return build_report(_store(url), [str(r) for r in run_ids], list(conditions) or None)
+
+
+def report(run_ids: Sequence[int], conditions: Sequence[str] = ()) -> dict:
+    """`execugraph.stats.build_report` for these runs, cached until their trials change."""
+    ids, conds = tuple(run_ids), tuple(conditions)
+    return _report(settings().db_url, ids, conds, fingerprint(ids))
+
+
+@st.cache_data(show_spinner="Loading the benchmark...", max_entries=8)
+def benchmark_problems(name: str) -> list[Any]:
+    """A named suite's problems (BenchmarkError says what is missing)."""
+    from execugraph.benchmarks import load_benchmark
+
+    return load_benchmark(name)
+
+
+@st.cache_data(show_spinner="Checking the uploaded file...", max_entries=8)
+def parse_upload(benchmark: str, data: bytes, name: str) -> list[Any]:
+    """Problems from an uploaded suite, validated once per distinct file content."""
+    from execugraph.views import parse_upload as parse
+
+    return parse(benchmark, data, name)

@@ -1,0 +1,78 @@
+"""The Runs page's detail panel: one run's summary (pass rate by condition and category) and its management."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ui import charts
+from ui.keys import Runs
+from ui.widgets import duration, pct
+
+
+def summary_panel(store: Any, run: Any) -> None:
+    """Overall numbers, a table per condition, and the condition x category pass-rate heatmap (all SQL-side)."""
+    summary = store.run_summary(run.id)
+    overall = summary["overall"]
+    m = st.columns(5)
+    m[0].metric("Trials", f"{overall['finished']}/{overall['trials']}", help="finished / all")
+    m[1].metric("Pass rate", pct(overall["pass_rate"], 1))
+    m[2].metric("Errors", overall["errors"])
+    m[3].metric("Mean wall clock", duration(overall["mean_wallclock_s"]))
+    m[4].metric("Tokens", f"{overall['tokens_in'] + overall['tokens_out']:,}")
+    if run.error:
+        st.error(f"Run error: {run.error}", icon=":material/error:")
+    if not overall["trials"]:
+        st.info("This run has no trials.")
+        return
+    columns = ["trials", "finished", "passed", "pass_rate", "errors", "mean_retries", "mean_wallclock_s", "llm_calls"]
+    config = {"pass_rate": st.column_config.NumberColumn("pass rate", format="percent"),
+              "mean_wallclock_s": st.column_config.NumberColumn("mean s", format="%.2f"),
+              "mean_retries": st.column_config.NumberColumn("mean retries", format="%.2f")}
+    left, right = st.columns(2)
+    left.caption("By condition")
+    left.dataframe([{"condition": r["condition"], **{c: r[c] for c in columns}} for r in summary["by_condition"]],
+                   hide_index=True, column_config=config)
+    right.caption("By category")
+    right.dataframe([{"category": r["category"] or "-", **{c: r[c] for c in columns}} for r in summary["by_category"]],
+                    hide_index=True, column_config=config)
+    cells = summary["by_condition_category"]
+    conditions = list(dict.fromkeys(r["condition"] for r in cells))
+    categories = list(dict.fromkeys(r["category"] or "-" for r in cells))
+    values = {(r["condition"], r["category"] or "-"): r["pass_rate"] for r in cells}
+    if len(conditions) * len(categories) > 1:
+        st.plotly_chart(charts.heatmap(conditions, categories, [[values.get((c, k)) for k in categories] for c in conditions],
+                                       title="Pass rate by condition and category", colour_title="%", percent=True),
+                        key="runs.heatmap")
+
+
+@st.dialog("Delete this run?")
+def _confirm_delete(store: Any, run_id: int, title: str, trials: int) -> None:
+    st.write(f"Run #{run_id} *{title}* and its {trials} trial(s), with every step, LLM call, sandbox result and "
+             "retrieval hit, will be deleted. This cannot be undone.")
+    if st.button("Delete permanently", type="primary", key=Runs.DELETE_CONFIRM, icon=":material/delete_forever:"):
+        store.delete_run(run_id)
+        st.session_state[Runs.NOTICE] = f"Deleted run #{run_id}."
+        st.rerun()
+
+
+def manage_panel(store: Any, run: Any, trials: int) -> None:
+    """Rename, retag or delete the run (a run a worker is still processing must be cancelled first)."""
+    if st.session_state.get("_runs.loaded") != run.id:
+        st.session_state.update({"_runs.loaded": run.id, Runs.RENAME: run.title, Runs.TAGS: ", ".join(run.tags or [])})
+    left, middle, right = st.columns([3, 3, 1], vertical_alignment="bottom")
+    left.text_input("Title", key=Runs.RENAME)
+    if left.button("Rename", key=Runs.RENAME_SAVE):
+        store.rename_run(run.id, st.session_state[Runs.RENAME].strip())
+        st.session_state[Runs.NOTICE] = f"Renamed run #{run.id}."
+        st.rerun()
+    middle.text_input("Tags (comma separated)", key=Runs.TAGS)
+    if middle.button("Save tags", key=Runs.TAGS_SAVE):
+        store.set_tags(run.id, [t.strip() for t in st.session_state[Runs.TAGS].split(",")])
+        st.session_state[Runs.NOTICE] = f"Saved the tags of run #{run.id}."
+        st.rerun()
+    busy = run.kind == "batch" and run.status in ("queued", "running")
+    if right.button("Delete", key=Runs.DELETE, icon=":material/delete:", disabled=busy,
+                    help="cancel the batch on the Batch page first" if busy else "asks for confirmation"):
+        _confirm_delete(store, run.id, run.title, trials)

@@ -1,0 +1,64 @@
+"""The Trace page's larger panels: code per attempt with diffs, and two trials side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from execugraph import views
+from ui.keys import Trace
+from ui.steps import render_steps
+
+
+def code_panel(steps: list[dict[str, Any]]) -> None:
+    """Each program the trial produced, and the diff between any two of them."""
+    attempts = views.code_attempts(steps)
+    if not attempts:
+        st.info("This trial produced no code (it may have stopped before the generator answered).")
+        return
+    labels = [a["label"] for a in attempts]
+    left, right = st.columns(2)
+    if st.session_state.get(Trace.DIFF_FROM) not in labels:
+        st.session_state[Trace.DIFF_FROM] = labels[max(0, len(labels) - 2)]
+    if st.session_state.get(Trace.DIFF_TO) not in labels:
+        st.session_state[Trace.DIFF_TO] = labels[-1]
+    before = left.selectbox("From", labels, key=Trace.DIFF_FROM)
+    after = right.selectbox("To", labels, key=Trace.DIFF_TO)
+    code = {a["label"]: a["code"] for a in attempts}
+    diff = views.code_diff(code[before], code[after], before, after)
+    st.code(diff or "# the two programs are identical", language="diff")
+    for tab, attempt in zip(st.tabs(labels), attempts, strict=True):
+        tab.code(attempt["code"], language="python", line_numbers=True)
+
+
+def compare_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> None:
+    """This trial next to another of the same problem, with the first point of divergence highlighted."""
+    siblings = views.sibling_trials(store, trial.id)
+    if not siblings:
+        st.info(f"No other finished trial of {trial.problem_id} yet. Run it under another condition or seed "
+                "(Batch page) to compare.")
+        return
+    labels = {s["id"]: f"#{s['id']} · run {s['run_id']} · {s['condition']} · seed {s['seed']} · "
+                       f"{'passed' if s['passed'] else 'failed'}" for s in siblings}
+    if st.session_state.get(Trace.COMPARE) not in labels:
+        st.session_state[Trace.COMPARE] = siblings[0]["id"]
+    other_id = st.selectbox("Compare with", list(labels), key=Trace.COMPARE, format_func=labels.get,
+                            help="trials of the same problem; those with the opposite outcome come first")
+    other = views.step_rows(store, other_id)
+    divergence = views.first_divergence(steps, other)
+    if divergence is None:
+        st.success("The two trials took identical steps with identical outputs.")
+    else:
+        st.warning(f"First divergence at step {divergence.index + 1}: {divergence.reason}.", icon=":material/call_split:")
+        a_code = next((s["output"].get("code", "") for s in steps if s["seq"] == divergence.seq_a), None)
+        b_code = next((s["output"].get("code", "") for s in other if s["seq"] == divergence.seq_b), None)
+        if a_code is not None and b_code is not None and a_code != b_code:
+            st.code(views.code_diff(a_code, b_code, f"trial {trial.id}", f"trial {other_id}"), language="diff")
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**Trial #{trial.id}** · {trial.condition} · {'passed' if trial.passed else 'failed'}")
+        render_steps(steps, store, highlight_seq=divergence.seq_a if divergence else None)
+    with right:
+        st.markdown(f"**Trial #{other_id}** · {labels[other_id].split(' · ', 2)[2]}")
+        render_steps(other, store, highlight_seq=divergence.seq_b if divergence else None)

@@ -1,0 +1,91 @@
+"""Widgets several pages share: model pickers, run pickers seeded from links, empty states, formatting."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from execugraph.config import ROLES
+from ui import keys
+
+
+def pct(value: float | None, digits: int = 0) -> str:
+    """0.4567 -> '46%' ('-' for None)."""
+    return "-" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def duration(seconds: float | None) -> str:
+    """Seconds as '850 ms', '12.3 s' or '4 min 05 s' ('-' for None)."""
+    if seconds is None:
+        return "-"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def empty_state(message: str, *, page: str | None = None, label: str | None = None) -> None:
+    """Say there is nothing to show and what to do next, with a link to the page that does it."""
+    st.info(message, icon=":material/info:")
+    if page:
+        st.page_link(page, label=label or "Go there", icon=":material/arrow_forward:")
+
+
+def model_pickers(default_key: str, role_prefix: str, choices: list[str], why_missing: str | None) -> tuple[str, dict[str, str]]:
+    """Default model plus optional per-role overrides; returns (default spec, {role: spec})."""
+    current = st.session_state.get(default_key)
+    options = list(dict.fromkeys([*choices, *([current] if current else [])]))
+    default = st.selectbox("Model", options, key=default_key,
+                           help="llamacpp:default is the small embedded model; pulled Ollama models are listed too")
+    if why_missing:
+        st.caption(f"{why_missing}; only the embedded model is offered. Start Ollama (`ollama serve`) for more.")
+    models: dict[str, str] = {}
+    with st.expander("Model per role"):
+        role_options = [keys.SAME_AS_DEFAULT, *options]
+        for role in ROLES:
+            key = role_prefix + role
+            if st.session_state.get(key) not in role_options:
+                st.session_state[key] = keys.SAME_AS_DEFAULT
+            choice = st.selectbox(role.capitalize(), role_options, key=key)
+            if choice != keys.SAME_AS_DEFAULT:
+                models[role] = choice
+    return default, models
+
+
+def show_model_problems(problems: Sequence[Any]) -> None:
+    """One error per model that cannot answer, naming the fix."""
+    for problem in problems:
+        st.error(f"**{problem.spec}**: {problem.problem} - {problem.fix}.", icon=":material/error:")
+
+
+def _parse_ids(raw: str) -> list[int]:
+    ids = []
+    for part in raw.split(","):
+        part = part.strip()
+        if part.isdigit():
+            ids.append(int(part))
+    return ids
+
+
+def run_picker(key: str, choices: list[tuple[int, str]], *, label: str = "Runs", fallback: Callable[[], list[int]] | None = None,
+               help: str | None = None) -> list[int]:
+    """A multiselect of runs, preset from a `?runs=1,2` link, else the Runs page selection, else `fallback()`."""
+    labels = dict(choices)
+    raw = st.query_params.get("runs")
+    marker = f"_preset.{key}"
+    preset: list[int] | None = None
+    if raw and st.session_state.get(marker) != ("query", raw):
+        preset, st.session_state[marker] = _parse_ids(raw), ("query", raw)
+    elif not st.session_state.get(key) and st.session_state.get(marker) is None:
+        preset = list(st.session_state.get(keys.SELECTED_RUNS) or []) or (fallback() if fallback else [])
+        st.session_state[marker] = ("default", tuple(preset))
+    if preset is not None:
+        st.session_state[key] = [r for r in preset if r in labels]
+    else:
+        st.session_state[key] = [r for r in st.session_state.get(key, []) if r in labels]
+    return st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
+
