@@ -8,6 +8,7 @@ and prints the difference: what orchestration and persistence cost (target < 50 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -18,9 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from execugraph.conditions import resolve_condition  # noqa: E402
 from execugraph.problem import Problem  # noqa: E402
-from execugraph.single import run_single  # noqa: E402
 from execugraph.store import Store  # noqa: E402
-from execugraph.trial import TrialDeps  # noqa: E402
+from execugraph.trial import TrialDeps, run_trial  # noqa: E402
 from tests.support.scripted import fenced, scripted  # noqa: E402
 
 CODE = "def add(a, b):\n    return a + b\n"
@@ -37,11 +37,15 @@ def models():
 
 
 def time_trials(store: Store, pool, condition: str) -> tuple[float, int]:
+    """Median wall time of whole trials inside one run, as a batch worker runs them."""
     config = resolve_condition(condition)
+    run_id = store.create_run("batch", f"bench {condition}", {})
+    store.upsert_problem(PROBLEM)
     samples, executions = [], 0
-    for _ in range(REPEATS):
+    for index in range(REPEATS):
         started = time.perf_counter()
-        _, result = run_single(store, PROBLEM, config, TrialDeps(pool=pool, chat_models=models()))
+        result = run_trial(PROBLEM, config, store, run_id=run_id, trial_index=index,
+                           deps=TrialDeps(pool=pool, chat_models=models()))
         samples.append(time.perf_counter() - started)
         assert result.passed, result
         executions = len(store.executions_for_trial(result.trial_id))
@@ -66,6 +70,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, SandboxPool(workers=1) as pool:
         store = Store.open(f"sqlite:///{tmp}/bench.db")
         time_trials(store, pool, "single-oneshot")  # warm-up: imports, prompt templates, pool
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (numbers scale with it)")
         print(f"{'condition':<16} {'trial ms':>9} {'sandbox ms':>10} {'overhead ms':>11} {'runs':>5}")
         for condition in ("single-oneshot", "multi-full"):
             total, runs = time_trials(store, pool, condition)

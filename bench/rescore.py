@@ -104,13 +104,11 @@ def program(problem: Any, index: int) -> tuple[str, bool]:
     return UNPARSABLE.format(name=problem.entry_point), False
 
 
-def seed(store: Store, n: int) -> tuple[int, list[dict[str, Any]]]:
+def seed(store: Store, n: int, title: str = "rescore bench") -> tuple[int, list[dict[str, Any]]]:
     """One finished run of n stored programs; returns its id and the trial rows."""
     problems = [p for p in load_internal30() if p.id in CORRECT]
     config = {"conditions": {"single-oneshot": resolve_condition("single-oneshot").model_dump()}}
-    run_id = store.create_run(
-        "batch", f"rescore bench: {n} stored programs", config, benchmark="internal30", status="done"
-    )
+    run_id = store.create_run("batch", f"{title}: {n} stored programs", config, benchmark="internal30", status="done")
     rows = []
     for i in range(n):
         problem = problems[i % len(problems)]
@@ -196,6 +194,7 @@ def main() -> int:
 
     problems = {p.id: p for p in load_internal30() if p.id in CORRECT}
     with tempfile.TemporaryDirectory() as tmp, Store.open(str(Path(tmp) / "bench.db")) as store:
+        warm_id, _ = seed(store, 32, "warm-up")
         run_id, rows = seed(store, args.trials)
         tests = sum(len(problems[r["problem_id"]].tests) for r in rows)
         print(
@@ -206,7 +205,7 @@ def main() -> int:
         pool = SandboxPool(args.workers)
         pool_start = time.perf_counter() - started
         try:
-            rescore_run(store, run_id, pool=pool)  # warm-up run: imports, loaders, first forks
+            rescore_run(store, warm_id, pool=pool)  # warm-up: imports, loaders, first forks
             started = time.perf_counter()
             report = rescore_run(store, run_id, pool=pool)
             ours_s = time.perf_counter() - started

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -109,7 +110,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "cache"
-        print(f"cores available: {available_cores()}")
+        print(f"cores available: {available_cores()}, load average at start: {os.getloadavg()[0]:.2f}")
         print("\n== cold start (fresh interpreter each) ==")
         build = cold_start(cache)
         reuse = cold_start(cache)
@@ -120,12 +121,15 @@ def main() -> int:
 
         from execugraph.retrieval import Retriever
 
-        retriever = Retriever.load(cache_dir=cache)
+        retriever = Retriever.load(cache_dir=cache, query_cache_size=0)  # every query really embedded
         statements = [c.statement for c in load_eval_set()]
         for s in statements[:5]:
             retriever.retrieve(s, k=args.k)  # warm-up
 
-        print(f"\n== warm end-to-end retrieve (embed + search), {args.rounds} x {len(statements)} queries ==")
+        n = args.rounds * len(statements)
+        print(
+            f"\n== warm retrieve, {args.rounds} x {len(statements)} queries, torch threads {retriever.embedder.threads} =="
+        )
         embed_times, total_times = [], []
         for _ in range(args.rounds):
             for s in statements:
@@ -136,13 +140,27 @@ def main() -> int:
                 t2 = time.perf_counter()
                 embed_times.append(t1 - t0)
                 total_times.append(t2 - t1)
+        cached = Retriever.load(cache_dir=cache)
+        for s in statements:
+            cached.retrieve(s, k=args.k)
+        cached_times = []
+        for _ in range(args.rounds):
+            for s in statements:
+                t0 = time.perf_counter()
+                cached.retrieve(s, k=args.k)
+                cached_times.append(time.perf_counter() - t0)
         med, p95 = summarise(total_times)
         emed, ep95 = summarise(embed_times)
-        print(f"{'':<28}{'median ms':>12}{'p95 ms':>12}")
-        print(f"{'retrieve (end to end)':<28}{med:>12.2f}{p95:>12.2f}")
-        print(f"{'  of which query embedding':<28}{emed:>12.2f}{ep95:>12.2f}")
+        cmed, cp95 = summarise(cached_times)
+        print(f"{'':<36}{'median ms':>12}{'p95 ms':>12}")
+        print(f"{'retrieve, new query (embed+search)':<36}{med:>12.2f}{p95:>12.2f}")
+        print(f"{'  of which query embedding alone':<36}{emed:>12.2f}{ep95:>12.2f}")
+        print(f"{'retrieve, repeated query (cached)':<36}{cmed:>12.3f}{cp95:>12.3f}")
         verdict = "PASS" if p95 < TARGET_MS else ("median PASS, p95 over" if med < TARGET_MS else "FAIL")
-        print(f"target < {TARGET_MS:.0f} ms per query: {verdict} (median/target = {med / TARGET_MS:.2f})")
+        print(
+            f"target < {TARGET_MS:.0f} ms per new query over {n} queries: {verdict} (median/target = {med / TARGET_MS:.2f})"
+        )
+        print(f"load average while measuring: {os.getloadavg()[0]:.2f} on {available_cores()} cores")
 
         print("\n== search only: FAISS IndexFlatIP vs numpy brute force (same vectors, same queries) ==")
         library_vectors = retriever.embedder.encode([x for t in retriever.library for x in t.embedding_texts()])

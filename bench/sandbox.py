@@ -169,7 +169,7 @@ def bench_speed(count: int) -> tuple[float, float, float, float]:
 
 def bench_hostile() -> tuple[int, int]:
     from tests.support.hostile.catalog import CASES, suite_for
-    from tests.support.hostile.host import HostContext, host_problems, sandbox_processes, wait_until_gone
+    from tests.support.hostile.host import HostContext, host_problems, leftover_processes
 
     host = HostContext.create()  # plants the env secret before the pool starts
     try:
@@ -191,7 +191,7 @@ def bench_hostile() -> tuple[int, int]:
                     failures.append(f"{case.name}: {problems}")
                 else:
                     contained += 1
-            leftovers = wait_until_gone(sandbox_processes())
+            leftovers = leftover_processes(workers)
             if leftovers:
                 failures.append(f"sandbox processes outlived their jobs: {leftovers}")
                 contained = min(contained, len(runnable) - 1)

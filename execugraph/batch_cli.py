@@ -37,6 +37,13 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--feedback-tests", default="grading", choices=["grading", "visible", "generated"])
     parser.add_argument("--executor", default="local", choices=["local", "ray"])
+    parser.add_argument("--ray-address", help="executor ray: cluster to join, HOST:6379 (default: RAY_ADDRESS, "
+                        "a cluster started on this machine, else a new local one); see docs/scale-out.md")
+    parser.add_argument("--ray-workers", type=int, help="executor ray: trial-running worker actors (default: one per node)")
+    parser.add_argument("--ollama-hosts", default="", help="executor ray: comma-separated Ollama endpoints to balance "
+                        "trials over, e.g. http://a:11434,http://b:11434 (default: OLLAMA_HOST)")
+    parser.add_argument("--endpoint-concurrency", type=int,
+                        help="executor ray: trials in flight per Ollama endpoint (default: --concurrency)")
     parser.add_argument("--title", default="")
     parser.add_argument("--config", type=Path, help="rerun from an exported config.json (other grid flags ignored)")
     parser.add_argument("--wait", action="store_true", help="run here (or wait for the worker) with a progress bar")
@@ -68,6 +75,10 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         concurrency=args.concurrency,
         feedback_tests=args.feedback_tests,
         executor=args.executor,
+        ray_address=args.ray_address,
+        ray_workers=args.ray_workers,
+        ollama_hosts=[h for h in args.ollama_hosts.split(",") if h.strip()],
+        endpoint_concurrency=args.endpoint_concurrency,
         title=args.title,
     )
 

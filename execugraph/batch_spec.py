@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from execugraph.conditions import resolve_condition
 from execugraph.config import FeedbackSource, RunConfig
@@ -51,6 +51,11 @@ class BatchSpec(BaseModel):
     concurrency: int = Field(default=1, ge=1, le=64)
     feedback_tests: FeedbackSource = "grading"
     executor: str = "local"
+    # Scale-out (executor "ray" only; see docs/scale-out.md)
+    ray_address: str | None = None  # None: RAY_ADDRESS, a cluster started on this machine, or a new local one
+    ray_workers: int | None = Field(default=None, ge=1, le=1024)  # trial-running actors; None: one per node
+    ollama_hosts: list[str] = Field(default_factory=list)  # LLM endpoints to balance over; empty: OLLAMA_HOST
+    endpoint_concurrency: int | None = Field(default=None, ge=1, le=256)  # trials in flight per endpoint
     overrides: dict[str, Any] = Field(default_factory=dict)  # extra RunConfig fields for every condition
     title: str = ""
 
@@ -69,6 +74,31 @@ class BatchSpec(BaseModel):
         if value not in ("local", "ray"):
             raise ValueError(f"unknown executor {value!r}; use local or ray")
         return value
+
+    @field_validator("ollama_hosts")
+    @classmethod
+    def _hosts_are_urls(cls, value: list[str]) -> list[str]:
+        from execugraph.settings import normalise_host
+
+        hosts: list[str] = []
+        for raw in value:
+            host = normalise_host(str(raw)) if str(raw).strip() else ""
+            scheme, _, rest = host.partition("://")
+            if scheme not in ("http", "https") or not rest or " " in rest:
+                raise ValueError(f"bad Ollama host {raw!r}: use http://HOST:PORT")
+            if host in hosts:
+                raise ValueError(f"Ollama host {host} is listed twice")
+            hosts.append(host)
+        return hosts
+
+    @model_validator(mode="after")
+    def _scale_out_needs_ray(self) -> BatchSpec:
+        used = [name for name, value in (("ray_address", self.ray_address), ("ray_workers", self.ray_workers),
+                                         ("ollama_hosts", self.ollama_hosts),
+                                         ("endpoint_concurrency", self.endpoint_concurrency)) if value]
+        if used and self.executor != "ray":
+            raise ValueError(f"{', '.join(used)} only apply to executor 'ray' (got executor {self.executor!r})")
+        return self
 
     def run_config(self, condition: str) -> RunConfig:
         """The exact RunConfig of one condition in this batch."""

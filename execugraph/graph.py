@@ -1,24 +1,24 @@
-"""build_graph(config, ctx) -> a compiled LangGraph whose shape is decided by the RunConfig.
+"""build_graph(config) -> a compiled LangGraph whose shape is decided by the RunConfig.
 
 One factory yields every condition: disabled agents are simply not added, and the
 routers below return Literal node names so the topology is explicit and testable.
+Per-trial dependencies (models, store, sandbox) travel in the run config as
+`configurable["ctx"]`, so each topology is compiled once per process and reused.
 """
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
+from functools import cache
 from typing import Literal
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from execugraph.agents import evaluator, explainer, generator, grader, optimizer, planner, reviewer
 from execugraph.agents.context import TrialContext
 from execugraph.config import RunConfig
 from execugraph.state import TrialState
-
-
-def _after_generator(config: RunConfig) -> str:
-    return "reviewer" if config.reviewer else "evaluator"
 
 
 def route_review(state: TrialState) -> Literal["generator", "evaluator"]:
@@ -34,29 +34,47 @@ def route_evaluation(state: TrialState) -> Literal["generator", "optimizer", "gr
     return "grade"
 
 
-def build_graph(config: RunConfig, ctx: TrialContext):
-    """Compile the workflow for `config`; nodes close over `ctx` (models, store, sandbox)."""
+Node = Callable[[TrialState, TrialContext], TrialState]
+
+
+def bind(fn: Node) -> Callable[[TrialState, RunnableConfig], TrialState]:
+    """Adapt `fn(state, ctx)` to LangGraph's `node(state, config)`; ctx comes from config["configurable"]."""
+
+    def node(state: TrialState, config: RunnableConfig) -> TrialState:
+        return fn(state, config["configurable"]["ctx"])
+
+    node.__name__ = fn.__name__
+    return node
+
+
+def build_graph(config: RunConfig):
+    """The compiled workflow for `config`'s topology (cached: compiling costs ~10 ms)."""
+    return _compile(config.planner, config.reviewer, config.optimizer, config.explainer)
+
+
+@cache
+def _compile(planner_on: bool, reviewer_on: bool, optimizer_on: bool, explainer_on: bool):
     graph = StateGraph(TrialState)
-    graph.add_node("generator", partial(generator.generate, ctx=ctx))
-    graph.add_node("evaluator", partial(evaluator.evaluate, ctx=ctx))
-    graph.add_node("grade", partial(grader.grade, ctx=ctx))
-    if config.planner:
-        graph.add_node("planner", partial(planner.plan, ctx=ctx))
+    graph.add_node("generator", bind(generator.generate))
+    graph.add_node("evaluator", bind(evaluator.evaluate))
+    graph.add_node("grade", bind(grader.grade))
+    if planner_on:
+        graph.add_node("planner", bind(planner.plan))
         graph.add_edge(START, "planner")
         graph.add_edge("planner", "generator")
     else:
         graph.add_edge(START, "generator")
-    if config.reviewer:
-        graph.add_node("reviewer", partial(reviewer.review, ctx=ctx))
+    if reviewer_on:
+        graph.add_node("reviewer", bind(reviewer.review))
         graph.add_conditional_edges("reviewer", route_review, ["generator", "evaluator"])
-    graph.add_edge("generator", _after_generator(config))
-    targets = ["generator", "grade"] + (["optimizer"] if config.optimizer else [])
+    graph.add_edge("generator", "reviewer" if reviewer_on else "evaluator")
+    targets = ["generator", "grade"] + (["optimizer"] if optimizer_on else [])
     graph.add_conditional_edges("evaluator", route_evaluation, targets)
-    if config.optimizer:
-        graph.add_node("optimizer", partial(optimizer.optimize, ctx=ctx))
+    if optimizer_on:
+        graph.add_node("optimizer", bind(optimizer.optimize))
         graph.add_edge("optimizer", "grade")
-    if config.explainer:
-        graph.add_node("explainer", partial(explainer.explain, ctx=ctx))
+    if explainer_on:
+        graph.add_node("explainer", bind(explainer.explain))
         graph.add_edge("grade", "explainer")
         graph.add_edge("explainer", END)
     else:

@@ -14,6 +14,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from execugraph.config import RunConfig
 from execugraph.llm import LLMError, make_chat_model, parse_spec, prompt_hash
+from execugraph.store.models import utcnow
 
 Messages = list[dict[str, str]]
 
@@ -82,6 +83,8 @@ class ModelRouter:
         self._injected = chat_models or {}
         self._replay_loader = replay_loader
         self._models: dict[str, BaseChatModel] = {}
+        # Where LLMCall rows go: the current step's buffer (written with the step), else straight to the store.
+        self.sink: Callable[[dict[str, Any]], None] | None = None
 
     def spec_for(self, role: str) -> str:
         return "scripted:test" if role in self._injected else self.config.model_for(role)
@@ -122,7 +125,6 @@ class ModelRouter:
         role: str,
         messages: Messages,
         *,
-        step_id: int | None = None,
         temperature: float | None = None,
         seed: int | None = None,
     ) -> Reply:
@@ -158,9 +160,7 @@ class ModelRouter:
         self.usage.calls += 1
         self.usage.tokens_in += reply.tokens_in
         self.usage.tokens_out += reply.tokens_out
-        self.store.add_llm_call(
-            self.trial_id,
-            step_id=step_id,
+        row = dict(
             role=role,
             provider=provider,
             model=spec,
@@ -173,5 +173,10 @@ class ModelRouter:
             temperature=temperature,
             cache_hit=reply.cache_hit,
             prompt_hash=prompt_hash(messages),
+            created_at=utcnow(),
         )
+        if self.sink is not None:
+            self.sink(row)
+        else:
+            self.store.add_llm_call(self.trial_id, **row)
         return reply

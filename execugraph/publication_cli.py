@@ -15,6 +15,7 @@ def _store(args: argparse.Namespace):
 
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
+    """`export --run ID [--run ID ...] --out PATH`."""
     parser.add_argument(
         "--run",
         dest="runs",
@@ -28,6 +29,7 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    """Write the bundle; print what was written as JSON (exit 2 on a refused export)."""
     from execugraph.publication import ExportError, export_bundle
 
     try:
@@ -40,10 +42,12 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def configure_import(parser: argparse.ArgumentParser) -> None:
+    """`import PATH` (a bundle or a published results tree; folder or .zip)."""
     parser.add_argument("path", type=Path, help="an ExecuGraph bundle or a published results tree (folder or .zip)")
 
 
 def run_import(args: argparse.Namespace) -> int:
+    """Import and print `{"runs": [{"id", "name", "trials", ...}]}`; a bad input exits 2 naming file, line and field."""
     from execugraph.publication import BundleFormatError, import_path
 
     try:
@@ -63,6 +67,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def configure_rescore(parser: argparse.ArgumentParser) -> None:
+    """`rescore --run ID [--workers N] [--json]`."""
     parser.add_argument("--run", type=int, required=True, metavar="ID", help="run whose stored programs to re-grade")
     parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
@@ -95,6 +100,7 @@ def _print_report(report: dict) -> None:
 
 
 def run_rescore(args: argparse.Namespace) -> int:
+    """Rescore into a child run and print the summary (or the full report with --json)."""
     from execugraph.publication import rescore_run
 
     def progress(done: int, total: int) -> None:

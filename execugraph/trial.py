@@ -89,8 +89,8 @@ def run_trial(
     emit = deps.emit or (lambda event: None)
     if seed is not None and seed != config.seed:
         config = config.model_copy(update={"seed": seed})
-    store.upsert_problem(problem)
     if trial_id is None:
+        store.upsert_problem(problem)  # batches store their problems when they are enqueued
         trial_id = store.create_trial(
             run_id, problem.id, config.condition, config.seed, trial_index,
             category=problem.category, benchmark=problem.benchmark, status="running",
@@ -124,8 +124,10 @@ def run_trial(
     state: dict[str, Any] = {}
     status, message, error_kind = "done", None, None
     try:
-        graph = build_graph(config, ctx)
-        state = graph.invoke({"attempt": 0, "retries_used": 0}, {"recursion_limit": recursion_limit(config)})
+        state = build_graph(config).invoke(
+            {"attempt": 0, "retries_used": 0},
+            {"configurable": {"ctx": ctx}, "recursion_limit": recursion_limit(config)},
+        )
     except LLMError as exc:
         status, message, error_kind = "error", str(exc), "llm_error"
     except Exception as exc:  # a bug or sandbox failure must not take a batch down with it

@@ -20,6 +20,7 @@ import builtins
 import json
 import linecache
 import os
+import resource
 import signal
 import sys
 import traceback
@@ -146,8 +147,17 @@ def _compile(code: str, filename: str) -> tuple[types.CodeType | None, dict[str,
 # -- candidate role ---------------------------------------------------------
 
 
-def _serve_candidate(job: dict[str, Any]) -> None:
-    code = job["code"]
+def _serve_candidate(_job: dict[str, Any]) -> None:
+    start = frames.read_frame(REQ_FD)  # the worker may have forked this process before the job existed
+    if start.get("op") != "start":
+        raise RuntimeError(f"candidate process expected its code, got {start.get('op')!r}")
+    cpu = int(start["cpu_seconds"])
+    _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard == resource.RLIM_INFINITY or cpu + 1 <= hard:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    code = str(start["code"])
+    limit = int(start["result_bytes"])
+    entry_point, aliases = start.get("entry_point"), list(start.get("aliases") or [])
     namespace = _new_module("candidate", code, CANDIDATE_FILE)
     compiled, problem = _compile(code, CANDIDATE_FILE)
     if compiled is None:
@@ -161,11 +171,10 @@ def _serve_candidate(job: dict[str, Any]) -> None:
         frames.write_frame(REP_FD, {"load": "error", **_failure(exc)})
         return
     _guard()
-    entry = _bind_entry_point(namespace, job.get("entry_point"), job.get("aliases") or [])
+    entry = _bind_entry_point(namespace, entry_point, aliases)
     names = [k for k, v in list(namespace.items()) if not k.startswith("__") and _is_callable(v)]
     _flush()
     frames.write_frame(REP_FD, {"load": "ok", "entry": entry, "names": names})
-    limit = int(job["limits"]["result_bytes"])
     while True:
         request = frames.read_frame(REQ_FD)
         reply = _answer(request, namespace, limit)

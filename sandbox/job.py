@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from sandbox.worker import WorkerEnv
 
 EXCERPT_BYTES = 4096
+PIPELINE_BYTES = 48 * 1024  # requests sent ahead stay below one pipe buffer
 WINDOW_BYTES = 2048
 HELLO_GRACE_S = 5.0
 
@@ -85,6 +86,11 @@ class Proc:
         self.status: int | None = None
         self.dead = False
         self.layers: dict[str, str] | None = None
+
+    def adopt(self, limits: dict[str, Any]) -> None:
+        """Take over a pre-forked process for a job with these limits."""
+        self.reader.max_bytes = int(limits["result_bytes"]) + (1 << 16)
+        self.output_cap = int(limits["output_bytes"])
 
     def on_readable(self, fd: int) -> None:
         kind = self.read_fds[fd]
@@ -160,6 +166,46 @@ def _describe_status(status: int | None) -> tuple[str, str]:
     return "crashed", f"process exited with status {os.WEXITSTATUS(status)} before answering"
 
 
+def spawn(
+    env: WorkerEnv,
+    role: str,
+    job: dict[str, Any],
+    plan: Any,
+    limits: dict[str, Any],
+    stdin_fd: int | None = None,
+    judge_fds: list[int] | tuple[int, ...] = (),
+) -> Proc:
+    """Fork one job process: own process group, channels on fixed descriptors, hardened before anything else."""
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    placement = {0: stdin_fd if stdin_fd is not None else env.devnull, 1: out_w, 2: err_w, 3: req_r, 4: rep_w}
+    if role == "judge":
+        placement[5], placement[6] = judge_fds[0], judge_fds[1]
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            os.setpgid(0, 0)
+            _place_fds(placement)
+            child.run_role(role, job, plan)
+        finally:
+            os._exit(71)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass  # the child did it first
+    env.reaper.tracked.add(pid)
+    for fd in (req_r, rep_w, out_w, err_w):
+        os.close(fd)
+    for fd in (rep_r, out_r, err_r, req_w):
+        os.set_blocking(fd, False)
+    proc = Proc(role, pid, os.pidfd_open(pid), req_w, rep_r, out_r, err_r, limits)
+    if role == "stdio":
+        proc.keep_stdout = proc.output_cap
+    return proc
+
+
 class JobRunner:
     """Runs one job (a candidate with its whole suite) and returns the raw per-test statuses."""
 
@@ -184,36 +230,20 @@ class JobRunner:
     # -- process management ------------------------------------------------
 
     def _spawn(self, role: str, stdin_fd: int | None = None) -> Proc:
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        placement = {0: stdin_fd if stdin_fd is not None else self.env.devnull, 1: out_w, 2: err_w, 3: req_r, 4: rep_w}
-        if role == "judge":
-            placement[5], placement[6] = self.judge_fds[0], self.judge_fds[1]
+        job = {} if role == "candidate" else self.job  # the candidate gets its code in the start frame
         plan = self.env.plan(self.limits, len(self.tests))
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the child
-            try:
-                os.setpgid(0, 0)
-                _place_fds(placement)
-                child.run_role(role, self.job, plan)
-            finally:
-                os._exit(71)
-        try:
-            os.setpgid(pid, pid)
-        except OSError:
-            pass  # the child did it first
-        self.env.reaper.tracked.add(pid)
-        for fd in (req_r, rep_w, out_w, err_w):
-            os.close(fd)
-        for fd in (rep_r, out_r, err_r, req_w):
-            os.set_blocking(fd, False)
-        proc = Proc(role, pid, os.pidfd_open(pid), req_w, rep_r, out_r, err_r, self.limits)
-        if role == "stdio":
-            proc.keep_stdout = proc.output_cap
+        proc = spawn(self.env, role, job, plan, self.limits, stdin_fd, self.judge_fds if role == "judge" else ())
         self.procs.append(proc)
         return proc
+
+    def _adopt_warm(self) -> Proc | None:
+        """The worker's pre-forked, already hardened candidate process, if it was prepared for these limits."""
+        warm = self.env.take_warm(self.limits)
+        if warm is None:
+            return None
+        warm.adopt(self.limits)
+        self.procs.append(warm)
+        return warm
 
     def _kill(self, proc: Proc | None) -> None:
         if proc is None or proc.dead:
@@ -240,7 +270,10 @@ class JobRunner:
 
     def _send(self, proc: Proc, message: dict[str, Any], deadline: float) -> bool:
         """Write a request without ever blocking past the deadline; False if the process cannot take it."""
-        data = memoryview(frames.encode_frame(message))
+        return self._send_bytes(proc, frames.encode_frame(message), deadline)
+
+    def _send_bytes(self, proc: Proc, payload: bytes, deadline: float) -> bool:
+        data = memoryview(payload)
         while data:
             try:
                 written = os.write(proc.req_w, data)
@@ -350,14 +383,17 @@ class JobRunner:
         self.env.cgroups.set_limits((int(self.limits["memory_mb"]) + 64) << 20, int(self.limits["max_processes"]))
         results: list[dict[str, Any]] = []
         try:
-            for index, test in enumerate(self.tests):
+            while len(results) < len(self.tests):
+                index = len(results)
+                test = self.tests[index]
                 if self.host_gone:
                     results.append({"status": "harness_error", "detail": "host closed the channel"})
-                    continue
-                if time.monotonic() >= suite_deadline:
+                elif time.monotonic() >= suite_deadline:
                     results.append({"status": "not_run", "detail": "suite time limit reached before this test"})
-                    continue
-                results.append(self._run_test(index, test, suite_deadline))
+                elif test.get("kind") == "call":
+                    results.extend(self._run_call_block(index, suite_deadline))
+                else:
+                    results.append(self._run_test(index, test, suite_deadline))
         finally:
             self._stop_all()
         return {
@@ -382,10 +418,7 @@ class JobRunner:
             proc = self.cand
             assert proc is not None
             proc.window = bytearray()
-            if kind == "call":
-                result = self._run_call(test, deadline)
-            else:
-                result = self._run_assert(index, deadline)
+            result = self._run_assert(index, deadline)
             result["duration_s"] = time.monotonic() - started
             result.setdefault("stderr", _text(proc.window))
         if self.env.cgroups.oom_kills() > oom_before:
@@ -401,12 +434,27 @@ class JobRunner:
             return None
         self._kill(self.cand)
         deadline = min(time.monotonic() + self.timeout_s, suite_deadline)
-        proc = self._spawn("candidate")
+        proc = self._adopt_warm()
+        if proc is None or self._await_hello(proc, deadline) is not None:
+            self._kill(proc)
+            proc = self._spawn("candidate")
+            problem = self._await_hello(proc, deadline)
+            if problem is not None:
+                self.load = problem
+                return problem
         self.cand = proc
-        problem = self._await_hello(proc, deadline)
-        if problem is not None:
-            self.load = problem
-            return problem
+        start = {
+            "op": "start",
+            "code": self.job["code"],
+            "entry_point": self.job.get("entry_point"),
+            "aliases": self.job.get("aliases") or [],
+            "result_bytes": int(self.limits["result_bytes"]),
+            "cpu_seconds": self.env.cpu_seconds(self.limits, len(self.tests)),
+        }
+        if not self._send(proc, start, deadline):
+            self._kill(proc)
+            self.load = {"status": "harness_error", "detail": "candidate process did not accept its code"}
+            return self.load
         owner, item = self._wait([proc], deadline)
         if isinstance(item, dict) and item.get("load") == "ok":
             entry = item.get("entry")
@@ -431,40 +479,80 @@ class JobRunner:
         self.load = {**status, "at_load": True, "stderr": _text(proc.window)}
         return self.load
 
-    def _run_call(self, test: dict[str, Any], deadline: float) -> dict[str, Any]:
-        assert self.cand is not None and self.load is not None
+    def _call_request(self, test: dict[str, Any]) -> dict[str, Any]:
+        """The request for a call test, or (key 'status') the failure when there is nothing to call."""
         if "expr" in test:
-            request: dict[str, Any] = {"op": "eval", "expr": test["expr"]}
-        else:
-            entry = self.load.get("entry")
-            if not entry:
-                wanted = [n for n in [self.job.get("entry_point"), *(self.job.get("aliases") or [])] if n]
-                return {
-                    "status": "raised",
-                    "exc_type": "MissingEntryPoint",
-                    "message": f"the candidate defines none of {wanted}",
-                }
-            request = {
-                "op": "call",
-                "target": entry,
-                "args": test.get("args", []),
-                "kwargs": test.get("kwargs", {"$d": []}),
+            return {"op": "eval", "expr": test["expr"]}
+        entry = (self.load or {}).get("entry")
+        if not entry:
+            wanted = [n for n in [self.job.get("entry_point"), *(self.job.get("aliases") or [])] if n]
+            return {
+                "status": "raised",
+                "exc_type": "MissingEntryPoint",
+                "message": f"the candidate defines none of {wanted}",
             }
-        return self._exchange(self.cand, request, deadline)
+        return {"op": "call", "target": entry, "args": test.get("args", []), "kwargs": test.get("kwargs", {"$d": []})}
 
-    def _exchange(self, proc: Proc, request: dict[str, Any], deadline: float) -> dict[str, Any]:
-        if not self._send(proc, request, deadline):
+    def _run_call_block(self, first: int, suite_deadline: float) -> list[dict[str, Any]]:
+        """Run consecutive call tests from `first` with their requests pipelined; returns results for a prefix (>= 1).
+
+        The candidate process answers them back to back, so it never sleeps
+        between tests; test k's clock starts when answer k-1 arrives.
+        """
+        problem = self._ensure_candidate(suite_deadline)
+        if problem is not None:
+            return [dict(problem)]
+        proc = self.cand
+        assert proc is not None
+        requests: list[bytes] = []
+        size = 0
+        for index in range(first, len(self.tests)):
+            test = self.tests[index]
+            if test.get("kind") != "call":
+                break
+            request = self._call_request(test)
+            if "status" in request:
+                if not requests:
+                    return [request]
+                break
+            data = frames.encode_frame(request)
+            if requests and size + len(data) > PIPELINE_BYTES:
+                break
+            requests.append(data)
+            size += len(data)
+        previous = time.monotonic()
+        proc.window = bytearray()
+        if not self._send_bytes(proc, b"".join(requests), min(previous + self.timeout_s, suite_deadline)):
             if _pidfd_exited(proc.pidfd):
                 proc.drain()
-                return self._end_event(proc, "exited")
+                return [self._end_event(proc, "exited")]
             self._kill(proc)
-            return self._end_event(None, "timeout")
-        owner, item = self._wait([proc], deadline)
-        if isinstance(item, dict):
-            return _reply_status(item, proc, self)
-        status = self._end_event(owner, item)
-        self._kill(proc)
-        return status
+            return [self._end_event(None, "timeout")]
+        results: list[dict[str, Any]] = []
+        for _ in requests:
+            oom_before = self.env.cgroups.oom_kills()
+            owner, item = self._wait([proc], min(previous + self.timeout_s, suite_deadline))
+            now = time.monotonic()
+            if isinstance(item, dict):
+                result = _reply_status(item, proc, self)
+            else:
+                result = self._end_event(owner, item)
+                self._kill(proc)
+            if self.env.cgroups.oom_kills() > oom_before:
+                result = {
+                    **result,
+                    "status": "memory_limit",
+                    "detail": "the job's memory cgroup hit its limit (OOM kill)",
+                }
+                self._kill(proc)
+            result["duration_s"] = now - previous
+            result.setdefault("stderr", _text(proc.window))
+            proc.window = bytearray()
+            previous = now
+            results.append(result)
+            if proc.dead:
+                break
+        return results
 
     def _run_assert(self, index: int, deadline: float) -> dict[str, Any]:
         assert self.cand is not None and self.load is not None

@@ -70,7 +70,8 @@ class _Worker:
         self.pid = self.proc.pid
         self.layers: dict[str, str] = {}
         self.cgroup_dirs: list[str] = []
-        frames.send_frame(self.sock, {"index": index, "n_workers": n_workers, "disable": list(disable)})
+        config = {"index": index, "n_workers": n_workers, "disable": list(disable), "limits": Limits().to_dict()}
+        frames.send_frame(self.sock, config)
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:
         self.sock.settimeout(timeout)
@@ -175,6 +176,7 @@ class SandboxPool:
         self._lock = threading.Lock()
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._workers: list[_Worker] = []
+        self._starting = 0
         self._closed = False
         started = [_Worker(i, size, self.disable) for i in range(size)]
         try:
@@ -249,16 +251,27 @@ class SandboxPool:
         job, judge_payload = scoring.job_request(code, suite, limits.to_dict())
         fds = [_memfd("judge-src", judge_payload), _memfd("judge-out")] if judge_payload is not None else []
         started = time.monotonic()
-        worker = self._acquire()
+        try:
+            worker: _Worker | None = self._acquire()
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
         raw: dict[str, Any]
         try:
             raw = worker.run(job, fds, limits.job_budget_s(len(suite.tests)) + DEADLINE_SLACK_S)
         except (OSError, EOFError, frames.FrameError) as exc:
             tail = worker.log_tail()
             worker = self._replace(worker)
-            raw = {
-                "error": f"sandbox worker failed during the job ({type(exc).__name__}: {exc}){chr(10) + tail if tail else ''}"
-            }
+            raw = {"error": f"sandbox worker failed during the job ({type(exc).__name__}: {exc})\n{tail}".strip()}
+        except BaseException:
+            # Interrupted mid-job (e.g. KeyboardInterrupt): the worker's state is unknown, so it
+            # must not serve another job; a replacement starts in the background.
+            self._retire(worker)
+            worker = None
+            for fd in fds:
+                os.close(fd)
+            raise
         finally:
             if worker is not None:
                 self._idle.put(worker)
@@ -273,7 +286,7 @@ class SandboxPool:
             with self._lock:
                 if self._closed:
                     raise SandboxUnavailable("the sandbox pool is closed")
-                if not self._workers:
+                if not self._workers and not self._starting:
                     raise SandboxUnavailable("no sandbox worker is running")
             try:
                 worker = self._idle.get(timeout=1.0)
@@ -285,21 +298,37 @@ class SandboxPool:
             if replacement is not None:
                 return replacement
 
+    def _retire(self, worker: _Worker) -> None:
+        """Kill a worker now and start its replacement on a background thread."""
+
+        def replace() -> None:
+            fresh = self._replace(worker)
+            if fresh is not None:
+                self._idle.put(fresh)
+
+        threading.Thread(target=replace, name="sandbox-respawn", daemon=True).start()
+
     def _replace(self, worker: _Worker) -> _Worker | None:
         """Kill a failed worker and start a fresh one in its slot (None if that fails)."""
         worker.kill()
         with self._lock:
             if worker in self._workers:
                 self._workers.remove(worker)
-            closed = self._closed
-        if closed:
-            return None
+            if self._closed:
+                return None
+            self._starting += 1
         try:
             fresh = _Worker(worker.index, self.size, self.disable)
             fresh.wait_ready()
         except (SandboxUnavailable, OSError):
+            with self._lock:
+                self._starting -= 1
             return None
         with self._lock:
+            self._starting -= 1
+            if self._closed:
+                fresh.close()
+                return None
             self._workers.append(fresh)
         return fresh
 

@@ -21,12 +21,24 @@ import traceback
 from typing import Any
 
 from sandbox import cgroups, frames, hardening, landlock, namespaces, preload, seccomp, syscalls
-from sandbox.job import JobRunner, Reaper
+from sandbox.job import JobRunner, Proc, Reaper, spawn
 
 DISABLEABLE_LAYERS = ("network_namespace", "mount_namespace", "cgroups", "unprivileged_uid", "landlock", "seccomp")
 ALLOWED_ENV = {"PATH", "LANG", "LC_ALL", "PYTHONHASHSEED"}
 TMPFS_MB = 256
 HIGH_FD = 100
+WARM_CPU_SECONDS = 3600
+NPROC_BACKSTOP = 4096  # lowered to the job's own budget when the job starts
+
+
+def _kill_now(env: WorkerEnv, proc: Proc) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    env.reaper.wait(proc.pid)
+    proc.close()
+    proc.dead = True
 
 
 def _high(fd: int) -> int:
@@ -52,6 +64,8 @@ class WorkerEnv:
         self.layers: dict[str, str] = {}
         self.job_unavailable: dict[str, str] = {}
         self.reaper = Reaper()
+        self.warm: Proc | None = None
+        self.warm_limits: tuple[int, ...] = ()
 
         self.devnull = _high(os.open(os.devnull, os.O_RDWR))
         for fd in (0, 1):
@@ -174,8 +188,38 @@ class WorkerEnv:
 
     # -- per job -----------------------------------------------------------
 
+    @staticmethod
+    def cpu_seconds(limits: dict[str, Any], n_tests: int) -> int:
+        """RLIMIT_CPU backstop for one job process: every test's wall-clock allowance, plus loading."""
+        return math.ceil(float(limits["timeout_s"]) * (n_tests + 1)) + 1
+
+    @staticmethod
+    def warm_key(limits: dict[str, Any]) -> tuple[int, ...]:
+        """The limits a pre-forked process was hardened with (the CPU limit is lowered at start instead)."""
+        return tuple(int(limits[k]) for k in ("memory_mb", "file_bytes", "max_open_files", "max_processes"))
+
+    def prefork(self, limits: dict[str, Any]) -> None:
+        """Fork and harden the next job's candidate process now, while the worker would otherwise wait."""
+        self.drop_warm()
+        plan = self.plan(limits, 0)
+        plan.cpu_seconds = WARM_CPU_SECONDS
+        self.warm = spawn(self, "candidate", {}, plan, limits)
+        self.warm_limits = self.warm_key(limits)
+
+    def take_warm(self, limits: dict[str, Any]) -> Proc | None:
+        warm, self.warm = self.warm, None
+        if warm is not None and self.warm_limits != self.warm_key(limits):
+            _kill_now(self, warm)
+            return None
+        return warm
+
+    def drop_warm(self) -> None:
+        warm, self.warm = self.warm, None
+        if warm is not None:
+            _kill_now(self, warm)
+
     def plan(self, limits: dict[str, Any], n_tests: int) -> hardening.Plan:
-        per_proc_cpu = math.ceil(float(limits["timeout_s"]) * (n_tests + 1)) + 1
+        per_proc_cpu = self.cpu_seconds(limits, n_tests)
         return hardening.Plan(
             job_dir=self.job_dir,
             base_vm_bytes=hardening.vm_size(),
@@ -188,9 +232,20 @@ class WorkerEnv:
             cpu_seconds=per_proc_cpu,
             file_bytes=int(limits["file_bytes"]),
             open_files=int(limits["max_open_files"]),
-            processes=int(limits["max_processes"]) * self.n_workers + 8,
+            processes=self._nproc_limit(int(limits["max_processes"])),
             unavailable=dict(self.job_unavailable),
         )
+
+    def _nproc_limit(self, per_job: int) -> int:
+        """RLIMIT_NPROC counts every process of the sandbox uid on the host, so it is only a backstop.
+
+        With a pids cgroup the per-job limit is exact and this stays generous
+        (other pools may run jobs as the same uid); without one it bounds this
+        pool's jobs together.
+        """
+        if "pids" in self.cgroups.dirs:
+            return NPROC_BACKSTOP
+        return per_job * self.n_workers + 8
 
     def reset_job_dir(self) -> None:
         os.chmod(self.job_dir, 0o700)
@@ -236,6 +291,7 @@ class WorkerEnv:
                 return
 
     def close(self) -> None:
+        self.drop_warm()
         self.cgroups.destroy()
         if self.owns_job_dir:
             shutil.rmtree(self.job_dir, ignore_errors=True)
@@ -255,6 +311,8 @@ def main(fd: int) -> None:
             "cgroup_dirs": sorted(set(env.cgroups.dirs.values())),
         }
         frames.send_frame(host, {"hello": hello})
+        if isinstance(config.get("limits"), dict):
+            env.prefork(config["limits"])
         while True:
             try:
                 request, fds = frames.recv_frame(host, reader)
@@ -273,6 +331,7 @@ def main(fd: int) -> None:
                     runner.finish()
                     for received in fds:
                         os.close(received)
+                env.prefork(request["limits"])
             elif op == "exit":
                 return
             else:

@@ -24,6 +24,16 @@ def _line(row: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def _start_worker() -> None:
+    resources.start_worker(resources.db_url())
+
+
+def _resume(store: Any, run_id: int) -> None:
+    """Queue the batch again and make sure a worker will take it."""
+    resume(store, run_id)
+    _start_worker()
+
+
 @st.fragment(run_every=2.0)
 def progress_panel(store: Any) -> None:
     """Queued and running batches, then the last finished ones; redrawn every two seconds."""
@@ -36,9 +46,7 @@ def progress_panel(store: Any) -> None:
     if waiting and not resources.worker_alive():
         left, right = st.columns([4, 1], vertical_alignment="center")
         left.warning("No background worker is running, so queued batches are not progressing.", icon=":material/warning:")
-        if right.button("Start worker", key=Batch.START_WORKER, icon=":material/play_arrow:"):
-            resources.start_worker(resources.db_url())
-            st.rerun(scope="fragment")
+        right.button("Start worker", key=Batch.START_WORKER, icon=":material/play_arrow:", on_click=_start_worker)
     for row in rows:
         with st.container(border=True):
             left, right = st.columns([6, 1], vertical_alignment="center")
@@ -48,14 +56,10 @@ def progress_panel(store: Any) -> None:
             if row["error"]:
                 left.caption(f":red[{row['error']}]")
             if row["status"] in ("queued", "running"):
-                if right.button("Cancel", key=f"{Batch.CANCEL}{row['id']}", disabled=row["cancel_requested"],
-                                icon=":material/stop:"):
-                    request_cancel(store, row["id"])
-                    st.rerun(scope="fragment")
+                right.button("Cancel", key=f"{Batch.CANCEL}{row['id']}", disabled=row["cancel_requested"],
+                             icon=":material/stop:", on_click=request_cancel, args=(store, row["id"]))
             elif row["status"] in ("cancelled", "failed") or row["done"] < row["total"]:
-                if right.button("Resume", key=f"{Batch.RESUME}{row['id']}", icon=":material/replay:"):
-                    resume(store, row["id"])
-                    resources.start_worker(resources.db_url())
-                    st.rerun(scope="fragment")
+                right.button("Resume", key=f"{Batch.RESUME}{row['id']}", icon=":material/replay:", on_click=_resume,
+                             args=(store, row["id"]))
             else:
                 right.page_link("pages/runs.py", label="Results", icon=":material/history:")

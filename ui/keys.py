@@ -91,6 +91,8 @@ class Runs:
     TAGS_SAVE = "runs.tags_save"
     DELETE = "runs.delete"
     DELETE_CONFIRM = "runs.delete_confirm"
+    DELETE_CANCEL = "runs.delete_cancel"
+    PENDING_DELETE = "runs.pending_delete"  # id of the run whose deletion awaits confirmation (not a widget)
     TO_STATISTICS = "runs.to_statistics"
     TO_ABLATIONS = "runs.to_ablations"
     NOTICE = "runs.notice"  # one-shot message shown after an action (not a widget)
@@ -197,6 +199,7 @@ DEFAULTS: dict[str, Any] = {
     Runs.DATES: (),
     Runs.SELECT: [],
     Runs.NOTICE: None,
+    Runs.PENDING_DELETE: None,
     Trace.OUTCOME: "any",
     Retr.CATEGORY: "all",
     Retr.EDIT: "(new technique)",

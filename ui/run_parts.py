@@ -47,13 +47,27 @@ def summary_panel(store: Any, run: Any) -> None:
                         key="runs.heatmap")
 
 
-@st.dialog("Delete this run?")
+def _ask_delete(run_id: int) -> None:
+    st.session_state[Runs.PENDING_DELETE] = run_id
+
+
+def _keep() -> None:
+    st.session_state[Runs.PENDING_DELETE] = None
+
+
+@st.dialog("Delete this run?", on_dismiss=_keep)
 def _confirm_delete(store: Any, run_id: int, title: str, trials: int) -> None:
+    """Shown while a deletion is pending; only the explicit button deletes."""
     st.write(f"Run #{run_id} *{title}* and its {trials} trial(s), with every step, LLM call, sandbox result and "
              "retrieval hit, will be deleted. This cannot be undone.")
-    if st.button("Delete permanently", type="primary", key=Runs.DELETE_CONFIRM, icon=":material/delete_forever:"):
+    left, right = st.columns(2)
+    if left.button("Delete permanently", type="primary", key=Runs.DELETE_CONFIRM, icon=":material/delete_forever:"):
         store.delete_run(run_id)
         st.session_state[Runs.NOTICE] = f"Deleted run #{run_id}."
+        _keep()
+        st.rerun()
+    if right.button("Keep it", key=Runs.DELETE_CANCEL):
+        _keep()
         st.rerun()
 
 
@@ -73,6 +87,7 @@ def manage_panel(store: Any, run: Any, trials: int) -> None:
         st.session_state[Runs.NOTICE] = f"Saved the tags of run #{run.id}."
         st.rerun()
     busy = run.kind == "batch" and run.status in ("queued", "running")
-    if right.button("Delete", key=Runs.DELETE, icon=":material/delete:", disabled=busy,
-                    help="cancel the batch on the Batch page first" if busy else "asks for confirmation"):
+    right.button("Delete", key=Runs.DELETE, icon=":material/delete:", disabled=busy, on_click=_ask_delete, args=(run.id,),
+                 help="cancel the batch on the Batch page first" if busy else "asks for confirmation")
+    if st.session_state.get(Runs.PENDING_DELETE) == run.id:
         _confirm_delete(store, run.id, run.title, trials)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from execugraph.agents.context import TrialContext
+from execugraph.store.models import utcnow
 
 SMOKE_TEST: dict[str, Any] = {"kind": "assert", "name": "smoke", "source": "", "call": "None"}
 
@@ -18,9 +19,7 @@ def execute(ctx: TrialContext, code: str, tests: list[dict[str, Any]], purpose: 
         suite["entry_point"] = None
     limits = Limits(timeout_s=ctx.config.test_timeout_s, memory_mb=ctx.config.memory_mb)
     result = ctx.pool.run_suite(code, suite, limits).to_dict()
-    ctx.store.add_execution(
-        ctx.trial_id,
-        step_id=ctx.step_id,
+    row = dict(
         purpose=purpose,
         code=code,
         verdict=result["verdict"],
@@ -32,7 +31,12 @@ def execute(ctx: TrialContext, code: str, tests: list[dict[str, Any]], purpose: 
         policy_version=POLICY_VERSION,
         isolation=result.get("isolation", {}),
         duration_s=result.get("duration_s", 0.0),
+        created_at=utcnow(),
     )
+    if ctx.current is not None:
+        ctx.current.executions.append(row)  # written with the step
+    else:
+        ctx.store.add_execution(ctx.trial_id, **row)
     result["purpose"] = purpose
     result["code"] = code
     return result

@@ -19,7 +19,7 @@ def retrieve_techniques(ctx: TrialContext, out: dict[str, Any]) -> str:
     query = ctx.problem.statement
     hits = ctx.retriever.retrieve(query, k=ctx.config.retrieval_k)
     rows = [hit.to_row() for hit in hits]
-    ctx.store.add_retrieval_hits(ctx.trial_id, [row | {"query": query} for row in rows])
+    ctx.current.hits.extend(row | {"query": query} for row in rows)  # written with the planner step
     out["hits"] = rows
     return format_for_prompt(hits)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import select
 
 from execugraph.publication import layout
@@ -233,6 +234,11 @@ def _check_problems(rows: list[tuple[int, dict[str, Any]]], issues: IssueCollect
         seen.setdefault(key, line)
         if isinstance(v.get("tests"), list) and not all(isinstance(x, dict) for x in v["tests"]):
             issues.add(layout.PROBLEMS, line, "tests", "must be a list of sandbox test objects")
+            continue
+        try:
+            ProblemRecord(**v).to_problem()
+        except (ValidationError, TypeError) as exc:
+            issues.add(layout.PROBLEMS, line, None, f"not a valid problem ({exc})")
 
 
 def _strip(values: dict[str, Any], *names: str) -> dict[str, Any]:

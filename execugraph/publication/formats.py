@@ -61,10 +61,12 @@ class IssueCollector:
         self.issues: list[Issue] = []
 
     def add(self, file: str, line: int | None, field: str | None, message: str) -> None:
+        """Record one issue (beyond MAX_REPORTED_ISSUES they are counted out)."""
         if len(self.issues) < MAX_REPORTED_ISSUES:
             self.issues.append(Issue(file, line, field, message))
 
     def raise_if_any(self) -> None:
+        """Raise BundleFormatError when anything was recorded."""
         if self.issues:
             raise BundleFormatError(list(self.issues))
 
@@ -144,12 +146,14 @@ def decode_datetime(value: Any) -> datetime:
 
 
 def encode_float(value: float | None) -> float | str | None:
+    """A float as JSON allows it: finite as is, NaN/Infinity as strings."""
     if value is None or math.isfinite(value):
         return value
     return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
 def decode_float(value: Any) -> float:
+    """Inverse of `encode_float`; anything else is a ValueError."""
     if isinstance(value, bool):
         raise ValueError(f"expected a number, got {value!r}")
     if isinstance(value, (int, float)):

@@ -41,6 +41,7 @@ class ProblemResolver:
         self._humaneval_error = ""
 
     def resolve(self, benchmark: str, problem_id: str) -> Resolution:
+        """The problem to grade (benchmark, problem_id) against, or why there is none."""
         key = (benchmark or "", problem_id)
         if key not in self._cache:
             self._cache[key] = self._resolve(*key)

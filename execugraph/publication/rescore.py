@@ -62,9 +62,11 @@ class RescoreReport:
 
     @property
     def unresolved_trials(self) -> int:
+        """Trials left out because their problem has no tests here."""
         return sum(u["trials"] for u in self.unresolved)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
         return {
             "run_id": self.run_id,
             "parent_run_id": self.parent_run_id,

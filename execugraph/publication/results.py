@@ -21,6 +21,7 @@ class ImportedRun:
     imported: bool = True
 
     def to_dict(self) -> dict[str, Any]:
+        """One entry of the printed `runs` list."""
         return {"id": self.id, "name": self.name, "trials": self.trials, "imported": self.imported}
 
 
@@ -33,6 +34,7 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """`{"runs": [...], "source": ..., "warnings": [...]}` (warnings only when there are any)."""
         out: dict[str, Any] = {"runs": [r.to_dict() for r in self.runs], "source": self.source}
         if self.warnings:
             out["warnings"] = list(self.warnings)
@@ -60,6 +62,7 @@ def runs_mentioning(store: Any, needle: str) -> list[tuple[int, str, dict[str, A
 
 
 def trial_count(store: Any, run_id: int) -> int:
+    """How many trials a stored run has (for runs an import found already there)."""
     from sqlalchemy import func
 
     table = Trial.__table__  # type: ignore[attr-defined]

@@ -66,6 +66,18 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def default_threads(cores: int | None = None) -> int:
+    """Torch threads for embedding: half the cores, at most 4, at least 1 (1 on this 2-core machine).
+
+    In a trial the embedder shares the CPU with the LLM server and sandbox
+    workers; OpenMP threads that wait on each other at every layer turn a busy
+    CPU into a ~10x slowdown (measured: 2 threads ~800 ms vs 1 thread ~75 ms per
+    query on a loaded 2-core box), while one short query gains little from more.
+    """
+    cores = available_cores() if cores is None else cores
+    return max(1, min(4, cores // 2))
+
+
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     """Scale each row to unit L2 norm (zero rows stay zero) as contiguous float32."""
     vectors = np.asarray(vectors, dtype=np.float32)
@@ -97,8 +109,8 @@ class MiniLMEmbedder:
 
         self.model_dir = model_dir or locate_model_dir()
         cores = available_cores()
-        wanted = threads if threads is not None else cores
-        self.threads = max(1, min(wanted, cores, torch.get_num_threads()))
+        wanted = threads if threads is not None else default_threads(cores)
+        self.threads = max(1, min(wanted, cores))
         torch.set_num_threads(self.threads)
         self._lock = threading.Lock()
         self._torch = torch
@@ -109,7 +121,9 @@ class MiniLMEmbedder:
         except metadata.PackageNotFoundError:
             version = "local"
         self._model_id = f"{MODEL_NAME}@{version}"
-        dimension_of = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dimension_of = (
+            getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        )
         self.dimension = int(dimension_of() or 384)
 
     @property

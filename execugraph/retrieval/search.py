@@ -10,10 +10,13 @@ without a restart.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from execugraph.retrieval.embedder import Embedder, available_cores, get_embedder
+import numpy as np
+
+from execugraph.retrieval.embedder import Embedder, get_embedder
 from execugraph.retrieval.index import IndexLoad, VectorIndex, cache_key, limit_faiss_threads, load_or_build
 from execugraph.retrieval.library import (
     DEFAULT_LIBRARY_PATH,
@@ -30,6 +33,7 @@ from execugraph.retrieval.library import (
 )
 
 DEFAULT_K = 3
+DEFAULT_QUERY_CACHE = 512
 
 
 @dataclass(frozen=True)
@@ -72,15 +76,26 @@ class Retriever:
 
     Thread-safe: searches read an immutable snapshot; edits are serialised and
     publish a new snapshot only once the file is written and the index is ready.
+    Query vectors are kept in a small LRU, because a batch asks about the same
+    problem statement once per condition, seed and trial.
     """
 
-    def __init__(self, library_path: Path, cache_dir: Path, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        library_path: Path,
+        cache_dir: Path,
+        embedder: Embedder,
+        query_cache_size: int = DEFAULT_QUERY_CACHE,
+    ) -> None:
         self.library_path = Path(library_path)
         self.cache_dir = Path(cache_dir)
         self.embedder = embedder
         self.index_builds = 0  # how many times this retriever had to embed the library
+        self.query_cache_size = query_cache_size
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._query_lock = threading.Lock()
         self._edit_lock = threading.Lock()
-        limit_faiss_threads(min(2, available_cores()))
+        limit_faiss_threads(1)  # an exact scan of a few hundred rows is over before a second thread starts
         self._state = self._load_state()
 
     @classmethod
@@ -89,6 +104,7 @@ class Retriever:
         library_path: Path | str | None = None,
         cache_dir: Path | str | None = None,
         embedder: Embedder | None = None,
+        query_cache_size: int = DEFAULT_QUERY_CACHE,
     ) -> Retriever:
         """Open a library (default data/techniques.jsonl) with its cached or freshly built index.
 
@@ -100,6 +116,7 @@ class Retriever:
             library_path=library_path,
             cache_dir=Path(cache_dir) if cache_dir is not None else default_cache_dir(),
             embedder=embedder if embedder is not None else get_embedder(),
+            query_cache_size=query_cache_size,
         )
 
     def _load_state(self) -> _State:
@@ -154,9 +171,25 @@ class Retriever:
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         state = self._state
-        query = self.embedder.encode([text.strip()])[0]
+        query = self._query_vector(text.strip())
         pairs = state.index.search(query, k)
         return [Hit(technique=state.by_id[tid], score=score, rank=i) for i, (tid, score) in enumerate(pairs, start=1)]
+
+    def _query_vector(self, text: str) -> np.ndarray:
+        """Embed a query, reusing the vector of a recently seen identical text."""
+        with self._query_lock:
+            cached = self._query_vectors.get(text)
+            if cached is not None:
+                self._query_vectors.move_to_end(text)
+                return cached
+        vector = self.embedder.encode([text])[0]
+        vector.setflags(write=False)
+        if self.query_cache_size > 0:
+            with self._query_lock:
+                self._query_vectors[text] = vector
+                while len(self._query_vectors) > self.query_cache_size:
+                    self._query_vectors.popitem(last=False)
+        return vector
 
     def reload(self) -> None:
         """Re-read the library file (e.g. edited by hand) and swap in its index."""

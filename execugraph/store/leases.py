@@ -183,3 +183,43 @@ def llm_calls_for_run(store: Any, run_id: int, role: str | None = None) -> list[
         stmt = stmt.where(call.c.role == role)
     with store.engine.connect() as conn:
         return list(conn.execute(stmt.order_by(call.c.id)))
+
+
+def reset_trial(store: Any, trial_id: int, status: str = "running") -> Any:
+    """Wipe one trial's partial trace and results so it can run again; returns its new started_at.
+
+    Used when a trial must be rerun inside a live run (its Ray worker died, its LLM
+    endpoint was drained). With status `running` the trial gets a fresh started_at,
+    which scale-out workers use as the attempt's fencing token: a superseded
+    attempt's writes are refused because the token no longer matches.
+    """
+    if status not in ("running", "queued", "cancelled"):
+        raise ValueError(f"reset_trial: status must be running, queued or cancelled, not {status!r}")
+    started = utcnow() if status == "running" else None
+    with writer(store.engine).begin() as conn:
+        _delete_children(conn, [trial_id])
+        changed = conn.execute(
+            update(TRIAL)
+            .where(TRIAL.c.id == trial_id)
+            .values(
+                status=status,
+                passed=None,
+                tests_passed=0,
+                tests_total=0,
+                retries_used=0,
+                error_class=None,
+                test_source=None,
+                final_code=None,
+                explanation=None,
+                message=None,
+                wallclock_s=0.0,
+                tokens_in=0,
+                tokens_out=0,
+                llm_calls=0,
+                started_at=started,
+                finished_at=None,
+            )
+        ).rowcount
+    if not changed:
+        raise LookupError(f"trial {trial_id} does not exist")
+    return started

@@ -437,6 +437,57 @@ class Store:
             )
             return int(result.inserted_primary_key[0])  # type: ignore[index]
 
+    def record_step(
+        self,
+        trial_id: int,
+        node: str,
+        attempt: int = 0,
+        *,
+        started_at: datetime,
+        ended_at: datetime | None = None,
+        output: dict[str, Any] | None = None,
+        llm_calls: Iterable[dict[str, Any]] = (),
+        executions: Iterable[dict[str, Any]] = (),
+        hits: Iterable[dict[str, Any]] = (),
+    ) -> int:
+        """Write a finished step with its LLM calls, executions and retrieval hits in ONE transaction.
+
+        The agent loop's hot path: one commit per node instead of one per row, and a
+        crash still loses at most the step in flight. Returns the step id.
+        """
+        calls, runs, found = list(llm_calls), list(executions), list(hits)
+        for model, rows, frozen in ((LLMCall, calls, ("id", "trial_id", "step_id")),
+                                    (Execution, runs, ("id", "trial_id", "step_id")),
+                                    (RetrievalHit, found, ("id", "trial_id"))):
+            for index, row in enumerate(rows):
+                try:
+                    _check_fields(model, row, frozen=frozen)
+                except ValueError as exc:
+                    raise ValueError(f"{model.__name__} #{index} of step {node!r}: {exc}") from exc
+        for call in calls:
+            if "messages" in call:
+                _check_messages(call["messages"])
+        _check_fields(Step, {"started_at": started_at, "ended_at": ended_at})
+        trials, steps = _table(Trial), _table(Step)
+        with self._write() as session:
+            locked = session.exec(
+                select(trials.c.id).where(trials.c.id == trial_id).with_for_update(key_share=True)
+            ).first()
+            if locked is None:
+                raise LookupError(f"trial {trial_id} does not exist")
+            seq = session.exec(
+                select(func.coalesce(func.max(steps.c.seq), 0) + 1).where(steps.c.trial_id == trial_id)
+            ).one()
+            step = Step(trial_id=trial_id, seq=int(seq[0] if isinstance(seq, tuple) else seq), node=node,
+                        attempt=attempt, started_at=started_at, ended_at=ended_at, output=output)
+            session.add(step)
+            session.flush()
+            step_id = int(step.id)  # type: ignore[arg-type]
+            session.add_all([LLMCall(trial_id=trial_id, step_id=step_id, **c) for c in calls])
+            session.add_all([Execution(trial_id=trial_id, step_id=step_id, **e) for e in runs])
+            session.add_all([RetrievalHit(trial_id=trial_id, **h) for h in found])
+        return step_id
+
     def finish_step(self, step_id: int, output: dict[str, Any] | None = None) -> None:
         """Mark the step ended now, replacing its output when one is given."""
         fields: dict[str, Any] = {"ended_at": utcnow()}

@@ -14,8 +14,14 @@ from tests.support.ollama_server import OllamaStandIn
 
 def doctor(tmp_path, host: str, *extra: str) -> subprocess.CompletedProcess:
     env = os.environ | {"OLLAMA_HOST": host, "EXECUGRAPH_DB": str(tmp_path / "doc.db")}
-    return subprocess.run([sys.executable, "-m", "execugraph", "doctor", *extra], cwd=PROJECT_ROOT, env=env,
-                          capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        [sys.executable, "-m", "execugraph", "doctor", *extra],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def closed_port_url() -> str:
@@ -52,7 +58,13 @@ def test_unusable_database_fails_with_exit_1(tmp_path):
     blocker.write_text("not a directory")
     env_db = str(blocker / "sub" / "runs.db")
     env = os.environ | {"OLLAMA_HOST": closed_port_url(), "EXECUGRAPH_DB": env_db}
-    result = subprocess.run([sys.executable, "-m", "execugraph", "doctor", "--no-load"], cwd=PROJECT_ROOT, env=env,
-                            capture_output=True, text=True, timeout=180)
+    result = subprocess.run(
+        [sys.executable, "-m", "execugraph", "doctor", "--no-load"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert result.returncode == 1
     assert "[FAIL] database" in result.stdout and "EXECUGRAPH_DB" in result.stdout

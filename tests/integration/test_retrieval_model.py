@@ -123,16 +123,15 @@ def test_cli_prints_recall(tmp_path: Path) -> None:
     assert report["recall"]["@3"] >= 0.8 and report["n"] >= 40
     assert (tmp_path / "cache" / "retrieval").is_dir()  # index cached under settings.cache_dir/retrieval
 
-    text = subprocess.run(
-        [sys.executable, "-m", "execugraph", "retrieval-eval", "--k", "5"],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
-    assert text.returncode == 0, text.stderr
-    assert "recall@1:" in text.stdout and "recall@5:" in text.stdout
+
+def test_cli_text_report_in_process(retriever: Retriever, capsys: pytest.CaptureFixture[str]) -> None:
+    from execugraph.cli import main
+
+    assert main(["retrieval-eval", "--k", "5", "--cache-dir", str(retriever.cache_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "recall@1:" in out and "recall@5:" in out and "MRR@5:" in out
+    recall5 = float(out.split("recall@5:")[1].split()[0])
+    assert recall5 >= 0.8
 
 
 def test_cli_refuses_a_malformed_library(tmp_path: Path) -> None:

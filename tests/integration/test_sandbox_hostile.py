@@ -6,7 +6,7 @@ import pytest
 
 from sandbox import SandboxPool
 from tests.support.hostile.catalog import CASES, HostileCase, suite_for
-from tests.support.hostile.host import HostContext, host_problems, sandbox_processes, wait_until_gone
+from tests.support.hostile.host import HostContext, host_problems, leftover_processes
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_hostile_program_is_contained(case: HostileCase, host: HostContext, pool
         problems += case.check(host, result, pool)
     assert not problems, f"{case.name}: {problems}"
     assert pool.worker_pids() == workers_before, "a worker had to be replaced"
-    assert not wait_until_gone(sandbox_processes()), "sandbox processes outlived the job"
+    assert not leftover_processes(pool.worker_pids()), "sandbox processes outlived the job"
 
 
 def test_parallel_hostile_batch_keeps_order_and_verdicts(host: HostContext, pool: SandboxPool):

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
+import time
 
 import pytest
 
-from sandbox import Limits, SandboxPool, SuiteError, SuiteResult, isolation_report, run_suite
+from sandbox import (
+    Limits,
+    SandboxPool,
+    SandboxUnavailable,
+    SuiteError,
+    SuiteResult,
+    default_pool,
+    isolation_report,
+    run_suite,
+)
 
 FAST = Limits(timeout_s=3.0)
 
@@ -351,7 +363,40 @@ def test_isolation_layers_are_reported_honestly(pool):
 
 
 def test_module_level_run_suite_uses_a_default_pool():
-    result = run_suite(
-        "def f():\n    return 'ok'\n", {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": "ok"}]}
-    )
-    assert result.passed
+    try:
+        suite = {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": "ok"}]}
+        assert run_suite("def f():\n    return 'ok'\n", suite).passed
+        assert default_pool() is default_pool()
+    finally:
+        default_pool().close()
+
+
+def test_closing_a_pool_leaves_no_process_behind():
+    pool = SandboxPool(workers=2)
+    code = "import os, time\ndef f():\n    pid = os.fork()\n    if pid == 0:\n        time.sleep(600)\n    return pid\n"
+    result = pool.run_suite(code, {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 0}]})
+    forked = int(result.tests[0].got)
+    workers = pool.worker_pids()
+    cgroup_dirs = [d for w in pool._workers for d in w.cgroup_dirs]
+    pool.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in [*workers, forked]):
+        time.sleep(0.05)
+    assert not [pid for pid in [*workers, forked] if os.path.exists(f"/proc/{pid}")], "processes survived close()"
+    assert not [d for d in cgroup_dirs if os.path.exists(d)], "job cgroups were not removed"
+    with pytest.raises(SandboxUnavailable):
+        pool.run_suite("x = 1", {"tests": [{"kind": "stdio", "expected_stdout": ""}]})
+
+
+def test_a_worker_killed_mid_job_gives_a_harness_error_and_is_replaced():
+    call = {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 1}]}
+    with SandboxPool(workers=1) as pool:
+        (victim,) = pool.worker_pids()
+        timer = threading.Timer(0.5, os.kill, (victim, signal.SIGKILL))
+        timer.start()
+        result = pool.run_suite("import time\ndef f():\n    time.sleep(30)\n    return 1\n", call, Limits(timeout_s=20))
+        timer.join()
+        assert result.verdict == "harness_error" and result.tests_passed == 0
+        assert "worker failed" in result.error
+        assert pool.worker_pids() != [victim]
+        assert pool.run_suite("def f():\n    return 1\n", call).passed

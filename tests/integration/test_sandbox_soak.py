@@ -8,7 +8,7 @@ import pytest
 
 from sandbox import SandboxPool
 from tests.support.hostile.catalog import CASES, suite_for
-from tests.support.hostile.host import HostContext, host_problems, sandbox_processes, wait_until_gone
+from tests.support.hostile.host import HostContext, host_problems, leftover_processes
 
 HOSTILE_JOBS = 1000
 CORRECT = "import heapq, bisect, collections\ndef f(xs):\n    return heapq.nsmallest(2, xs) + [bisect.bisect(sorted(xs), 3)]\n"
@@ -38,4 +38,4 @@ def test_correct_program_passes_after_a_thousand_hostile_jobs(host: HostContext)
         assert pool.worker_pids() == workers, "a worker died and was replaced during the soak"
         assert after[0].isolation == baseline.isolation, "isolation layers changed after hostile jobs"
         assert not host_problems(host, results[-1], workers)
-        assert not wait_until_gone(sandbox_processes())
+        assert not leftover_processes(pool.worker_pids())

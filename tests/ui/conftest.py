@@ -61,12 +61,14 @@ def worker_starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture
 def app() -> Callable[[str], AppTest]:
-    """`app("runs")` -> an AppTest of the whole app (router, sidebar) switched to that page and run."""
+    """`app("runs", state={...}, trial="3")` -> an AppTest of the whole app (router, sidebar) on that page, run."""
 
-    def open_page(page: str = "synthesize", **query: str) -> AppTest:
+    def open_page(page: str = "synthesize", state: dict | None = None, **query: str) -> AppTest:
         at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT_S)
         for name, value in query.items():
             at.query_params[name] = value
+        for key, value in (state or {}).items():  # preset before the first run, as a returning user would have it
+            at.session_state[key] = value
         at.run()
         if page != "synthesize":
             at.switch_page(f"pages/{page}.py").run()
@@ -85,8 +87,9 @@ def worker_thread(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], obj
     def install(deps_factory: Callable[[], object]) -> list[threading.Thread]:
         def start(url: str) -> bool:
             worker = Worker(Store.open(url), deps_factory=deps_factory, heartbeat_s=0.5)
-            thread = threading.Thread(target=worker.run_forever, kwargs={"poll_s": 0.2, "exit_when_idle": True},
-                                      daemon=True)
+            thread = threading.Thread(
+                target=worker.run_forever, kwargs={"poll_s": 0.2, "exit_when_idle": True}, daemon=True
+            )
             thread.start()
             threads.append(thread)
             return True

@@ -21,11 +21,18 @@ def _fill(at, statement="Return the sum of a and b.", entry="add"):
 
 def test_submitting_runs_the_agents_and_stores_the_trace(app, db_store):
     at = app("synthesize")
-    models = scripted(planner=["1. add the two numbers"], generator=[fenced(WRONG), fenced(GOOD)], reviewer=[REVIEW],
-                      optimizer=[fenced(GOOD)], explainer=["It returns a plus b."])
+    models = scripted(
+        planner=["1. add the two numbers"],
+        generator=[fenced(WRONG), fenced(GOOD)],
+        reviewer=[REVIEW],
+        optimizer=[fenced(GOOD)],
+        explainer=["It returns a plus b."],
+    )
     at.session_state[TEST_CHAT_MODELS] = models
-    at.session_state[Syn.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True},
-                                            {"call": "add(-1, 1)", "expected": "0", "visible": False}]
+    at.session_state[Syn.TEST_ROWS_DATA] = [
+        {"call": "add(1, 2)", "expected": "3", "visible": True},
+        {"call": "add(-1, 1)", "expected": "0", "visible": False},
+    ]
     at.run()
     _fill(at).selectbox(key=Syn.RETRY_BUDGET).set_value("2")
     at.button(key=Syn.SUBMIT).click().run()
@@ -42,8 +49,17 @@ def test_submitting_runs_the_agents_and_stores_the_trace(app, db_store):
     assert "It returns a plus b." in texts(at, "markdown")
     labels = [e.label for e in at.expander]
     assert [label.split(" · ")[0] for label in labels if label.startswith("#")] == [
-        "#1 planner", "#2 generator", "#3 reviewer", "#4 evaluator", "#5 generator", "#6 reviewer", "#7 evaluator",
-        "#8 optimizer", "#9 grade", "#10 explainer"]
+        "#1 planner",
+        "#2 generator",
+        "#3 reviewer",
+        "#4 evaluator",
+        "#5 generator",
+        "#6 reviewer",
+        "#7 evaluator",
+        "#8 optimizer",
+        "#9 grade",
+        "#10 explainer",
+    ]
     assert any("wrong_answer 0/2 -> retry" in label for label in labels)
     assert any("Verdict: wrong_answer" in c.value for c in at.code)  # the feedback sent back to the generator
     link = at.get("page_link")[0]
@@ -80,14 +96,16 @@ def test_assert_tests_and_a_single_condition(app, db_store):
 def test_bad_input_is_refused_with_the_row_and_the_fix(app, db_store):
     at = app("synthesize")
     at.session_state[TEST_CHAT_MODELS] = scripted(generator=[fenced(GOOD)])
-    at.session_state[Syn.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True},
-                                            {"call": "add(1,", "expected": "3", "visible": False}]
+    at.session_state[Syn.TEST_ROWS_DATA] = [
+        {"call": "add(1, 2)", "expected": "3", "visible": True},
+        {"call": "add(1,", "expected": "3", "visible": False},
+    ]
     at.run()
     _fill(at).button(key=Syn.SUBMIT).click().run()
     assert any("test row 2, field call: not valid Python" in e for e in texts(at, "error")), texts(at, "error")
-    at.text_area(key=Syn.STATEMENT).input("   ").run()
+    at.text_area(key=Syn.STATEMENT).input("   ")  # form values are sent with the submit, so no run() in between
     at.button(key=Syn.SUBMIT).click().run()
-    assert any("the problem statement is empty" in e for e in texts(at, "error"))
+    assert any("the problem statement is empty" in e for e in texts(at, "error")), texts(at, "error")
     _fill(at).selectbox(key=Syn.CONDITION).set_value("single-retry")
     at.selectbox(key=Syn.RETRIEVAL).set_value("on")
     at.session_state[Syn.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True}]
@@ -97,11 +115,11 @@ def test_bad_input_is_refused_with_the_row_and_the_fix(app, db_store):
 
 
 def test_an_unreachable_ollama_model_is_named_with_the_fix(app, db_store):
-    at = app("synthesize")
-    at.session_state[Syn.DEFAULT_MODEL] = "ollama:qwen2.5-coder:7b"
-    at.run()
+    at = app("synthesize", state={Syn.DEFAULT_MODEL: "ollama:qwen2.5-coder:7b"})
     _fill(at).button(key=Syn.SUBMIT).click().run()
     errors = texts(at, "error")
-    assert any("Ollama not reachable at http://127.0.0.1:9 - start it (`ollama serve`) or choose the embedded model"
-               in e for e in errors), errors
+    assert any(
+        "Ollama not reachable at http://127.0.0.1:9 - start it (`ollama serve`) or choose the embedded model" in e
+        for e in errors
+    ), errors
     assert at.session_state[Syn.JOB] is None and db_store.list_runs() == []

@@ -7,6 +7,7 @@ rescore child, an ad-hoc problem), so the bundle has to carry every column.
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import zipfile
@@ -15,8 +16,15 @@ from pathlib import Path
 import pytest
 
 from execugraph.batch_spec import BatchSpec
-from execugraph.publication import BundleFormatError, ExportError, bundle_files, export_bundle, import_path
-from execugraph.publication import layout
+from execugraph.publication import (
+    BundleFormatError,
+    ExportError,
+    bundle_files,
+    export_bundle,
+    import_path,
+    import_zip_bytes,
+    layout,
+)
 from execugraph.runner import enqueue_batch
 from execugraph.single import adhoc_problem
 from execugraph.stats import build_report
@@ -330,6 +338,8 @@ def _edit_line(path: Path, number: int, change) -> None:
         (layout.STEPS, 2, lambda o: o.update(started_at="yesterday"), "started_at", "ISO 8601"),
         (layout.RUNS, 1, lambda o: o.update(status="running"), "status", "only finished runs"),
         (layout.EXECUTIONS, 3, lambda o: o.update(bogus=1), "bogus", "unknown field"),
+        (layout.PROBLEMS, 1, lambda o: o.update(tests="nope"), "tests", "expected a JSON array"),
+        (layout.RUNS, 2, lambda o: o.update(parent_run_id=2), "parent_run_id", "not another run"),
     ],
 )
 def test_bad_files_are_refused_with_file_line_and_field(
@@ -379,3 +389,16 @@ def test_a_differing_stored_problem_is_kept_and_reported(seeded, tmp_path: Path)
         result = import_path(target, tmp_path / "bundle")
         assert any("different content" in w for w in result.warnings)
         assert target.get_problem("adhoc", problem.problem_id).statement == "Something else."
+
+
+def test_a_zip_holding_the_bundle_in_a_folder_imports(seeded, tmp_path: Path) -> None:
+    store, ids = seeded
+    files = bundle_files(store, [ids["batch"]])
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(f"my-paper-bundle/{name}", data)
+    with Store.open(str(tmp_path / "t.db")) as target:
+        (run,) = import_zip_bytes(target, buffer.getvalue(), "upload.zip").runs
+        assert (run.name, run.trials) == ("publication seed", 8)
+        assert bundle_files(target, [run.id]) == files

@@ -291,3 +291,21 @@ def test_recall_at_k_counts_any_labelled_technique() -> None:
     assert report.mrr() == pytest.approx((1 + 1 / 3 + 1 / 2) / 4)
     summary = report.to_dict()
     assert summary["recall"] == {"@1": 0.25, "@3": 0.75} and summary["n"] == 4
+
+
+def test_repeated_queries_reuse_their_vector_within_a_bounded_cache(lib: Path, tmp_path: Path) -> None:
+    embedder = HashingEmbedder()
+    r = Retriever.load(lib, tmp_path / "cache", embedder=embedder, query_cache_size=2)
+    calls = embedder.calls
+    first = r.retrieve("queue level hops")
+    assert r.retrieve("  queue level hops ") == first and embedder.calls == calls + 1
+    r.retrieve("second query")
+    r.retrieve("third query")  # evicts "queue level hops"
+    r.retrieve("queue level hops")
+    assert embedder.calls == calls + 4
+
+    uncached = Retriever.load(lib, tmp_path / "cache", embedder=embedder, query_cache_size=0)
+    calls = embedder.calls
+    uncached.retrieve("queue level hops")
+    uncached.retrieve("queue level hops")
+    assert embedder.calls == calls + 2

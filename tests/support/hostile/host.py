@@ -111,9 +111,9 @@ class HostContext:
             marker.unlink(missing_ok=True)
 
 
-def sandbox_processes() -> list[int]:
-    """Live (non-zombie) processes running as the sandbox uid."""
-    found = []
+def sandbox_processes() -> dict[int, int]:
+    """Live (non-zombie) processes running as the sandbox uid: pid -> parent pid."""
+    found = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -124,15 +124,42 @@ def sandbox_processes() -> list[int]:
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         uid = int(fields.get("Uid", "-1").split()[0])
         if uid == SANDBOX_UID and not fields.get("State", "").strip().startswith("Z"):
-            found.append(int(name))
+            found[int(name)] = int(fields.get("PPid", "0"))
     return found
+
+
+def leftover_processes(worker_pids: list[int], timeout_s: float = 3.0) -> list[int]:
+    """Sandbox-uid descendants of these workers still alive after waiting, except each worker's one warm process.
+
+    Only this pool's workers are considered, so other sandbox users on the
+    same machine do not count. Orphans of a job are reparented to its worker
+    (a child subreaper), so they show up here too.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        parents = sandbox_processes()
+        mine: dict[int, int] = {}
+        frontier = set(worker_pids)
+        while frontier:
+            children = {pid: ppid for pid, ppid in parents.items() if ppid in frontier and pid not in mine}
+            mine.update(children)
+            frontier = set(children)
+        leftovers, warm_seen = [], set()
+        for pid, ppid in sorted(mine.items()):
+            if ppid in worker_pids and ppid not in warm_seen:
+                warm_seen.add(ppid)
+            else:
+                leftovers.append(pid)
+        if not leftovers or time.monotonic() > deadline:
+            return leftovers
+        time.sleep(0.02)
 
 
 def wait_until_gone(pids: list[int], timeout_s: float = 3.0) -> list[int]:
     """The pids (among `pids`) still alive as sandbox processes after waiting up to `timeout_s`."""
     deadline = time.monotonic() + timeout_s
     while True:
-        alive = [p for p in pids if p in set(sandbox_processes())]
+        alive = [p for p in pids if p in sandbox_processes()]
         if not alive or time.monotonic() > deadline:
             return alive
         time.sleep(0.02)

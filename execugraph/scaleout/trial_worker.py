@@ -1,0 +1,107 @@
+"""TrialWorker: the code a Ray worker process runs, one trial per actor call, several at once.
+
+The driver creates a few of these as Ray actors (a threaded actor per node by
+default). Each one lives in its own process for the whole batch and keeps, per
+process: one store engine on the shared database, one warm `sandbox.SandboxPool`
+(so every candidate program runs on the node that runs its trial) and the
+imported agent graph. Calls run in the actor's thread pool, like the local
+runner's threads. Plain class, no Ray import: the driver wraps it with
+`ray.remote`, and tests can call it directly.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from datetime import datetime
+from typing import Any
+
+from execugraph.scaleout.fencing import FencedStore, SupersededError
+
+
+class TrialWorker:
+    """Runs trials against the shared store; the driver decides which and where their LLM calls go."""
+
+    def __init__(self, db_url: str, sandbox_workers: int = 1) -> None:
+        self.db_url = db_url
+        self.sandbox_workers = max(1, sandbox_workers)
+        self._lock = threading.Lock()
+        self._store: Any = None
+        self._pool: Any = None
+
+    # -- per-process resources, created on first use and reused by every call
+
+    def _resources(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._store is None:
+                from execugraph.store import Store, make_engine
+
+                # The driver migrated the database already; N workers migrating at once would only contend.
+                self._store = Store(make_engine(self.db_url), migrate=False)
+            if self._pool is None:
+                from sandbox import SandboxPool
+
+                self._pool = SandboxPool(workers=min(self.sandbox_workers, os.cpu_count() or 1))
+            return self._store, self._pool
+
+    def ready(self) -> dict[str, Any]:
+        """Warm up (imports, engine, sandbox pool) and say where this worker runs."""
+        import execugraph.trial  # noqa: F401  (the first trial should not pay for the imports)
+
+        store, _ = self._resources()
+        with store.engine.connect():
+            pass
+        return {"host": socket.gethostname(), "pid": os.getpid()}
+
+    def run(self, task: dict[str, Any]) -> dict[str, Any]:
+        """Run one attempt of one claimed trial; returns its outcome (status, verdict, message, where it ran).
+
+        `task` holds run_id, trial_id, token (the attempt's started_at), problem,
+        config, seed, trial_index and ollama_host. Provider failures come back as
+        status "error" with error_class "llm_error"; a superseded attempt comes back
+        with superseded=True and has written nothing after it was superseded.
+        """
+        from execugraph.trial import TrialDeps, run_trial
+
+        store, pool = self._resources()
+        token: datetime = task["token"]
+        fenced = FencedStore(store, task["trial_id"], token)
+        where = {"host": socket.gethostname(), "pid": os.getpid()}
+        try:
+            fenced.check()
+            result = run_trial(
+                task["problem"],
+                task["config"],
+                fenced,
+                run_id=task["run_id"],
+                seed=task["seed"],
+                trial_index=task["trial_index"],
+                trial_id=task["trial_id"],
+                deps=TrialDeps(pool=pool, ollama_host=task["ollama_host"]),
+            )
+        except SupersededError as exc:
+            return {"superseded": True, "message": str(exc), **where}
+        error_class = None if result.passed else result.verdict
+        return {
+            "superseded": False,
+            "status": result.status,
+            "passed": result.passed,
+            "error_class": error_class,
+            "message": result.message,
+            **where,
+        }
+
+    def pid(self) -> int:
+        """The operating-system process id of this worker (tests kill it to simulate a crash)."""
+        return os.getpid()
+
+    def close(self) -> None:
+        """Stop the sandbox pool and close database connections before the actor is killed."""
+        with self._lock:
+            pool, store = self._pool, self._store
+            self._pool = self._store = None
+        if pool is not None:
+            pool.close()
+        if store is not None:
+            store.close()

@@ -1,0 +1,105 @@
+"""Ablations, Statistics and Export show the statistics report exactly as `build_report` computes it;
+bundles download, import back and rescore through the publication core."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+from execugraph.stats import build_report
+from tests.ui.conftest import no_exception, texts
+from ui.keys import Abl, Export, Stats
+
+
+def test_ablations_draws_every_chart_from_the_report(app, seeded_db, db_store):
+    at = app("ablations")
+    no_exception(at)
+    assert at.multiselect(key=Abl.RUNS).value == [seeded_db.batch]  # the newest finished batch by default
+    charts = {c.proto.spec and json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")}
+    assert {"Pass rate by arm (95% CI over problems)", "Pass rate by category (95% CI)",
+            "Retry budget: accuracy and cost", "Why trials failed (share of failures)"} <= charts
+    assert any(t.startswith("Each arm minus multi-full") for t in charts)
+    report = build_report(db_store, [str(seeded_db.batch)])
+    bars = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Pass rate by arm"))
+    assert bars["data"][0]["x"] == [a["label"] for a in report["arms"]]
+    assert bars["data"][0]["y"] == [100 * a["pass_rate"] for a in report["arms"]]
+    at.selectbox(key=Abl.REFERENCE).set_value("single-oneshot").run()
+    assert any(t.startswith("Each arm minus single-oneshot") for t in
+               (json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")))
+
+
+def test_statistics_table_matches_build_report(app, seeded_db, db_store):
+    at = app("statistics", runs=str(seeded_db.batch))
+    no_exception(at)
+    report = build_report(db_store, [str(seeded_db.batch)])
+    table = at.dataframe[0].value
+    assert list(zip(table["a"], table["b"], strict=True)) == [(p["a"], p["b"]) for p in report["pairs"]]
+    assert list(table["delta_pp"]) == [p["delta_pp"] for p in report["pairs"]]
+    assert list(table["p_holm"]) == [p["p_holm"] for p in report["pairs"]]
+    first = report["pairs"][0]
+    assert list(at.dataframe[1].value["problem"]) == first["a_only"]
+    assert list(at.dataframe[2].value["problem"]) == first["b_only"]
+    assert [b.proto.label for b in at.get("download_button")] == ["Download this report (summary.json)"]
+
+
+def test_statistics_restricts_to_chosen_conditions(app, seeded_db, db_store):
+    at = app("statistics", runs=str(seeded_db.batch))
+    at.multiselect(key=Stats.CONDITIONS).set_value(["single-oneshot", "multi-full"]).run()
+    no_exception(at)
+    table = at.dataframe[0].value
+    assert list(zip(table["a"], table["b"], strict=True)) == [("single-oneshot", "multi-full")]
+    passk = at.dataframe[3].value
+    assert list(passk["arm"]) == ["single-oneshot", "multi-full"] and "pass@2" in passk.columns
+
+
+def test_statistics_says_when_there_is_nothing_to_pair(app, seeded_db):
+    at = app("statistics", runs=str(seeded_db.single))
+    assert any("Only one arm" in i for i in texts(at, "info"))
+
+
+def test_export_import_and_rescore_round_trip(app, seeded_db, db_store):
+    at = app("export", runs=str(seeded_db.batch))
+    no_exception(at)
+    at.button(key=Export.PREPARE).click().run()
+    no_exception(at)
+    _, data, names = at.session_state[Export.BUNDLE]
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert {"summary.json", "trials.jsonl", "steps.jsonl", "llm_calls.jsonl"} <= set(archive.namelist())
+        summary = json.loads(archive.read("summary.json"))
+    expected = build_report(db_store, [str(seeded_db.batch)])
+    assert [p["delta_pp"] for p in summary["pairs"]] == [p["delta_pp"] for p in expected["pairs"]]
+    assert any(b.proto.label.startswith("Download execugraph-runs-") for b in at.get("download_button"))
+
+    # the bundle comes back in through the upload widget as a new run with every trial
+    known = {r.id for r in db_store.list_runs()}
+    at.get("file_uploader")[0].upload("bundle.zip", data, "application/zip")
+    at.run()
+    at.button(key=Export.IMPORT).click().run()
+    no_exception(at)
+    imported = [r for r in db_store.list_runs() if r.id not in known]
+    assert len(imported) == 1 and len(db_store.trials_for_run(imported[0].id)) == len(db_store.trials_for_run(seeded_db.batch))
+    assert any(s.startswith(f"Imported: run #{imported[0].id}") for s in texts(at, "success")), texts(at, "success")
+
+    # rescoring reruns the stored programs in the real sandbox and lists what flipped
+    at.selectbox(key=Export.RESCORE_RUN).set_value(seeded_db.single).run()
+    at.button(key=Export.RESCORE).click().run()
+    no_exception(at)
+    rescore = db_store.list_runs(kind="rescore")
+    assert len(rescore) == 1 and rescore[0].parent_run_id == seeded_db.single
+    assert any(m.label == "Rescored" and m.value == "1" for m in at.metric), [(m.label, m.value) for m in at.metric]
+
+
+def test_import_refuses_a_zip_that_is_no_bundle_naming_the_problem(app, db_store):
+    at = app("export")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("notes.txt", "not a bundle")
+    at.get("file_uploader")[0].upload("notes.zip", buffer.getvalue(), "application/zip")
+    at.run()
+    at.button(key=Export.IMPORT).click().run()
+    errors = texts(at, "error")
+    assert any(e.startswith("Nothing was imported from notes.zip:") and "neither an ExecuGraph bundle" in e
+               for e in errors), errors
+    assert db_store.list_runs() == []

@@ -1,0 +1,76 @@
+"""Batch: the plan (with the minimum detectable difference) before launch, a launched batch running to completion
+with live progress, and cancel / resume from the progress panel."""
+
+from __future__ import annotations
+
+from execugraph.batch_spec import BatchSpec
+from execugraph.benchmarks import load_benchmark
+from execugraph.runner import wait_for
+from execugraph.trial import TrialDeps
+from tests.support.reference_internal30 import REFERENCE
+from tests.support.scripted import fenced, scripted
+from tests.ui.conftest import no_exception, texts
+from ui.keys import Batch
+
+
+def _one_dp_problem(at, conditions=("single-oneshot",)):
+    at.multiselect(key=Batch.CATEGORIES).set_value(["dp"])
+    at.number_input(key=Batch.SUBSET).set_value(1)
+    at.multiselect(key=Batch.CONDITIONS).set_value(list(conditions))
+    return at.run()
+
+
+def test_the_plan_shows_the_grid_and_the_minimum_detectable_difference(app):
+    at = app("batch")
+    plan = " ".join(texts(at, "info"))
+    assert "30 problems x 3 conditions x 1 seeds x 1 trials = **90 trials**" in plan
+    assert "percentage points" in plan and "Holm" in plan
+    at.text_input(key=Batch.SEEDS).input("0-4").run()
+    at.multiselect(key=Batch.CATEGORIES).set_value(["graph"]).run()
+    assert "10 problems x 3 conditions x 5 seeds x 1 trials = **150 trials**" in " ".join(texts(at, "info"))
+    at.text_input(key=Batch.SEEDS).input("3-1").run()
+    assert any("bad seed range '3-1'" in e for e in texts(at, "error")), texts(at, "error")
+    assert at.button(key=Batch.LAUNCH).disabled
+
+
+def test_a_batch_launched_from_the_form_runs_to_completion(app, db_store, worker_thread):
+    chosen = BatchSpec(categories=["dp"], subset=1, subset_seed=0).select(load_benchmark("internal30"))[0]
+    worker_thread(lambda: TrialDeps(chat_models=scripted(generator=[fenced(REFERENCE[chosen.id])])))
+    at = _one_dp_problem(app("batch"))
+    assert "1 problems x 1 conditions x 1 seeds x 1 trials = **1 trials**" in " ".join(texts(at, "info"))
+    at.button(key=Batch.LAUNCH).click().run()
+    no_exception(at)
+    run_id = at.session_state[Batch.LAUNCHED]
+    assert any(f"Batch #{run_id} is queued" in s for s in texts(at, "success"))
+    assert wait_for(db_store, run_id, poll_s=0.2, timeout_s=180) == "done"
+    at.run()
+    no_exception(at)
+    bars = [p for p in at.get("progress") if p.proto.text.startswith("1/1 trials")]
+    assert bars and "pass rate so far 100%" in bars[0].proto.text
+    trial = db_store.trials_for_run(run_id)[0]
+    assert trial.problem_id == chosen.id and trial.passed and trial.condition == "single-oneshot"
+    assert db_store.get_run(run_id).config["batch"]["categories"] == ["dp"]
+
+
+def test_an_unreachable_model_blocks_the_launch(app, db_store):
+    at = _one_dp_problem(app("batch", state={Batch.DEFAULT_MODEL: "ollama:llama3.1:8b"}))
+    at.button(key=Batch.LAUNCH).click().run()
+    assert any("Ollama not reachable at http://127.0.0.1:9" in e for e in texts(at, "error")), texts(at, "error")
+    assert db_store.list_runs() == []
+
+
+def test_cancel_and_resume_from_the_progress_panel(app, seeded_db, db_store, worker_starts):
+    at = app("batch")
+    labels = [m for m in texts(at, "markdown") if m.startswith("**#")]
+    assert labels[0].startswith(f"**#{seeded_db.running} ") and "running" in labels[0]
+    assert any(p.proto.text.startswith("3/8 trials") for p in at.get("progress"))
+    at.button(key=f"{Batch.CANCEL}{seeded_db.running}").click().run()
+    assert db_store.get_run(seeded_db.running).cancel_requested
+    assert at.button(key=f"{Batch.CANCEL}{seeded_db.running}").disabled
+    worker_starts.clear()
+    at.button(key=f"{Batch.RESUME}{seeded_db.cancelled}").click().run()
+    no_exception(at)
+    run = db_store.get_run(seeded_db.cancelled)
+    assert run.status == "queued" and not run.cancel_requested
+    assert [t.status for t in db_store.trials_for_run(seeded_db.cancelled)] == ["queued"]
+    assert len(worker_starts) == 1  # resuming makes sure a worker will pick it up
