@@ -108,7 +108,13 @@ def candidates(count: int) -> list[tuple[str, dict]]:
 
 
 def reference_case(code: str, test: dict) -> bool:
-    job = {"code": code, "expr": test["expr"], "expected": test["expected"], "preload": list(ALLOWED_MODULES), "memory_mb": LIMITS.memory_mb}
+    job = {
+        "code": code,
+        "expr": test["expr"],
+        "expected": test["expected"],
+        "preload": list(ALLOWED_MODULES),
+        "memory_mb": LIMITS.memory_mb,
+    }
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-c", REFERENCE_RUNNER],
         input=json.dumps(job),
@@ -174,8 +180,10 @@ def bench_hostile() -> tuple[int, int]:
     host = HostContext.create()  # plants the env secret before the pool starts
     try:
         with SandboxPool() as pool:
-            layers = pool.run_suite("def f():\n    return 1\n", {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 1}]}).isolation
-            runnable = [c for c in CASES if all(layers.get(layer) == "active" for layer in c.requires)]
+            layers = pool.run_suite(
+                "def f():\n    return 1\n", {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 1}]}
+            ).isolation
+            runnable = [c for c in CASES if not c.missing_layers(layers)]
             skipped = [c.name for c in CASES if c not in runnable]
             workers = pool.worker_pids()
             start = time.perf_counter()
@@ -183,7 +191,9 @@ def bench_hostile() -> tuple[int, int]:
             elapsed = time.perf_counter() - start
             contained, failures = 0, []
             for case, result in zip(runnable, results, strict=True):
-                problems = [] if result.verdict == case.verdict else [f"verdict {result.verdict}, wanted {case.verdict}"]
+                problems = (
+                    [] if result.verdict == case.verdict else [f"verdict {result.verdict}, wanted {case.verdict}"]
+                )
                 problems += host_problems(host, result, workers)
                 if case.check is not None:
                     problems += case.check(host, result, pool)

@@ -142,6 +142,7 @@ def configure_worker(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stale-after-s", type=float, default=30.0,
                         help="take over a run whose worker has not heart-beaten for this long")
     parser.add_argument("--heartbeat-s", type=float, default=5.0)
+    parser.add_argument("--idle-exit-s", type=float, default=None, help="exit after this long without work")
 
 
 def run_worker(args: argparse.Namespace) -> int:
@@ -157,7 +158,7 @@ def run_worker(args: argparse.Namespace) -> int:
     worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s)
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())
     print(f"worker {worker.worker_id} serving {store.url}", file=sys.stderr, flush=True)
-    worker.run_forever(poll_s=args.poll_s, exit_when_idle=args.once)
+    worker.run_forever(poll_s=args.poll_s, exit_when_idle=args.once, idle_exit_s=args.idle_exit_s)
     return 0
 
 

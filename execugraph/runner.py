@@ -97,15 +97,18 @@ class Worker:
         self.heartbeat_s = heartbeat_s
         self.stop = threading.Event()
 
-    def run_forever(self, poll_s: float = 1.0, exit_when_idle: bool = False) -> None:
+    def run_forever(self, poll_s: float = 1.0, exit_when_idle: bool = False, idle_exit_s: float | None = None) -> None:
+        """Serve queued runs until stopped (or at once when idle, or after `idle_exit_s` without work)."""
+        idle_since = time.monotonic()
         while not self.stop.is_set():
             run_id = leases.claim_run(self.store, self.worker_id, self.stale_after_s)
             if run_id is None:
-                if exit_when_idle:
+                if exit_when_idle or (idle_exit_s is not None and time.monotonic() - idle_since > idle_exit_s):
                     return
                 self.stop.wait(poll_s)
                 continue
             self.process_run(run_id)
+            idle_since = time.monotonic()
 
     def process_run(self, run_id: int) -> str:
         """Run every queued trial of a claimed run; returns the status the run was left in."""

@@ -18,6 +18,7 @@ from execugraph.model_router import ModelRouter
 from execugraph.problem import Problem
 from execugraph.settings import load_settings
 from execugraph.store.leases import llm_calls_for_run
+from sandbox import default_pool
 
 
 @dataclass
@@ -61,18 +62,6 @@ def replay_loader(store: Any) -> Callable[[int, str], dict[str, list[str]]]:
     return load
 
 
-def _default_pool() -> Any:
-    from sandbox import SandboxPool
-
-    global _POOL
-    if _POOL is None:
-        _POOL = SandboxPool()
-    return _POOL
-
-
-_POOL: Any = None
-
-
 def run_trial(
     problem: Problem,
     config: RunConfig,
@@ -113,7 +102,7 @@ def run_trial(
     )
     ctx = TrialContext(
         config=config, problem=problem, router=router, store=store, trial_id=trial_id,
-        pool=deps.pool or _default_pool(), retriever=deps.retriever, emit=record,
+        pool=deps.pool or default_pool(), retriever=deps.retriever, emit=record,
     )
     if config.retrieval and ctx.retriever is None:
         from execugraph.retrieval import get_retriever

@@ -40,14 +40,37 @@ def worker_alive(db_url: str) -> bool:
     return False
 
 
-def ensure_worker(db_url: str) -> bool:
-    """Start a detached singleton worker for `db_url` unless one is alive; True if one was started."""
+def stop_worker(db_url: str, timeout_s: float = 10.0) -> bool:
+    """SIGTERM the singleton worker of `db_url` (it finishes in-flight trials first); True if one was running."""
+    import signal
+    import time
+
+    path = lock_path(db_url)
+    if not worker_alive(db_url):
+        return False
+    try:
+        pid = int(path.read_text().strip())
+        os.kill(pid, signal.SIGTERM)
+    except (ValueError, ProcessLookupError, OSError):
+        return False
+    deadline = time.monotonic() + timeout_s
+    while worker_alive(db_url) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return True
+
+
+def ensure_worker(db_url: str, idle_exit_s: float = 900.0) -> bool:
+    """Start a detached singleton worker for `db_url` unless one is alive; True if one was started.
+
+    It exits after `idle_exit_s` without work, so a closed dashboard leaves nothing running for long.
+    """
     if worker_alive(db_url):
         return False
     log = lock_path(db_url).with_suffix(".log")
     with open(log, "ab") as out:
         subprocess.Popen(
-            [sys.executable, "-m", "execugraph", "--db", db_url, "worker", "--singleton"],
+            [sys.executable, "-m", "execugraph", "--db", db_url, "worker", "--singleton", "--idle-exit-s",
+             str(idle_exit_s)],
             cwd=PROJECT_ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,

@@ -12,15 +12,24 @@ from ui.widgets import empty_state, run_picker
 keys.init_state(st.session_state)
 store = resources.store()
 st.title("Ablations")
-choices = views.run_choices(store)
-if not choices:
-    empty_state("No runs yet. Launch a batch that compares conditions (e.g. single-oneshot, single-retry, multi-full "
-                "and the multi-no-* ablations).", page="pages/batch.py", label="Launch a batch")
+if not views.run_choices(store, limit=1):
+    empty_state(
+        "No runs yet. Launch a batch that compares conditions (e.g. single-oneshot, single-retry, multi-full "
+        "and the multi-no-* ablations).",
+        page="pages/batch.py",
+        label="Launch a batch",
+    )
     st.stop()
-run_ids = run_picker(Abl.RUNS, choices, label="Runs (one batch compares its conditions)",
-                     fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r])
+run_ids = run_picker(
+    Abl.RUNS,
+    store,
+    label="Runs (one batch compares its conditions)",
+    fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
+)
 if not run_ids:
-    empty_state("Pick a batch above: its conditions become the arms compared here. Several runs compare run against run.")
+    empty_state(
+        "Pick a batch above: its conditions become the arms compared here. Several runs compare run against run."
+    )
     st.stop()
 try:
     report = resources.report(run_ids)
@@ -29,8 +38,11 @@ except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.stop()
 arms = views.arm_rate_rows(report)
 if not any(a["trials"] for a in arms):
-    empty_state("These runs have no finished trials yet. Watch them on the Batch page; this page fills in as they finish.",
-                page="pages/batch.py", label="Batch progress")
+    empty_state(
+        "These runs have no finished trials yet. Watch them on the Batch page; this page fills in as they finish.",
+        page="pages/batch.py",
+        label="Batch progress",
+    )
     st.stop()
 
 left, right = st.columns(2)
@@ -43,8 +55,12 @@ if st.session_state.get(Abl.REFERENCE) not in labels:
 reference = st.selectbox("Reference arm for the deltas", labels, key=Abl.REFERENCE)
 deltas = views.deltas_against(report, reference)
 if deltas:
-    st.plotly_chart(charts.forest(deltas, label="arm", title=f"Each arm minus {reference} (pp, 95% CI; "
-                                  "pink: Holm-adjusted p < 0.05)"), key="abl.deltas")
+    st.plotly_chart(
+        charts.forest(
+            deltas, label="arm", title=f"Each arm minus {reference} (pp, 95% CI; pink: Holm-adjusted p < 0.05)"
+        ),
+        key="abl.deltas",
+    )
 else:
     st.info("Only one arm: add runs or pick a batch with several conditions to see deltas.")
 
@@ -54,8 +70,10 @@ with left:
     if len(budgets) >= 2:
         st.plotly_chart(charts.retry_curve(budgets), key="abl.retry")
     else:
-        st.info("The retry-budget curve needs arms with two or more budgets (e.g. single-oneshot and single-retry, "
-                "or conditions such as multi-full@1 and multi-full@5).")
+        st.info(
+            "The retry-budget curve needs arms with two or more budgets (e.g. single-oneshot and single-retry, "
+            "or conditions such as multi-full@1 and multi-full@5)."
+        )
 with right:
     metric = st.radio("Cost measure", list(charts.COST_METRICS), key=Abl.COST_METRIC, horizontal=True)
     st.plotly_chart(charts.cost_accuracy(report["cost_vs_accuracy"], metric), key="abl.cost")

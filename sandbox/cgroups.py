@@ -103,6 +103,7 @@ class JobCgroups:
         return self
 
     def _setup(self, layer: str, ctrl: str, path: str) -> None:
+        _remove_stale_siblings(path)
         try:
             os.makedirs(path, exist_ok=True)
             limit_file = "memory.limit_in_bytes" if ctrl == "memory" else "pids.max"
@@ -122,6 +123,7 @@ class JobCgroups:
 
     def _setup_v2(self, layer: str, ctrl: str, base: str, name: str) -> None:
         path = os.path.join(base, name)
+        _remove_stale_siblings(path)
         try:
             if ctrl not in _read(os.path.join(base, "cgroup.controllers")).split():
                 raise OSError(f"controller {ctrl} is not available in {base}")
@@ -202,6 +204,15 @@ class JobCgroups:
         except OSError:
             return []
 
+    def kill_except(self, keep: set[int]) -> None:
+        """SIGKILL every process in the job cgroups except `keep` (the job's still-live processes)."""
+        for pid in self.pids():
+            if pid not in keep:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
     def kill_all(self, wait_s: float = 2.0) -> list[int]:
         """SIGKILL everything in the job cgroups until empty; returns pids still present (should be none)."""
         if not self.dirs:
@@ -234,6 +245,23 @@ class JobCgroups:
         self._procs_fds = []
         for path in set(self.dirs.values()):
             remove_tree(path)
+
+
+def _remove_stale_siblings(path: str) -> None:
+    """rmdir empty cgroups left by workers that died without cleaning up (their pid no longer exists)."""
+    parent, name = os.path.split(path)
+    prefix = name.rsplit("-", 1)[0] + "-"
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry[len(prefix) :]
+        if entry.startswith(prefix) and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            try:
+                os.rmdir(os.path.join(parent, entry))  # fails (harmlessly) if processes remain inside
+            except OSError:
+                pass
 
 
 def remove_tree(path: str, wait_s: float = 2.0) -> None:

@@ -68,6 +68,7 @@ def run_role(role: str, job: dict[str, Any], plan: hardening.Plan) -> NoReturn:
 
 
 def _reset_process_state(job_dir: str) -> None:
+    """A clean process image for the job: its own environment, fresh std streams, closed imports."""
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": job_dir, "TMPDIR": job_dir, "LANG": "C.UTF-8"})
     sys.stdin = sys.__stdin__ = open(STDIN_FD, encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
@@ -135,7 +136,7 @@ def _new_module(name: str, code: str, filename: str) -> dict[str, Any]:
 
 def _compile(code: str, filename: str) -> tuple[types.CodeType | None, dict[str, Any] | None]:
     try:
-        return compile(code, filename, "exec"), None
+        return compile(code, filename, "exec", dont_inherit=True), None
     except (SyntaxError, ValueError, OverflowError) as exc:
         detail = _failure(exc)
         detail["syntax"] = True
@@ -204,7 +205,7 @@ def _answer(request: dict[str, Any], namespace: dict[str, Any], limit: int) -> d
     op = request.get("op")
     try:
         if op == "eval":
-            value = eval(compile(request["expr"], "<test>", "eval"), namespace)
+            value = eval(compile(request["expr"], "<test>", "eval", dont_inherit=True), namespace)
         elif op == "call":
             target = namespace.get(request["target"])
             if target is None:
@@ -292,6 +293,20 @@ class CandidateError(Exception):
     """A failure inside the candidate that has no builtin exception class to stand for it."""
 
 
+class MissingEntryPoint(Exception):
+    """The candidate defines neither the entry point nor any accepted alias."""
+
+
+class _Missing:
+    """Stands for an entry point the candidate never defined; calling it fails as the candidate's fault."""
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise _mark(MissingEntryPoint(f"the candidate does not define {self.__name__!r} or an accepted alias"))
+
+
 def _mark(exc: BaseException) -> BaseException:
     exc.__sandbox_origin__ = "candidate"  # type: ignore[attr-defined]
     return exc
@@ -324,22 +339,34 @@ def _serve_judge(job: dict[str, Any]) -> None:
             raise RuntimeError(f"judge got unexpected request {request!r}")
         index = int(request["i"])
         spec = sources[str(index)]
-        result = _judge_one(link, index, spec["source"], spec["call"], request.get("entry"), request.get("names") or [])
+        result = _judge_one(
+            link,
+            index,
+            spec["source"],
+            spec["call"],
+            request.get("entry"),
+            request.get("names") or [],
+            request.get("wanted"),
+        )
         frames.write_all(JUDGE_OUT_FD, (json.dumps(result) + "\n").encode())
         _flush()
         frames.write_frame(REP_FD, {"done": index})
 
 
-def _judge_one(link: _Link, index: int, source: str, call: str, entry: str | None, names: list[str]) -> dict[str, Any]:
+def _judge_one(
+    link: _Link, index: int, source: str, call: str, entry: str | None, names: list[str], wanted: str | None = None
+) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "__check__", "__builtins__": builtins}
     for name in names:
         namespace[name] = RemoteFunction(link, name)
     if entry:
         namespace["candidate"] = namespace[entry] = RemoteFunction(link, entry)
+    elif wanted:
+        namespace["candidate"] = namespace[wanted] = _Missing(wanted)
     linecache.cache[CHECK_FILE] = (len(source), None, source.splitlines(True), CHECK_FILE)
     try:
-        exec(compile(source, CHECK_FILE, "exec"), namespace)
-        eval(compile(call, "<check call>", "eval"), namespace)
+        exec(compile(source, CHECK_FILE, "exec", dont_inherit=True), namespace)
+        eval(compile(call, "<check call>", "eval", dont_inherit=True), namespace)
     except BaseException as exc:  # noqa: BLE001 - a failed check is data
         _guard()
         failed_line = ""

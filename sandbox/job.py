@@ -225,6 +225,7 @@ class JobRunner:
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.host_gone = False
+        self.host_talking = False
         self.procs: list[Proc] = []
 
     # -- process management ------------------------------------------------
@@ -257,6 +258,8 @@ class JobRunner:
         self._collect_output(proc)
         proc.close()
         proc.dead = True
+        # Anything that left the process group (impossible under seccomp) dies with the cgroup sweep.
+        self.env.cgroups.kill_except({p.pid for p in self.procs if not p.dead})
         if proc is self.cand:
             self.cand = None
         if proc is self.judge:
@@ -317,12 +320,14 @@ class JobRunner:
                     owners[fd] = (proc, "read")
                 poller.register(proc.pidfd, select.POLLIN)
                 owners[proc.pidfd] = (proc, "pidfd")
-            poller.register(self.host_fd, select.POLLIN)
+            if not self.host_talking:
+                poller.register(self.host_fd, select.POLLIN)
             for fd, _event in poller.poll(max(1, math.ceil(remaining * 1000))):
                 if fd == self.host_fd:
                     if _peer_closed(self.host):
                         self.host_gone = True
                         return None, "host_gone"
+                    self.host_talking = True  # data for after this job: stop polling it (no busy loop)
                     continue
                 proc, what = owners[fd]
                 if what == "read":
@@ -566,7 +571,13 @@ class JobRunner:
         judge, cand = self.judge, self.cand
         assert judge is not None
         judge.window = bytearray()
-        request = {"op": "assert", "i": index, "entry": self.load.get("entry"), "names": self.load.get("names", [])}
+        request = {
+            "op": "assert",
+            "i": index,
+            "entry": self.load.get("entry"),
+            "names": self.load.get("names", []),
+            "wanted": self.job.get("entry_point"),
+        }
         if not self._send(judge, request, deadline):
             self._kill(judge)
             return {"status": "harness_error", "detail": "judge process did not accept the test"}

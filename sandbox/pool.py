@@ -140,7 +140,9 @@ class _Worker:
         self.log.close()
 
 
-def _shutdown(workers: list[_Worker]) -> None:
+def _shutdown(workers: list[_Worker], owner_pid: int) -> None:
+    if os.getpid() != owner_pid:
+        return  # a forked copy of the host process: the workers belong to the parent
     for worker in list(workers):
         worker.close()
     workers.clear()
@@ -189,7 +191,8 @@ class SandboxPool:
         for worker in started:
             self._workers.append(worker)
             self._idle.put(worker)
-        self._finalizer = weakref.finalize(self, _shutdown, self._workers)
+        self._pid = os.getpid()
+        self._finalizer = weakref.finalize(self, _shutdown, self._workers, self._pid)
 
     # -- public API --------------------------------------------------------
 
@@ -243,6 +246,8 @@ class SandboxPool:
     # -- internals ---------------------------------------------------------
 
     def _run(self, code: str, suite: Suite, limits: Limits | None) -> SuiteResult:
+        if os.getpid() != self._pid:
+            raise SandboxUnavailable("this SandboxPool was created in another process; create one in this process")
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, got {type(code).__name__}")
         limits = limits or Limits()
@@ -341,7 +346,7 @@ def default_pool() -> SandboxPool:
     """The process-wide pool behind run_suite(), started on first use and closed at exit."""
     global _default
     with _default_lock:
-        if _default is None or _default._closed:
+        if _default is None or _default._closed or _default._pid != os.getpid():
             _default = SandboxPool()
             atexit.register(_default.close)
         return _default

@@ -30,7 +30,8 @@ from sandbox.results import (
 )
 from sandbox.suite import AssertTest, CallTest, StdioTest, Suite, Test
 
-POLICY_VERSION = "sandbox-1"
+# Bump whenever a change can alter a verdict (sandbox-2: candidates compile without the harness's __future__ flags).
+POLICY_VERSION = "sandbox-2"
 
 # Fixed-meaning statuses: (verdict, error class).
 _SIMPLE = {

@@ -27,11 +27,12 @@ DISABLEABLE_LAYERS = ("network_namespace", "mount_namespace", "cgroups", "unpriv
 ALLOWED_ENV = {"PATH", "LANG", "LC_ALL", "PYTHONHASHSEED"}
 TMPFS_MB = 256
 HIGH_FD = 100
-WARM_CPU_SECONDS = 3600
-NPROC_BACKSTOP = 4096  # lowered to the job's own budget when the job starts
+WARM_CPU_SECONDS = 3600  # lowered to the job's own budget when the job starts
+NPROC_BACKSTOP = 4096
 
 
 def _kill_now(env: WorkerEnv, proc: Proc) -> None:
+    """Kill and reap a job process outside any job (a pre-forked one that will not be used)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
@@ -49,7 +50,8 @@ def _high(fd: int) -> int:
 
 
 def _system_read_paths() -> list[str]:
-    paths = [sys.base_prefix, sys.prefix, "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"]
+    """What job processes may read: the interpreter's prefix, shared libraries, time zones, random devices."""
+    paths = [sys.base_prefix, "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"]
     paths += ["/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/dev/urandom", "/dev/zero"]
     return [p for p in dict.fromkeys(paths) if os.path.exists(p)]
 
@@ -61,6 +63,7 @@ class WorkerEnv:
         self.index = int(config.get("index", 0))
         self.n_workers = max(1, int(config.get("n_workers", 1)))
         disabled = set(config.get("disable") or ())
+        real_root = os.geteuid() == 0  # before any user namespace makes us look like root
         self.layers: dict[str, str] = {}
         self.job_unavailable: dict[str, str] = {}
         self.reaper = Reaper()
@@ -92,7 +95,7 @@ class WorkerEnv:
         self.gid: int | None = None
         if "unprivileged_uid" in disabled:
             self.job_unavailable["unprivileged_uid"] = "unavailable: disabled by configuration"
-        elif os.geteuid() != 0:
+        elif not real_root:
             self.job_unavailable["unprivileged_uid"] = "unavailable: the worker is not root, so it cannot switch user"
         else:
             try:

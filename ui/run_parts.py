@@ -27,24 +27,40 @@ def summary_panel(store: Any, run: Any) -> None:
         st.info("This run has no trials.")
         return
     columns = ["trials", "finished", "passed", "pass_rate", "errors", "mean_retries", "mean_wallclock_s", "llm_calls"]
-    config = {"pass_rate": st.column_config.NumberColumn("pass rate", format="percent"),
-              "mean_wallclock_s": st.column_config.NumberColumn("mean s", format="%.2f"),
-              "mean_retries": st.column_config.NumberColumn("mean retries", format="%.2f")}
+    config = {
+        "pass_rate": st.column_config.NumberColumn("pass rate", format="percent"),
+        "mean_wallclock_s": st.column_config.NumberColumn("mean s", format="%.2f"),
+        "mean_retries": st.column_config.NumberColumn("mean retries", format="%.2f"),
+    }
     left, right = st.columns(2)
     left.caption("By condition")
-    left.dataframe([{"condition": r["condition"], **{c: r[c] for c in columns}} for r in summary["by_condition"]],
-                   hide_index=True, column_config=config)
+    left.dataframe(
+        [{"condition": r["condition"], **{c: r[c] for c in columns}} for r in summary["by_condition"]],
+        hide_index=True,
+        column_config=config,
+    )
     right.caption("By category")
-    right.dataframe([{"category": r["category"] or "-", **{c: r[c] for c in columns}} for r in summary["by_category"]],
-                    hide_index=True, column_config=config)
+    right.dataframe(
+        [{"category": r["category"] or "-", **{c: r[c] for c in columns}} for r in summary["by_category"]],
+        hide_index=True,
+        column_config=config,
+    )
     cells = summary["by_condition_category"]
     conditions = list(dict.fromkeys(r["condition"] for r in cells))
     categories = list(dict.fromkeys(r["category"] or "-" for r in cells))
     values = {(r["condition"], r["category"] or "-"): r["pass_rate"] for r in cells}
     if len(conditions) * len(categories) > 1:
-        st.plotly_chart(charts.heatmap(conditions, categories, [[values.get((c, k)) for k in categories] for c in conditions],
-                                       title="Pass rate by condition and category", colour_title="%", percent=True),
-                        key="runs.heatmap")
+        st.plotly_chart(
+            charts.heatmap(
+                conditions,
+                categories,
+                [[values.get((c, k)) for k in categories] for c in conditions],
+                title="Pass rate by condition and category",
+                colour_title="%",
+                percent=True,
+            ),
+            key="runs.heatmap",
+        )
 
 
 def _ask_delete(run_id: int) -> None:
@@ -58,8 +74,10 @@ def _keep() -> None:
 @st.dialog("Delete this run?", on_dismiss=_keep)
 def _confirm_delete(store: Any, run_id: int, title: str, trials: int) -> None:
     """Shown while a deletion is pending; only the explicit button deletes."""
-    st.write(f"Run #{run_id} *{title}* and its {trials} trial(s), with every step, LLM call, sandbox result and "
-             "retrieval hit, will be deleted. This cannot be undone.")
+    st.write(
+        f"Run #{run_id} *{title}* and its {trials} trial(s), with every step, LLM call, sandbox result and "
+        "retrieval hit, will be deleted. This cannot be undone."
+    )
     left, right = st.columns(2)
     if left.button("Delete permanently", type="primary", key=Runs.DELETE_CONFIRM, icon=":material/delete_forever:"):
         store.delete_run(run_id)
@@ -87,7 +105,47 @@ def manage_panel(store: Any, run: Any, trials: int) -> None:
         st.session_state[Runs.NOTICE] = f"Saved the tags of run #{run.id}."
         st.rerun()
     busy = run.kind == "batch" and run.status in ("queued", "running")
-    right.button("Delete", key=Runs.DELETE, icon=":material/delete:", disabled=busy, on_click=_ask_delete, args=(run.id,),
-                 help="cancel the batch on the Batch page first" if busy else "asks for confirmation")
+    right.button(
+        "Delete",
+        key=Runs.DELETE,
+        icon=":material/delete:",
+        disabled=busy,
+        on_click=_ask_delete,
+        args=(run.id,),
+        help="cancel the batch on the Batch page first" if busy else "asks for confirmation",
+    )
     if st.session_state.get(Runs.PENDING_DELETE) == run.id:
         _confirm_delete(store, run.id, run.title, trials)
+
+
+def filter_row(store: Any) -> dict[str, Any]:
+    """Kind, status, benchmark, model, text, tag and date filters; returns the keyword arguments of `run_rows`."""
+    from datetime import UTC, datetime, time, timedelta
+
+    from execugraph import views
+
+    choices = views.filter_choices(store)
+    f = st.columns([1, 1, 1, 1.3, 1.5, 1, 1.6])
+    selects = (
+        (Runs.KIND, "Kind", "kind"),
+        (Runs.STATUS, "Status", "status"),
+        (Runs.BENCHMARK, "Benchmark", "benchmark"),
+    )
+    for column, (key, label, name) in zip(f, selects, strict=False):
+        if st.session_state.get(key) not in ["any", *choices[name]]:
+            st.session_state[key] = "any"
+        column.selectbox(label, ["any", *choices[name]], key=key)
+    f[3].text_input("Model", key=Runs.MODEL, placeholder="e.g. qwen")
+    f[4].text_input("Search titles", key=Runs.TEXT, placeholder="text in title or benchmark")
+    f[5].text_input("Tag", key=Runs.TAG)
+    dates = f[6].date_input("Created between", key=Runs.DATES, format="YYYY-MM-DD")
+    chosen = {name: None if st.session_state[key] == "any" else st.session_state[key] for key, _, name in selects}
+    since = until = None
+    if isinstance(dates, tuple | list) and len(dates) == 2:
+        since = datetime.combine(dates[0], time.min, tzinfo=UTC)
+        until = datetime.combine(dates[1], time.min, tzinfo=UTC) + timedelta(days=1)
+    texts = {
+        name: st.session_state[key].strip()
+        for key, name in ((Runs.MODEL, "model"), (Runs.TEXT, "text"), (Runs.TAG, "tag"))
+    }
+    return {**chosen, **texts, "since": since, "until": until}

@@ -8,9 +8,15 @@ import streamlit as st
 
 from execugraph.views import code_diff, test_result_rows
 
-ICONS = {"planner": ":material/map:", "generator": ":material/code:", "reviewer": ":material/rate_review:",
-         "evaluator": ":material/science:", "optimizer": ":material/auto_fix_high:", "grade": ":material/flag:",
-         "explainer": ":material/chat:"}
+ICONS = {
+    "planner": ":material/map:",
+    "generator": ":material/code:",
+    "reviewer": ":material/rate_review:",
+    "evaluator": ":material/science:",
+    "optimizer": ":material/auto_fix_high:",
+    "grade": ":material/flag:",
+    "explainer": ":material/chat:",
+}
 
 
 def step_title(step: dict[str, Any]) -> str:
@@ -24,7 +30,9 @@ def step_title(step: dict[str, Any]) -> str:
     elif node == "grade":
         gist = f"{'PASSED' if out.get('passed') else 'FAILED'} ({out.get('verdict')}, {out.get('tests_passed')}/{out.get('tests_total')})"
     elif node == "reviewer":
-        gist = f"severity {(out.get('review') or {}).get('severity', '?')}" + (", sent back" if out.get("gated") else "")
+        gist = f"severity {(out.get('review') or {}).get('severity', '?')}" + (
+            ", sent back" if out.get("gated") else ""
+        )
     elif node == "optimizer":
         gist = "accepted" if out.get("accepted") else f"kept the original ({out.get('reason', '')})"
     elif node == "generator":
@@ -41,8 +49,10 @@ def _test_results(store: Any, step_id: int | None) -> None:
     if step_id is None:
         return
     for execution in store.executions_for_step(step_id):
-        st.caption(f"Sandbox run ({execution.purpose}): {execution.verdict}, {execution.tests_passed}/"
-                   f"{execution.tests_total} tests in {execution.duration_s:.2f} s")
+        st.caption(
+            f"Sandbox run ({execution.purpose}): {execution.verdict}, {execution.tests_passed}/"
+            f"{execution.tests_total} tests in {execution.duration_s:.2f} s"
+        )
         if execution.results:
             st.dataframe(test_result_rows(execution.results), hide_index=True)
         if execution.stderr:
@@ -66,12 +76,17 @@ def render_step(step: dict[str, Any], store: Any, *, previous_code: str = "") ->
     elif node == "reviewer":
         review = out.get("review") or {}
         st.markdown(f"**Severity:** {review.get('severity', '?')}")
-        for title, items in (("Invariants", review.get("invariants")), ("Potential failures", review.get("potential_failures"))):
+        for title, items in (
+            ("Invariants", review.get("invariants")),
+            ("Potential failures", review.get("potential_failures")),
+        ):
             if items:
                 st.markdown(f"**{title}:**\n" + "\n".join(f"- {item}" for item in items))
     elif node == "evaluator":
-        st.markdown(f"**Verdict:** {out.get('verdict')} · **tests:** {out.get('tests_passed')}/{out.get('tests_total')} "
-                    f"({out.get('test_source', '?')} tests) · **decision:** {out.get('decision')}")
+        st.markdown(
+            f"**Verdict:** {out.get('verdict')} · **tests:** {out.get('tests_passed')}/{out.get('tests_total')} "
+            f"({out.get('test_source', '?')} tests) · **decision:** {out.get('decision')}"
+        )
         _test_results(store, step.get("step_id"))
         if out.get("feedback"):
             st.caption("Feedback sent to the generator")
@@ -84,8 +99,10 @@ def render_step(step: dict[str, Any], store: Any, *, previous_code: str = "") ->
         _test_results(store, step.get("step_id"))
     elif node == "grade":
         ok = out.get("passed")
-        (st.success if ok else st.error)(f"{'Passed' if ok else 'Failed'}: {out.get('verdict')}, "
-                                         f"{out.get('tests_passed')}/{out.get('tests_total')} {out.get('test_source', '')} tests")
+        (st.success if ok else st.error)(
+            f"{'Passed' if ok else 'Failed'}: {out.get('verdict')}, "
+            f"{out.get('tests_passed')}/{out.get('tests_total')} {out.get('test_source', '')} tests"
+        )
         _test_results(store, step.get("step_id"))
     elif node == "explainer":
         st.markdown(out.get("explanation") or "_no explanation_")
@@ -98,8 +115,10 @@ def render_llm_calls(store: Any, step_id: int | None) -> None:
     if step_id is None:
         return
     for call in store.llm_calls_for_step(step_id):
-        st.caption(f"LLM call · {call.role} · {call.provider}:{call.model} · {call.tokens_in} in / {call.tokens_out} out "
-                   f"tokens · {call.latency_s:.2f} s" + (" · cache hit" if call.cache_hit else ""))
+        st.caption(
+            f"LLM call · {call.role} · {call.provider}:{call.model} · {call.tokens_in} in / {call.tokens_out} out "
+            f"tokens · {call.latency_s:.2f} s" + (" · cache hit" if call.cache_hit else "")
+        )
         for message in call.messages:
             st.markdown(f"**{message.get('role', '?')}**")
             st.code(str(message.get("content", "")), language="text", wrap_lines=True, height=160)
@@ -107,16 +126,25 @@ def render_llm_calls(store: Any, step_id: int | None) -> None:
         st.code(call.response, language="text", wrap_lines=True, height=160)
 
 
-def render_steps(steps: list[dict[str, Any]], store: Any, *, expanded: bool = False, highlight_seq: int | None = None,
-                 calls: bool = False) -> None:
+def render_steps(
+    steps: list[dict[str, Any]],
+    store: Any,
+    *,
+    expanded: bool = False,
+    highlight_seq: int | None = None,
+    calls: bool = False,
+) -> None:
     """Every step as an expander (with its LLM calls when `calls`), tracking the code for optimizer diffs."""
     code = ""
     for step in steps:
         title = step_title(step)
         if step.get("seq") == highlight_seq:
             title = f":red[{title} · first divergence]"
-        with st.expander(title, expanded=expanded or step.get("seq") == highlight_seq,
-                         icon=ICONS.get(step["node"], ":material/radio_button_checked:")):
+        with st.expander(
+            title,
+            expanded=expanded or step.get("seq") == highlight_seq,
+            icon=ICONS.get(step["node"], ":material/radio_button_checked:"),
+        ):
             render_step(step, store, previous_code=code)
             if calls:
                 render_llm_calls(store, step.get("step_id"))

@@ -36,21 +36,33 @@ def compare_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> None:
     """This trial next to another of the same problem, with the first point of divergence highlighted."""
     siblings = views.sibling_trials(store, trial.id)
     if not siblings:
-        st.info(f"No other finished trial of {trial.problem_id} yet. Run it under another condition or seed "
-                "(Batch page) to compare.")
+        st.info(
+            f"No other finished trial of {trial.problem_id} yet. Run it under another condition or seed "
+            "(Batch page) to compare."
+        )
         return
-    labels = {s["id"]: f"#{s['id']} · run {s['run_id']} · {s['condition']} · seed {s['seed']} · "
-                       f"{'passed' if s['passed'] else 'failed'}" for s in siblings}
+    labels = {
+        s["id"]: f"#{s['id']} · run {s['run_id']} · {s['condition']} · seed {s['seed']} · "
+        f"{'passed' if s['passed'] else 'failed'}"
+        for s in siblings
+    }
     if st.session_state.get(Trace.COMPARE) not in labels:
         st.session_state[Trace.COMPARE] = siblings[0]["id"]
-    other_id = st.selectbox("Compare with", list(labels), key=Trace.COMPARE, format_func=labels.get,
-                            help="trials of the same problem; those with the opposite outcome come first")
+    other_id = st.selectbox(
+        "Compare with",
+        list(labels),
+        key=Trace.COMPARE,
+        format_func=labels.get,
+        help="trials of the same problem; those with the opposite outcome come first",
+    )
     other = views.step_rows(store, other_id)
     divergence = views.first_divergence(steps, other)
     if divergence is None:
         st.success("The two trials took identical steps with identical outputs.")
     else:
-        st.warning(f"First divergence at step {divergence.index + 1}: {divergence.reason}.", icon=":material/call_split:")
+        st.warning(
+            f"First divergence at step {divergence.index + 1}: {divergence.reason}.", icon=":material/call_split:"
+        )
         a_code = next((s["output"].get("code", "") for s in steps if s["seq"] == divergence.seq_a), None)
         b_code = next((s["output"].get("code", "") for s in other if s["seq"] == divergence.seq_b), None)
         if a_code is not None and b_code is not None and a_code != b_code:

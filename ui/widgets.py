@@ -35,12 +35,18 @@ def empty_state(message: str, *, page: str | None = None, label: str | None = No
         st.page_link(page, label=label or "Go there", icon=":material/arrow_forward:")
 
 
-def model_pickers(default_key: str, role_prefix: str, choices: list[str], why_missing: str | None) -> tuple[str, dict[str, str]]:
+def model_pickers(
+    default_key: str, role_prefix: str, choices: list[str], why_missing: str | None
+) -> tuple[str, dict[str, str]]:
     """Default model plus optional per-role overrides; returns (default spec, {role: spec})."""
     current = st.session_state.get(default_key)
     options = list(dict.fromkeys([*choices, *([current] if current else [])]))
-    default = st.selectbox("Model", options, key=default_key,
-                           help="llamacpp:default is the small embedded model; pulled Ollama models are listed too")
+    default = st.selectbox(
+        "Model",
+        options,
+        key=default_key,
+        help="llamacpp:default is the small embedded model; pulled Ollama models are listed too",
+    )
     if why_missing:
         st.caption(f"{why_missing}; only the embedded model is offered. Start Ollama (`ollama serve`) for more.")
     models: dict[str, str] = {}
@@ -71,10 +77,20 @@ def _parse_ids(raw: str) -> list[int]:
     return ids
 
 
-def run_picker(key: str, choices: list[tuple[int, str]], *, label: str = "Runs", fallback: Callable[[], list[int]] | None = None,
-               help: str | None = None) -> list[int]:
-    """A multiselect of runs, preset from a `?runs=1,2` link, else the Runs page selection, else `fallback()`."""
-    labels = dict(choices)
+def run_picker(
+    key: str,
+    store: Any,
+    *,
+    label: str = "Runs",
+    fallback: Callable[[], list[int]] | None = None,
+    help: str | None = None,
+) -> list[int]:
+    """A multiselect of runs, preset from a `?runs=1,2` link, else the Runs page selection, else `fallback()`.
+
+    Offers the newest runs plus any run already chosen, however old.
+    """
+    from execugraph.views import run_choices
+
     raw = st.query_params.get("runs")
     marker = f"_preset.{key}"
     preset: list[int] | None = None
@@ -83,9 +99,7 @@ def run_picker(key: str, choices: list[tuple[int, str]], *, label: str = "Runs",
     elif not st.session_state.get(key) and st.session_state.get(marker) is None:
         preset = list(st.session_state.get(keys.SELECTED_RUNS) or []) or (fallback() if fallback else [])
         st.session_state[marker] = ("default", tuple(preset))
-    if preset is not None:
-        st.session_state[key] = [r for r in preset if r in labels]
-    else:
-        st.session_state[key] = [r for r in st.session_state.get(key, []) if r in labels]
+    wanted = preset if preset is not None else list(st.session_state.get(key) or [])
+    labels = dict(run_choices(store, include=wanted))
+    st.session_state[key] = [r for r in wanted if r in labels]
     return st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
-

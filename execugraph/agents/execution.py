@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from execugraph.agents.context import TrialContext
 from execugraph.store.models import utcnow
+
+if TYPE_CHECKING:  # the grading rule below is imported by rescoring, which needs no LLM stack
+    from execugraph.agents.context import TrialContext
 
 SMOKE_TEST: dict[str, Any] = {"kind": "assert", "name": "smoke", "source": "", "call": "None"}
 

@@ -169,7 +169,7 @@ def _check_record(file: str, line: int, rec: dict[str, Any], issues: IssueCollec
                 ok = False
             continue
         value = rec[name]
-        if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             wanted = " or ".join(t.__name__ for t in types)
             issues.add(file, line, name, f"expected {wanted}, got {value!r}")
             ok = False

@@ -24,7 +24,7 @@ import numpy as np
 
 INDEX_FILE = "index.faiss"
 IDS_FILE = "ids.json"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 2  # part of the cache key: bump when the stored layout or Technique.embedding_texts changes
 
 _faiss_threads_lock = threading.Lock()
 _faiss_threads_set = False

@@ -62,6 +62,7 @@ class _State:
     by_id: dict[str, Technique]
     index: VectorIndex
     load: IndexLoad
+    key: str
 
 
 def default_cache_dir() -> Path:
@@ -133,9 +134,9 @@ class Retriever:
 
         row_ids = [t.id for t in techniques for _ in t.embedding_texts()]
 
-        def embed():
+        def embed() -> np.ndarray:
             self.index_builds += 1
-            return self.embedder.encode([text for t in techniques for text in t.embedding_texts()])
+            return self.embedder.encode([view for t in techniques for view in t.embedding_texts()])
 
         loaded = load_or_build(self.cache_dir, key, row_ids, embed)
         return _State(
@@ -143,6 +144,7 @@ class Retriever:
             by_id={t.id: t for t in techniques},
             index=loaded.index,
             load=loaded,
+            key=key,
         )
 
     @property
@@ -195,6 +197,22 @@ class Retriever:
         """Re-read the library file (e.g. edited by hand) and swap in its index."""
         with self._edit_lock:
             self._state = self._load_state()
+
+    def reload_if_changed(self) -> bool:
+        """Pick up edits made by another process (e.g. the UI while a worker runs); True if reloaded.
+
+        Compares the file's current cache key with the indexed one, so an
+        unchanged library costs one file read and a hash, never an embedding.
+        """
+        with self._edit_lock:
+            try:
+                current = cache_key(self.library_path.read_bytes(), self.embedder.model_id)
+            except FileNotFoundError:
+                raise LibraryFormatError(self.library_path, None, None, "library file not found") from None
+            if current == self._state.key:
+                return False
+            self._state = self._load_state()
+            return True
 
     def add_technique(self, technique: Technique) -> None:
         """Append a technique to the library file, then rebuild and publish the index."""

@@ -62,9 +62,7 @@ class FencedStore:
     def is_current(self) -> bool:
         """True while the trial is running under this attempt's token."""
         with self._store.engine.connect() as conn:
-            row = conn.execute(
-                select(TRIAL.c.status, TRIAL.c.started_at).where(TRIAL.c.id == self.trial_id)
-            ).first()
+            row = conn.execute(select(TRIAL.c.status, TRIAL.c.started_at).where(TRIAL.c.id == self.trial_id)).first()
         return row is not None and row.status == "running" and row.started_at == self.token
 
     def check(self) -> None:

@@ -52,7 +52,7 @@ class TrialWorker:
         store, _ = self._resources()
         with store.engine.connect():
             pass
-        return {"host": socket.gethostname(), "pid": os.getpid()}
+        return {"host": socket.gethostname(), "pid": os.getpid(), "node": _ray_node_id()}
 
     def run(self, task: dict[str, Any]) -> dict[str, Any]:
         """Run one attempt of one claimed trial; returns its outcome (status, verdict, message, where it ran).
@@ -105,3 +105,13 @@ class TrialWorker:
             pool.close()
         if store is not None:
             store.close()
+
+
+def _ray_node_id() -> str | None:
+    """The Ray node this process runs on, when it runs under Ray (None when called directly)."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():
+        return None
+    return ray.get_runtime_context().get_node_id()

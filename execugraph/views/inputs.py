@@ -38,7 +38,7 @@ def _value(text: Any, row: int) -> Any:
     except (ValueError, SyntaxError):
         raise ValueError(
             f"test row {row}, field expected: {text!r} is neither JSON nor a Python literal "
-            "(quote strings, e.g. \"abc\"; use null or None for None)"
+            '(quote strings, e.g. "abc"; use null or None for None)'
         ) from None
 
 
@@ -71,8 +71,15 @@ def adhoc_tests_from_rows(rows: list[dict[str, Any]], entry_point: str | None = 
             raise ValueError(f"test row {number}, field call: empty; write an expression such as add(1, 2)")
         if not expected_text:
             raise ValueError(f"test row {number}, field expected: empty; write the expected value (null for None)")
-        tests.append({"kind": "call", "name": f"row {number}", "expr": call, "expected": _value(expected_text, number),
-                      "visible": bool(row.get("visible") or False)})
+        tests.append(
+            {
+                "kind": "call",
+                "name": f"row {number}",
+                "expr": call,
+                "expected": _value(expected_text, number),
+                "visible": bool(row.get("visible") or False),
+            }
+        )
         numbers.append(number)
     if tests:
         _check(tests, entry_point, numbers, "test row")
@@ -133,11 +140,21 @@ def model_problems(specs: list[str], ollama_host: str) -> list[ModelProblem]:
                 except (OSError, ValueError):
                     reachable = False
             if not reachable:
-                problems.append(ModelProblem(spec, f"Ollama not reachable at {ollama_host}",
-                                             "start it (`ollama serve`) or choose the embedded model"))
+                problems.append(
+                    ModelProblem(
+                        spec,
+                        f"Ollama not reachable at {ollama_host}",
+                        "start it (`ollama serve`) or choose the embedded model",
+                    )
+                )
             elif parsed.name not in (pulled or []):
-                problems.append(ModelProblem(spec, f"model {parsed.name!r} is not pulled on {ollama_host}",
-                                             f"run `ollama pull {parsed.name}` or choose another model"))
+                problems.append(
+                    ModelProblem(
+                        spec,
+                        f"model {parsed.name!r} is not pulled on {ollama_host}",
+                        f"run `ollama pull {parsed.name}` or choose another model",
+                    )
+                )
         elif parsed.provider == "llamacpp":
             if parsed.name == "default":
                 try:
@@ -148,8 +165,13 @@ def model_problems(specs: list[str], ollama_host: str) -> list[ModelProblem]:
                 from pathlib import Path
 
                 if not Path(parsed.name).is_file():
-                    problems.append(ModelProblem(spec, f"GGUF file not found: {parsed.name}",
-                                                 "give the path of a .gguf file or choose the embedded model"))
+                    problems.append(
+                        ModelProblem(
+                            spec,
+                            f"GGUF file not found: {parsed.name}",
+                            "give the path of a .gguf file or choose the embedded model",
+                        )
+                    )
     return problems
 
 
@@ -206,16 +228,22 @@ class SynthesisRequest:
         elif self.tests_mode == TESTS_FROM_ASSERT:
             tests = adhoc_tests_from_assert(self.assert_source, self.assert_call, entry)
             if not tests:
-                raise ValueError("assert source is empty: write a checker such as "
-                                 "`def check(candidate): assert candidate(1, 2) == 3`, or choose another test mode")
+                raise ValueError(
+                    "assert source is empty: write a checker such as "
+                    "`def check(candidate): assert candidate(1, 2) == 3`, or choose another test mode"
+                )
         else:
             tests = []
         aliases = parse_aliases(self.aliases)
         if aliases and not entry:
             raise ValueError("aliases need an entry point: name the function the tests call")
         problem = adhoc_problem(self.statement, entry, aliases, tests, self.signature.strip())
-        overrides: dict[str, Any] = {"models": dict(self.models or {}), "default_model": self.default_model,
-                                     "feedback_tests": self.feedback_tests, "test_timeout_s": float(self.test_timeout_s)}
+        overrides: dict[str, Any] = {
+            "models": dict(self.models or {}),
+            "default_model": self.default_model,
+            "feedback_tests": self.feedback_tests,
+            "test_timeout_s": float(self.test_timeout_s),
+        }
         if self.retry_budget != CONDITION_DEFAULT:
             overrides["retry_budget"] = int(self.retry_budget)
         if self.retrieval != CONDITION_DEFAULT:
@@ -225,7 +253,9 @@ class SynthesisRequest:
         except ValueError as exc:
             message = readable_error(exc)
             if "retrieval" in message:
-                message += " (retrieval feeds the planner: choose a multi-* condition with a planner, or turn retrieval off)"
+                message += (
+                    " (retrieval feeds the planner: choose a multi-* condition with a planner, or turn retrieval off)"
+                )
             raise ValueError(message) from None
         return problem, config
 
@@ -275,9 +305,30 @@ class BatchPlan:
     mdd_pp: float | None
     mdd_holm_pp: float | None
     note: str
+    baseline: float = 0.5
+
+    def describe(self) -> str:
+        """The plan in one paragraph (markdown), as the Batch page shows it before launch."""
+        per_arm = self.seeds * self.trials_per_seed
+        grid = (
+            f"{self.problems} problems x {self.conditions} conditions x {self.seeds} seeds x "
+            f"{self.trials_per_seed} trials = **{self.total_trials} trials**."
+        )
+        if self.mdd_pp is None:
+            return f"{grid} No improvement is reliably detectable ({self.note})."
+        detect = (
+            f"With {per_arm} trial(s) per problem and condition, the smallest improvement over a "
+            f"{self.baseline:.0%} baseline it can detect (paired, 80% power, two-sided alpha 0.05) is "
+            f"**{self.mdd_pp:.1f} percentage points**"
+        )
+        if self.pairs > 1 and self.mdd_holm_pp is not None:
+            detect += f"; under Holm's correction over {self.pairs} comparisons the strictest step needs {self.mdd_holm_pp:.1f} pp"
+        return f"{grid} {detect}."
 
 
-def plan_batch(spec: Any, problems: list[Any], baseline: float, *, alpha: float = 0.05, power: float = 0.8) -> BatchPlan:
+def plan_batch(
+    spec: Any, problems: list[Any], baseline: float, *, alpha: float = 0.05, power: float = 0.8
+) -> BatchPlan:
     """Grid size and the minimum detectable difference (paired, per comparison and under Holm's strictest step)."""
     from execugraph.stats import minimum_detectable_difference
 
@@ -287,8 +338,20 @@ def plan_batch(spec: Any, problems: list[Any], baseline: float, *, alpha: float 
     per_arm = len(spec.seeds) * spec.trials
     total = len(chosen) * k * per_arm
     if len(chosen) < 2:
-        return BatchPlan(len(chosen), k, len(spec.seeds), spec.trials, total, pairs, None, None,
-                         "a paired comparison needs at least 2 problems")
+        return BatchPlan(
+            len(chosen),
+            k,
+            len(spec.seeds),
+            spec.trials,
+            total,
+            pairs,
+            None,
+            None,
+            "a paired comparison needs at least 2 problems",
+            baseline,
+        )
     mdd = minimum_detectable_difference(len(chosen), per_arm, baseline, alpha=alpha, power=power)
     strict = minimum_detectable_difference(len(chosen), per_arm, baseline, alpha=alpha / max(1, pairs), power=power)
-    return BatchPlan(len(chosen), k, len(spec.seeds), spec.trials, total, pairs, mdd.mdd_pp, strict.mdd_pp, mdd.note)
+    return BatchPlan(
+        len(chosen), k, len(spec.seeds), spec.trials, total, pairs, mdd.mdd_pp, strict.mdd_pp, mdd.note, baseline
+    )

@@ -15,8 +15,15 @@ REFERENCE_CONDITION = "multi-full"
 def arm_rate_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Pass rate with its 95% CI for every arm, in report order."""
     return [
-        {"arm": a["label"], "pass_rate": a["pass_rate"], "ci_lo": a["ci_lo"], "ci_hi": a["ci_hi"],
-         "problems": a["problems"], "trials": a["trials"], "passed": a["passed"]}
+        {
+            "arm": a["label"],
+            "pass_rate": a["pass_rate"],
+            "ci_lo": a["ci_lo"],
+            "ci_hi": a["ci_hi"],
+            "problems": a["problems"],
+            "trials": a["trials"],
+            "passed": a["passed"],
+        }
         for a in report.get("arms", [])
     ]
 
@@ -24,8 +31,14 @@ def arm_rate_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 def category_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Pass rate with its CI per (arm, category)."""
     return [
-        {"arm": a["label"], "category": cat, "pass_rate": r["pass_rate"], "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"],
-         "trials": r["trials"]}
+        {
+            "arm": a["label"],
+            "category": cat,
+            "pass_rate": r["pass_rate"],
+            "ci_lo": r["ci_lo"],
+            "ci_hi": r["ci_hi"],
+            "trials": r["trials"],
+        }
         for a in report.get("arms", [])
         for cat, r in a.get("categories", {}).items()
     ]
@@ -43,7 +56,13 @@ def error_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 def pass_at_k_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     """pass@k per arm and k (None where no problem has k trials)."""
     return [
-        {"arm": a["label"], "k": r["k"], "pass_at_k": r["pass_at_k"], "problems": r["problems"], "skipped": r["skipped"]}
+        {
+            "arm": a["label"],
+            "k": r["k"],
+            "pass_at_k": r["pass_at_k"],
+            "problems": r["problems"],
+            "skipped": r["skipped"],
+        }
         for a in report.get("arms", [])
         for r in a.get("pass_at_k", [])
     ]
@@ -52,9 +71,20 @@ def pass_at_k_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 def pairs_table(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The paired comparison table: delta is b minus a in percentage points, with CI and adjusted p-values."""
     return [
-        {"a": p["a"], "b": p["b"], "n": p["n"], "discordant": p["discordant"], "delta_pp": p["delta_pp"],
-         "ci_lo": p["ci_lo"], "ci_hi": p["ci_hi"], "p_wilcoxon": p["p_wilcoxon"], "p_mcnemar": p["p_mcnemar"],
-         "p_holm": p["p_holm"], "p_holm_mcnemar": p["p_holm_mcnemar"], "note": p.get("note", "")}
+        {
+            "a": p["a"],
+            "b": p["b"],
+            "n": p["n"],
+            "discordant": p["discordant"],
+            "delta_pp": p["delta_pp"],
+            "ci_lo": p["ci_lo"],
+            "ci_hi": p["ci_hi"],
+            "p_wilcoxon": p["p_wilcoxon"],
+            "p_mcnemar": p["p_mcnemar"],
+            "p_holm": p["p_holm"],
+            "p_holm_mcnemar": p["p_holm_mcnemar"],
+            "note": p.get("note", ""),
+        }
         for p in report.get("pairs", [])
     ]
 
@@ -74,6 +104,15 @@ def deltas_against(report: dict[str, Any], reference: str = REFERENCE_CONDITION)
             arm, delta, lo, hi = p["b"], p["delta_pp"], p["ci_lo"], p["ci_hi"]
         else:
             arm, delta, lo, hi = p["a"], -p["delta_pp"], -p["ci_hi"], -p["ci_lo"]
-        rows.append({"arm": arm, "reference": p["a"] if a_ref else p["b"], "delta_pp": delta, "ci_lo": lo,
-                     "ci_hi": hi, "n": p["n"], "p_holm": p["p_holm"]})
+        rows.append(
+            {
+                "arm": arm,
+                "reference": p["a"] if a_ref else p["b"],
+                "delta_pp": delta,
+                "ci_lo": lo,
+                "ci_hi": hi,
+                "n": p["n"],
+                "p_holm": p["p_holm"],
+            }
+        )
     return rows

@@ -68,8 +68,15 @@ def run_rows(
 ) -> list[dict[str, Any]]:
     """One table row per matching run (newest first, at most `limit`), with trial counts and pass rate."""
     runs = store.list_runs(
-        kind=kind, status=status, benchmark=benchmark, model=model or None, text=text or None,
-        since=since, until=until, tag=tag or None, limit=limit,
+        kind=kind,
+        status=status,
+        benchmark=benchmark,
+        model=model or None,
+        text=text or None,
+        since=since,
+        until=until,
+        tag=tag or None,
+        limit=limit,
     )
     counts = trial_counts(store, [r.id for r in runs])
     rows = []
@@ -95,13 +102,20 @@ def run_rows(
     return rows
 
 
-def run_choices(store: Any, *, kind: str | None = None, limit: int = 300) -> list[tuple[int, str]]:
-    """(id, label) of the newest runs for a picker; reads four narrow columns only."""
-    stmt = select(RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.status).order_by(RUN.c.id.desc()).limit(limit)
+def run_choices(
+    store: Any, *, kind: str | None = None, limit: int = 300, include: Sequence[int] = ()
+) -> list[tuple[int, str]]:
+    """(id, label) of the newest runs for a picker, plus the runs in `include` wherever they are; narrow columns only."""
+    columns = (RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.status)
+    stmt = select(*columns).order_by(RUN.c.id.desc()).limit(limit)
     if kind:
         stmt = stmt.where(RUN.c.kind == kind)
     with store.engine.connect() as conn:
-        return [(int(i), f"#{i} {title or '(untitled)'} · {k}, {s}") for i, title, k, s in conn.execute(stmt)]
+        rows = list(conn.execute(stmt))
+        missing = sorted(set(include) - {row[0] for row in rows}, reverse=True)
+        if missing:
+            rows += list(conn.execute(select(*columns).where(RUN.c.id.in_(missing)).order_by(RUN.c.id.desc())))
+    return [(int(i), f"#{i} {title or '(untitled)'} · {k}, {s}") for i, title, k, s in rows]
 
 
 def conditions_in_runs(store: Any, run_ids: Sequence[int]) -> list[str]:

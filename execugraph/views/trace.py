@@ -14,8 +14,22 @@ from execugraph.store.models import LLMCall, Trial
 TRIAL = Trial.__table__  # type: ignore[attr-defined]
 CALL = LLMCall.__table__  # type: ignore[attr-defined]
 OUTCOMES = ("passed", "failed", "error", "unfinished")
-_TRIAL_COLUMNS = ("id", "run_id", "problem_id", "category", "condition", "seed", "trial_index", "status", "passed",
-                  "tests_passed", "tests_total", "retries_used", "error_class", "wallclock_s")
+_TRIAL_COLUMNS = (
+    "id",
+    "run_id",
+    "problem_id",
+    "category",
+    "condition",
+    "seed",
+    "trial_index",
+    "status",
+    "passed",
+    "tests_passed",
+    "tests_total",
+    "retries_used",
+    "error_class",
+    "wallclock_s",
+)
 
 
 def _outcome_clause(outcome: str) -> Any:
@@ -79,7 +93,10 @@ def step_rows(store: Any, trial_id: int) -> list[dict[str, Any]]:
         .group_by(c.step_id)
     )
     with store.engine.connect() as conn:
-        calls = {sid: (int(n), int(ti or 0), int(to or 0), float(lat or 0), int(h or 0)) for sid, n, ti, to, lat, h in conn.execute(stmt)}
+        calls = {
+            sid: (int(n), int(ti or 0), int(to or 0), float(lat or 0), int(h or 0))
+            for sid, n, ti, to, lat, h in conn.execute(stmt)
+        }
     origin = steps[0].started_at if steps else None
     rows = []
     for step in steps:
@@ -110,12 +127,22 @@ def code_attempts(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for step in steps:
         out = step.get("output") or {}
         if step["node"] == "generator" and out.get("code"):
-            attempts.append({"label": f"attempt {step['attempt']} (step {step['seq']}, {out.get('reason', 'initial')})",
-                             "code": out["code"], "seq": step["seq"]})
+            attempts.append(
+                {
+                    "label": f"attempt {step['attempt']} (step {step['seq']}, {out.get('reason', 'initial')})",
+                    "code": out["code"],
+                    "seq": step["seq"],
+                }
+            )
         elif step["node"] == "optimizer" and out.get("candidate"):
             verdict = "accepted" if out.get("accepted") else "rejected"
-            attempts.append({"label": f"optimizer candidate (step {step['seq']}, {verdict})",
-                             "code": out["candidate"], "seq": step["seq"]})
+            attempts.append(
+                {
+                    "label": f"optimizer candidate (step {step['seq']}, {verdict})",
+                    "code": out["candidate"],
+                    "seq": step["seq"],
+                }
+            )
     return attempts
 
 
@@ -156,8 +183,10 @@ def _signature(node: str, output: dict[str, Any]) -> tuple[Any, ...] | None:
 
 def _describe(node: str, output: dict[str, Any]) -> str:
     if node == "evaluator":
-        return (f"{output.get('verdict')} ({output.get('tests_passed')}/{output.get('tests_total')} tests, "
-                f"then {output.get('decision')})")
+        return (
+            f"{output.get('verdict')} ({output.get('tests_passed')}/{output.get('tests_total')} tests, "
+            f"then {output.get('decision')})"
+        )
     if node == "grade":
         return f"{'passed' if output.get('passed') else 'failed'} ({output.get('verdict')})"
     if node == "reviewer":
@@ -198,8 +227,12 @@ def sibling_trials(store: Any, trial_id: int, *, limit: int = 100) -> list[dict[
     same_outcome = case((t.passed.is_(True), 1), else_=0) == (1 if trial.passed else 0)
     stmt = (
         select(*(t[c] for c in _TRIAL_COLUMNS))
-        .where(t.benchmark == trial.benchmark, t.problem_id == trial.problem_id, t.id != trial_id,
-               t.status.in_(("done", "error")))
+        .where(
+            t.benchmark == trial.benchmark,
+            t.problem_id == trial.problem_id,
+            t.id != trial_id,
+            t.status.in_(("done", "error")),
+        )
         .order_by(case((same_outcome, 1), else_=0), case((t.run_id == trial.run_id, 0), else_=1), t.id.desc())
         .limit(limit)
     )

@@ -3,6 +3,9 @@ still runs, still enforces what remains, reports exactly what is missing, and ve
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 
 from sandbox import Limits, SandboxPool
@@ -77,3 +80,38 @@ def test_each_layer_can_be_switched_off_alone():
 def test_unknown_layer_names_are_rejected():
     with pytest.raises(ValueError, match="unknown layers"):
         SandboxPool(workers=1, disable=["firewall"])
+
+
+ESCAPEE = """
+import os, time
+def f():
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()  # leaves the job's process group: only possible without seccomp
+        os.write(w, str(os.getsid(0)).encode())
+        time.sleep(600)
+        os._exit(0)
+    return [pid, int(os.read(r, 32))]
+"""
+
+
+@pytest.mark.parametrize("disable", [("seccomp",), ("seccomp", "cgroups")], ids=["cgroup-sweep", "subreaper-sweep"])
+def test_a_process_that_left_the_process_group_still_dies_with_the_job(disable):
+    with SandboxPool(workers=1, disable=disable) as pool:
+        result = pool.run_suite(ESCAPEE, CALL_F, Limits(timeout_s=3.0))
+        escaped, session = json.loads(result.tests[0].got)
+        assert result.verdict == "wrong_answer"
+        assert session == escaped, "the child did not get its own session"
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and _alive(escaped):
+            time.sleep(0.05)
+        assert not _alive(escaped), f"process {escaped} outlived its job"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return "State:\tZ" not in f.read()
+    except FileNotFoundError:
+        return False

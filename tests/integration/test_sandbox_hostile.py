@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox import SandboxPool
-from tests.support.hostile.catalog import CASES, HostileCase, suite_for
+from tests.support.hostile.catalog import CALL_F, CASES, HostileCase, suite_for
 from tests.support.hostile.host import HostContext, host_problems, leftover_processes
 
 
@@ -22,9 +22,10 @@ def pool(host):
         yield shared
 
 
-def _missing_layers(pool: SandboxPool, case: HostileCase) -> list[str]:
-    report = pool.isolation()
-    return [layer for layer in case.requires if report.get(layer, "active") != "active"]
+@pytest.fixture(scope="module")
+def isolation(pool):
+    """The layers a job on this pool actually runs under."""
+    return pool.run_suite("def f():\n    return 1\n", CALL_F).isolation
 
 
 def test_catalog_has_at_least_thirty_attacks():
@@ -33,8 +34,8 @@ def test_catalog_has_at_least_thirty_attacks():
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-def test_hostile_program_is_contained(case: HostileCase, host: HostContext, pool: SandboxPool):
-    missing = _missing_layers(pool, case)
+def test_hostile_program_is_contained(case: HostileCase, host: HostContext, pool: SandboxPool, isolation):
+    missing = case.missing_layers(isolation)
     if missing:
         pytest.skip(f"needs isolation layers {missing}, unavailable here")
     workers_before = pool.worker_pids()
@@ -50,8 +51,8 @@ def test_hostile_program_is_contained(case: HostileCase, host: HostContext, pool
     assert not leftover_processes(pool.worker_pids()), "sandbox processes outlived the job"
 
 
-def test_parallel_hostile_batch_keeps_order_and_verdicts(host: HostContext, pool: SandboxPool):
-    cases = [case for case in CASES if case.fast and not _missing_layers(pool, case)]
+def test_parallel_hostile_batch_keeps_order_and_verdicts(host: HostContext, pool: SandboxPool, isolation):
+    cases = [case for case in CASES if case.fast and not case.missing_layers(isolation)]
     results = pool.run_many([(case.code(host), suite_for(case, host), case.limits) for case in cases])
     wrong = [
         (case.name, result.verdict)
@@ -60,3 +61,22 @@ def test_parallel_hostile_batch_keeps_order_and_verdicts(host: HostContext, pool
     ]
     assert not wrong
     assert not host_problems(host, results[-1], pool.worker_pids())
+
+
+@pytest.mark.parametrize("disabled", ["landlock", "seccomp", "unprivileged_uid", "network_namespace"])
+def test_with_one_layer_off_the_attacks_that_do_not_need_it_are_still_contained(disabled: str, host: HostContext):
+    """Each case declares the layers its verdict relies on; with any other layer missing it must still hold."""
+    with SandboxPool(workers=2, disable=[disabled]) as degraded:
+        isolation = degraded.run_suite("def f():\n    return 1\n", CALL_F).isolation
+        cases = [case for case in CASES if case.fast and not case.missing_layers(isolation)]
+        assert len(cases) >= 20
+        workers = degraded.worker_pids()
+        results = degraded.run_many([(case.code(host), suite_for(case, host), case.limits) for case in cases])
+        wrong = [(c.name, r.verdict) for c, r in zip(cases, results, strict=True) if r.verdict != c.verdict]
+        assert not wrong
+        problems = [p for case, r in zip(cases, results, strict=True) for p in host_problems(host, r, workers)]
+        problems += [
+            p for case, r in zip(cases, results, strict=True) if case.check for p in case.check(host, r, degraded)
+        ]
+        assert not problems
+        assert not leftover_processes(degraded.worker_pids())

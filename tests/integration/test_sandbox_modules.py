@@ -104,6 +104,11 @@ PROGRAMS: dict[str, tuple[str, object]] = {
         [1, 2, 3],
     ),
     "uuid": ("import uuid\ndef f():\n    return len(str(uuid.uuid4()))", 36),
+    "pickle": ("import pickle\ndef f():\n    return pickle.loads(pickle.dumps({'a': (1, 2)}))", {"a": [1, 2]}),
+    "pathlib": (
+        "from pathlib import Path\ndef f():\n    Path('x.txt').write_text('hi')\n    return Path('x.txt').read_text()",
+        "hi",
+    ),
     "tempfile_in_job_dir": (
         "import os\ndef f():\n    open('scratch.txt', 'w').write('abc')\n    return [open('scratch.txt').read(), os.path.exists(os.environ['TMPDIR'])]",
         ["abc", True],

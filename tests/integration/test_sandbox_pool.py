@@ -120,11 +120,14 @@ def test_alias_is_resolvable_under_the_entry_point_name(pool):
 
 
 def test_missing_entry_point_is_a_runtime_error(pool):
-    suite = {"entry_point": "solve", "aliases": ["solution"], "tests": [{"kind": "call", "args": [1], "expected": 1}]}
-    result = pool.run_suite("def other(x):\n    return x\n", suite, FAST)
-    assert result.verdict == "runtime_error"
-    assert result.tests[0].error_class == "MissingEntryPoint"
-    assert "solve" in result.tests[0].got
+    check = "def check(candidate):\n    assert candidate(1) == 1\n"
+    tests = [{"kind": "call", "args": [1], "expected": 1}, {"kind": "assert", "source": check}]
+    result = pool.run_suite(
+        "def other(x):\n    return x\n", {"entry_point": "solve", "aliases": ["solution"], "tests": tests}, FAST
+    )
+    assert verdicts(result) == ["runtime_error", "runtime_error"]
+    assert [t.error_class for t in result.tests] == ["MissingEntryPoint", "MissingEntryPoint"]
+    assert "solve" in result.tests[0].got and "solve" in result.tests[1].got
 
 
 def test_walrus_expressions_drive_a_class(pool):
@@ -299,11 +302,12 @@ def test_stdout_excerpt_and_determinism_of_hashing(pool):
 
 def test_suite_time_limit_marks_unstarted_tests(pool):
     code = "import time\ndef f(x):\n    time.sleep(x)\n    return x\n"
-    suite = {"entry_point": "f", "tests": [{"kind": "call", "args": [0.6], "expected": 0.6}] * 3}
-    result = pool.run_suite(code, suite, Limits(timeout_s=2.0, suite_timeout_s=1.0))
-    assert verdicts(result)[:1] == ["passed"]
+    suite = {"entry_point": "f", "tests": [{"kind": "call", "args": [0.8], "expected": 0.8}] * 4}
+    result = pool.run_suite(code, suite, Limits(timeout_s=5.0, suite_timeout_s=2.0))
+    assert verdicts(result)[0] == "passed"
     assert result.tests[-1].error_class == "SuiteTimeLimit"
     assert result.verdict == "timeout"
+    assert result.duration_s < 4.0
 
 
 def test_run_many_preserves_order_and_is_parallel_safe(pool):
@@ -400,3 +404,23 @@ def test_a_worker_killed_mid_job_gives_a_harness_error_and_is_replaced():
         assert "worker failed" in result.error
         assert pool.worker_pids() != [victim]
         assert pool.run_suite("def f():\n    return 1\n", call).passed
+
+
+def test_a_pool_is_not_used_from_a_forked_copy_of_the_host(pool):
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the forked host copy must refuse, and must not shut the parent's workers down
+        try:
+            pool.run_suite("x = 1", {"tests": [{"kind": "stdio", "expected_stdout": ""}]})
+            os.write(write_end, b"ran")
+        except SandboxUnavailable:
+            os.write(write_end, b"refused")
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    assert os.read(read_end, 16) == b"refused"
+    os.close(read_end)
+    assert pool.run_suite(
+        "def f():\n    return 1\n", {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 1}]}
+    ).passed

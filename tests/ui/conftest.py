@@ -51,9 +51,13 @@ def db_store(tmp_path: Path) -> Iterator[Store]:
 
 
 @pytest.fixture(autouse=True)
-def worker_starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record the database URLs the dashboard asked to start a worker for, instead of spawning one."""
+def worker_starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """Record the database URLs the dashboard asked to start a worker for, instead of spawning one.
+
+    Also keeps the test's caches (uploads, worker locks) in tmp_path.
+    """
     calls: list[str] = []
+    monkeypatch.setenv("EXECUGRAPH_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr("ui.resources.start_worker", lambda url: calls.append(url) or True)
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens: model lists are deterministic
     return calls

@@ -17,17 +17,26 @@ def test_ablations_draws_every_chart_from_the_report(app, seeded_db, db_store):
     no_exception(at)
     assert at.multiselect(key=Abl.RUNS).value == [seeded_db.batch]  # the newest finished batch by default
     charts = {c.proto.spec and json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")}
-    assert {"Pass rate by arm (95% CI over problems)", "Pass rate by category (95% CI)",
-            "Retry budget: accuracy and cost", "Why trials failed (share of failures)"} <= charts
+    assert {
+        "Pass rate by arm (95% CI over problems)",
+        "Pass rate by category (95% CI)",
+        "Retry budget: accuracy and cost",
+        "Why trials failed (share of failures)",
+    } <= charts
     assert any(t.startswith("Each arm minus multi-full") for t in charts)
     report = build_report(db_store, [str(seeded_db.batch)])
-    bars = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Pass rate by arm"))
+    bars = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Pass rate by arm")
+    )
     assert bars["data"][0]["x"] == [a["label"] for a in report["arms"]]
     assert bars["data"][0]["y"] == [100 * a["pass_rate"] for a in report["arms"]]
     at.selectbox(key=Abl.REFERENCE).set_value("single-oneshot").run()
-    assert any(t.startswith("Each arm minus single-oneshot") for t in
-               (json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")))
+    assert any(
+        t.startswith("Each arm minus single-oneshot")
+        for t in (json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart"))
+    )
 
 
 def test_statistics_table_matches_build_report(app, seeded_db, db_store):
@@ -79,7 +88,9 @@ def test_export_import_and_rescore_round_trip(app, seeded_db, db_store):
     at.button(key=Export.IMPORT).click().run()
     no_exception(at)
     imported = [r for r in db_store.list_runs() if r.id not in known]
-    assert len(imported) == 1 and len(db_store.trials_for_run(imported[0].id)) == len(db_store.trials_for_run(seeded_db.batch))
+    assert len(imported) == 1 and len(db_store.trials_for_run(imported[0].id)) == len(
+        db_store.trials_for_run(seeded_db.batch)
+    )
     assert any(s.startswith(f"Imported: run #{imported[0].id}") for s in texts(at, "success")), texts(at, "success")
 
     # rescoring reruns the stored programs in the real sandbox and lists what flipped
@@ -100,6 +111,7 @@ def test_import_refuses_a_zip_that_is_no_bundle_naming_the_problem(app, db_store
     at.run()
     at.button(key=Export.IMPORT).click().run()
     errors = texts(at, "error")
-    assert any(e.startswith("Nothing was imported from notes.zip:") and "neither an ExecuGraph bundle" in e
-               for e in errors), errors
+    assert any(
+        e.startswith("Nothing was imported from notes.zip:") and "neither an ExecuGraph bundle" in e for e in errors
+    ), errors
     assert db_store.list_runs() == []

@@ -3,6 +3,10 @@ with live progress, and cancel / resume from the progress panel."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from execugraph.batch_spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.runner import wait_for
@@ -74,3 +78,56 @@ def test_cancel_and_resume_from_the_progress_panel(app, seeded_db, db_store, wor
     assert run.status == "queued" and not run.cancel_requested
     assert [t.status for t in db_store.trials_for_run(seeded_db.cancelled)] == ["queued"]
     assert len(worker_starts) == 1  # resuming makes sure a worker will pick it up
+
+
+@pytest.mark.slow
+def test_a_launched_batch_is_run_by_the_real_background_worker_process(app, db_store, tmp_path, monkeypatch):
+    """The product path end to end: form -> queue -> detached worker process -> embedded model -> sandbox -> page."""
+    import os
+    import signal
+
+    from execugraph import worker_process
+
+    monkeypatch.setenv("EXECUGRAPH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr("ui.resources.start_worker", worker_process.ensure_worker)
+    at = _one_dp_problem(app("batch"))
+    at.button(key=Batch.LAUNCH).click().run()
+    run_id = at.session_state[Batch.LAUNCHED]
+    url = db_store.engine.url.render_as_string(hide_password=False)
+    lock = worker_process.lock_path(url)
+    try:
+        assert wait_for(db_store, run_id, poll_s=1.0, timeout_s=600) == "done"
+        trial = db_store.trials_for_run(run_id)[0]
+        assert trial.status == "done" and trial.llm_calls == 1 and trial.tests_total > 0
+        calls = db_store.llm_calls_for_trial(trial.id)
+        assert calls[0].provider == "llamacpp" and calls[0].response
+        at.run()
+        assert any(p.proto.text.startswith("1/1 trials") for p in at.get("progress"))
+    finally:
+        pid = int(lock.read_text().strip() or 0) if lock.exists() else 0
+        if pid and worker_process.worker_alive(url):
+            os.kill(pid, signal.SIGTERM)
+
+
+def test_an_uploaded_suite_is_validated_and_planned(app, tmp_path):
+    good = {
+        "id": "double",
+        "statement": "Return twice x.",
+        "entry_point": "double",
+        "tests": [{"kind": "call", "expr": "double(2)", "expected": 4}],
+    }
+    at = app("batch")
+    at.selectbox(key=Batch.BENCHMARK).set_value("user").run()
+    assert any("Upload a user JSONL file" in i for i in texts(at, "info"))
+    bad = json.dumps(good) + "\n" + json.dumps({**good, "id": "triple", "tests": [{"kind": "call", "expr": "t(1)"}]})
+    at.get("file_uploader")[0].upload("suite.jsonl", bad.encode(), "application/jsonl")
+    at.run()
+    errors = texts(at, "error")
+    assert any("line 2, field tests[0].expected: required field missing" in e for e in errors), errors
+    second = json.dumps({**good, "id": "half", "statement": "Return x / 2.", "entry_point": "half"})
+    at.get("file_uploader")[0].set_value(
+        ("suite.jsonl", (json.dumps(good) + "\n" + second).encode(), "application/jsonl")
+    )
+    at.run()
+    no_exception(at)
+    assert any("2 problems x 3 conditions" in i for i in texts(at, "info")), texts(at, "info")

@@ -36,10 +36,21 @@ def test_the_library_is_listed_and_filtered(app, library_copy):
 def test_a_bad_technique_is_refused_naming_the_field(app, library_copy):
     before = library_copy.read_bytes()
     at = app("retrieval")
-    for name, value in {"id": "Not An Id!", "name": "x", "category": "graph", "when_to_use": "w", "key_idea": "k",
-                        "complexity": "O(n)", "pitfalls": "p", "tags": "a"}.items():
-        field = at.text_area(key=Retr.FIELD + name) if name in ("when_to_use", "key_idea", "pitfalls") else \
-            at.text_input(key=Retr.FIELD + name)
+    for name, value in {
+        "id": "Not An Id!",
+        "name": "x",
+        "category": "graph",
+        "when_to_use": "w",
+        "key_idea": "k",
+        "complexity": "O(n)",
+        "pitfalls": "p",
+        "tags": "a",
+    }.items():
+        field = (
+            at.text_area(key=Retr.FIELD + name)
+            if name in ("when_to_use", "key_idea", "pitfalls")
+            else at.text_input(key=Retr.FIELD + name)
+        )
         field.input(value)
     at.button(key=Retr.SAVE).click().run()
     errors = texts(at, "error")
@@ -60,9 +71,15 @@ def test_the_heatmap_shows_a_runs_hit_scores(app, seeded_db, db_store):
     at = app("retrieval")
     no_exception(at)
     assert at.selectbox(key=Retr.HEATMAP_RUN).value == seeded_db.batch
-    heatmap = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                   if json.loads(c.proto.spec)["data"][0]["type"] == "heatmap")
-    assert heatmap["data"][0]["x"][0] == "dp-1d" and sorted(heatmap["data"][0]["y"]) == ["bfs", "climb_stairs", "dfs", "fib"]
+    heatmap = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if json.loads(c.proto.spec)["data"][0]["type"] == "heatmap"
+    )
+    data = heatmap["data"][0]
+    assert sorted(data["x"]) == ["bfs", "dp-1d", "memo"] and sorted(data["y"]) == ["bfs", "climb_stairs", "dfs", "fib"]
+    cell = data["z"][data["y"].index("fib")][data["x"].index("dp-1d")]
+    assert cell == pytest.approx(0.66)  # the seeded rank-1 score (0.71 - 0.05), the mean over fib's multi-rag trials
 
 
 def test_empty_heatmap_says_how_to_get_hits(app):
@@ -80,13 +97,22 @@ def test_live_query_and_adding_a_technique_with_the_real_model(app, library_copy
     assert list(hits["score"]) == sorted(hits["score"], reverse=True)
     assert any("path" in name.lower() or "dijkstra" in name.lower() for name in hits["name"][:3])
 
-    new = {"id": "ui-test-bogosort", "name": "Bogosort shuffling", "category": "search-sort",
-           "when_to_use": "Sorting a deck of playing cards by throwing them in the air until they land in order.",
-           "key_idea": "Shuffle until sorted.", "complexity": "O(n * n!) expected", "pitfalls": "Never use it.",
-           "tags": "sorting, shuffle, joke"}
+    new = {
+        "id": "ui-test-bogosort",
+        "name": "Bogosort shuffling",
+        "category": "search-sort",
+        "when_to_use": "Sorting a deck of playing cards by throwing them in the air until they land in order.",
+        "key_idea": "Shuffle until sorted.",
+        "complexity": "O(n * n!) expected",
+        "pitfalls": "Never use it.",
+        "tags": "sorting, shuffle, joke",
+    }
     for name, value in new.items():
-        field = at.text_area(key=Retr.FIELD + name) if name in ("when_to_use", "key_idea", "pitfalls") else \
-            at.text_input(key=Retr.FIELD + name)
+        field = (
+            at.text_area(key=Retr.FIELD + name)
+            if name in ("when_to_use", "key_idea", "pitfalls")
+            else at.text_input(key=Retr.FIELD + name)
+        )
         field.input(value)
     at.button(key=Retr.SAVE).click().run()
     no_exception(at)

@@ -57,7 +57,9 @@ def test_rename_tag_and_delete_with_confirmation(app, seeded_db, db_store):
     assert db_store.get_run(seeded_db.single) is not None  # asking is not deleting
     assert any("cannot be undone" in m for m in texts(at, "markdown"))
     at.button(key=Runs.DELETE_CANCEL).click().run()
-    assert db_store.get_run(seeded_db.single) is not None and not any("cannot be undone" in m for m in texts(at, "markdown"))
+    assert db_store.get_run(seeded_db.single) is not None and not any(
+        "cannot be undone" in m for m in texts(at, "markdown")
+    )
     at.button(key=Runs.DELETE).click().run()
     at.button(key=Runs.DELETE_CONFIRM).click().run()
     no_exception(at)
@@ -110,15 +112,21 @@ def test_trace_compares_two_trials_and_names_the_first_divergence(app, seeded_db
     assert any(label.startswith(":red[") for label in (e.label for e in at.expander))
 
 
-def test_trace_filters_and_code_diffs(app, seeded_db):
+def test_trace_filters_and_code_diffs(app, seeded_db, db_store):
     at = app("trace", state={Trace.RUN: seeded_db.batch})
     at.selectbox(key=Trace.CONDITION).set_value("single-retry").run()
     at.selectbox(key=Trace.OUTCOME).set_value("passed").run()
     options = at.selectbox(key=Trace.TRIAL).options
     assert options and all("single-retry" in o and o.endswith("passed") for o in options)
-    diff_from, diff_to = at.selectbox(key=Trace.DIFF_FROM), at.selectbox(key=Trace.DIFF_TO)
-    if len(diff_from.options) > 1:
-        assert any(c.language == "diff" for c in at.code)
+
+    retried = next(t for t in db_store.trials_for_run(seeded_db.batch) if t.retries_used >= 1)
+    at = app("trace", trial=str(retried.id))
+    no_exception(at)
+    assert at.selectbox(key=Trace.DIFF_FROM).value.startswith("attempt 0")
+    assert at.selectbox(key=Trace.DIFF_TO).value.startswith("attempt 1")
+    diff = next(c.value for c in at.code if c.language == "diff")
+    assert "-    # attempt 0" in diff and "+    # attempt 1" in diff
+
     at.query_params["trial"] = "999999"
     at.run()
     assert any("Trial 999999 from the link does not exist" in w for w in texts(at, "warning"))

@@ -44,7 +44,7 @@ def test_submitting_runs_the_agents_and_stores_the_trace(app, db_store):
     no_exception(at)
 
     # rendered: verdict, final code, explanation, every step, per-test results and a link to the trace
-    assert any("Passed: passed, 2/2 problem tests, 1 retries" in s for s in texts(at, "success")), texts(at, "success")
+    assert any("Passed: passed, 2/2 problem tests, 1 retry" in s for s in texts(at, "success")), texts(at, "success")
     assert any(GOOD.strip() == c.value.strip() for c in at.code)
     assert "It returns a plus b." in texts(at, "markdown")
     labels = [e.label for e in at.expander]

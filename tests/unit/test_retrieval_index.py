@@ -309,3 +309,12 @@ def test_repeated_queries_reuse_their_vector_within_a_bounded_cache(lib: Path, t
     uncached.retrieve("queue level hops")
     uncached.retrieve("queue level hops")
     assert embedder.calls == calls + 2
+
+
+def test_reload_if_changed_picks_up_edits_from_elsewhere(lib: Path, tmp_path: Path) -> None:
+    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+    assert r.reload_if_changed() is False and r.index_builds == 1
+    write_library(lib, [*LIBRARY, make("sieve", "all primes below a bound")])  # e.g. the UI process
+    assert r.reload_if_changed() is True
+    assert r.get("sieve") is not None and r.index_builds == 2
+    assert r.reload_if_changed() is False

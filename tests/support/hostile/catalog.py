@@ -30,9 +30,17 @@ class HostileCase:
     verdict: str
     suite: dict[str, Any] | None = None
     limits: Limits = DEFAULT_LIMITS
-    requires: tuple[str, ...] = ()  # isolation layers that must be active for this verdict
+    requires: tuple[str, ...] = ()  # isolation layers that must all be active for this verdict
+    requires_any: tuple[str, ...] = ()  # ... and at least one of these
     check: Check | None = None
     fast: bool = True  # cheap enough to repeat hundreds of times in the soak test
+
+    def missing_layers(self, isolation: dict[str, str]) -> list[str]:
+        """Layers this case's verdict depends on that are not active here (empty: run it)."""
+        missing = [layer for layer in self.requires if isolation.get(layer) != "active"]
+        if self.requires_any and not any(isolation.get(layer) == "active" for layer in self.requires_any):
+            missing.append(" or ".join(self.requires_any))
+        return missing
 
     def code(self, ctx: HostContext) -> str:
         return textwrap.dedent(self.program(ctx)).strip() + "\n"
@@ -99,6 +107,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_fs", "unprivileged_uid"),
     ),
     HostileCase(
         "proc_parent_environ",
@@ -110,6 +119,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_fs", "unprivileged_uid"),
     ),
     HostileCase(
         "proc_host_environ",
@@ -120,6 +130,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_fs", "unprivileged_uid"),
     ),
     HostileCase(
         "proc_scan_all_environs",
@@ -138,6 +149,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires=("landlock_fs",),
     ),
     HostileCase(
         "root_only_file",
@@ -148,6 +160,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_fs", "unprivileged_uid"),
     ),
     HostileCase(
         "hidden_suite_file",
@@ -159,6 +172,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires=("landlock_fs",),
     ),
     HostileCase(
         "list_root_home",
@@ -170,6 +184,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_fs", "unprivileged_uid"),
     ),
     # -- writes ----------------------------------------------------------------
     HostileCase(
@@ -182,6 +197,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires=("landlock_fs",),
     ),
     HostileCase(
         "write_world_writable_dir",
@@ -193,6 +209,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires=("landlock_fs",),
     ),
     HostileCase(
         "write_etc",
@@ -204,6 +221,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_fs", "unprivileged_uid"),
     ),
     HostileCase(
         "symlink_out_of_job_dir",
@@ -216,6 +234,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_fs", "unprivileged_uid"),
     ),
     HostileCase(
         "hardlink_out_of_job_dir",
@@ -228,6 +247,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_fs", "unprivileged_uid", "mount_namespace"),
     ),
     HostileCase(
         "file_size_limit",
@@ -271,6 +291,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("seccomp", "network_namespace", "landlock_tcp"),
     ),
     HostileCase(
         "udp_to_loopback_listener",
@@ -283,6 +304,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("seccomp", "network_namespace"),
     ),
     HostileCase(
         "tcp_via_raw_ctypes_socket",
@@ -302,6 +324,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("seccomp", "network_namespace", "landlock_tcp"),
     ),
     HostileCase(
         "unix_socket_to_host",
@@ -315,6 +338,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires=("seccomp",),
     ),
     # -- exec ------------------------------------------------------------------
     HostileCase(
@@ -327,6 +351,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "sandbox_violation",
+        requires=("seccomp",),
     ),
     HostileCase(
         "os_system",
@@ -338,6 +363,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "wrong_answer",
+        requires=("seccomp",),
     ),
     HostileCase(
         "posix_spawn_shell",
@@ -350,6 +376,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "wrong_answer",
+        requires=("seccomp",),
     ),
     HostileCase(
         "subclasses_escape_to_system",
@@ -363,6 +390,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "wrong_answer",
+        requires=("seccomp",),
     ),
     HostileCase(
         "ctypes_execve",
@@ -377,6 +405,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "sandbox_violation",
+        requires=("seccomp",),
     ),
     HostileCase(
         "ctypes_ptrace_worker",
@@ -388,6 +417,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "sandbox_violation",
+        requires=("seccomp",),
     ),
     HostileCase(
         "ctypes_unshare_user_namespace",
@@ -399,6 +429,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "sandbox_violation",
+        requires=("seccomp",),
     ),
     HostileCase(
         "ctypes_mount",
@@ -410,6 +441,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "sandbox_violation",
+        requires=("seccomp",),
     ),
     # -- processes and resources ----------------------------------------------------
     HostileCase(
@@ -509,6 +541,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires=("seccomp",),
     ),
     HostileCase(
         "allocate_4_gib",
@@ -652,6 +685,7 @@ CASES: list[HostileCase] = [
         ),
         "runtime_error",
         check=_correct_program_still_passes,
+        requires_any=("landlock_scope", "unprivileged_uid"),
     ),
     HostileCase(
         "stop_the_worker",
@@ -665,6 +699,7 @@ CASES: list[HostileCase] = [
         ),
         "runtime_error",
         check=_correct_program_still_passes,
+        requires_any=("landlock_scope", "unprivileged_uid"),
     ),
     HostileCase(
         "kill_everything",
@@ -678,6 +713,7 @@ CASES: list[HostileCase] = [
         ),
         "sandbox_violation",
         check=_correct_program_still_passes,
+        requires=("seccomp",),
     ),
     HostileCase(
         "signal_the_host",
@@ -690,6 +726,7 @@ CASES: list[HostileCase] = [
         """
         ),
         "runtime_error",
+        requires_any=("landlock_scope", "unprivileged_uid"),
     ),
     HostileCase(
         "probe_every_pid",

@@ -1,0 +1,396 @@
+"""The Ray batch driver: holds the run lease and decides which trial runs where, and again where needed.
+
+The store stays the single source of truth, exactly as with the local runner:
+the driver claims queued trials one by one with the same atomic UPDATE,
+hands each to a Ray worker actor together with an LLM endpoint, and the worker
+writes the trace and result straight into the shared database (see
+docs/scale-out.md for why workers write rather than stream to the driver). The
+driver heart-beats the run, polls for cancel, refreshes progress and settles
+every attempt:
+
+- the worker process died or its node was lost (Ray raises) -> the trial's
+  partial trace is wiped (`leases.reset_trial`, which also supersedes the lost
+  attempt) and the trial is resubmitted to a live worker, reason noted;
+- the trial ended with an LLM error and its endpoint now fails its health
+  check -> the endpoint is drained and the trial rerun on another, reason noted;
+- anything else is the trial's result, as the local runner would store it.
+
+After `max_attempts` a trial is stored as an error naming every attempt, so a
+trial that kills its worker every time cannot stall the batch. A driver that
+dies leaves the run `running` with a stale lease; the next claimant re-queues
+its in-flight trials, so none is lost and the unique key keeps any from
+being duplicated.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import ray
+from ray.exceptions import RayError, RayTaskError
+
+from execugraph.batch_spec import BatchSpec
+from execugraph.config import ROLES, RunConfig
+from execugraph.llm import parse_spec
+from execugraph.runner import Progress, batch_spec_of, progress
+from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
+from execugraph.scaleout.workers import WorkerPool, WorkerSlot
+from execugraph.settings import load_settings
+from execugraph.store import leases
+
+log = logging.getLogger("execugraph.scaleout")
+
+
+@dataclass
+class ScaleOptions:
+    """Timing and sizing of a Ray batch. Defaults suit real clusters; tests shorten the timings."""
+
+    heartbeat_s: float = 5.0  # run lease renewal
+    stale_after_s: float = 30.0  # take over a run whose driver stopped heart-beating this long ago
+    health_every_s: float = 5.0  # periodic GET /api/tags of every endpoint
+    probe_timeout_s: float = 2.0
+    max_attempts: int = 4  # per trial, counting the first
+    all_down_grace_s: float = 120.0  # no healthy endpoint this long with work left -> run failed
+    worker_cpus: float = 1.0  # Ray CPU resource each worker actor reserves
+    worker_start_timeout_s: float = 180.0
+    poll_s: float = 0.25
+    progress_every_s: float = 1.0
+
+
+@dataclass
+class Attempt:
+    """A claimed trial on its way through one or more attempts."""
+
+    trial: Any
+    token: Any  # the trial's started_at for the current attempt (fencing token)
+    number: int = 1
+    history: list[str] = field(default_factory=list)
+    endpoint: Endpoint | None = None
+    worker: WorkerSlot | None = None
+
+
+def ollama_models(configs: dict[str, RunConfig]) -> list[str]:
+    """The Ollama model names any role of any condition uses (what a healthy endpoint must serve)."""
+    names = set()
+    for config in configs.values():
+        for role in ROLES:
+            spec = parse_spec(config.model_for(role))
+            if spec.provider == "ollama":
+                names.add(spec.name)
+    return sorted(names)
+
+
+def cluster_nodes() -> list[dict[str, Any]]:
+    """Alive Ray nodes that can run workers (a head started with --num-cpus 0 cannot)."""
+    return [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
+
+
+class RayBatchDriver:
+    """Drives one already-claimed batch run on the connected Ray cluster; `run()` returns its final status."""
+
+    def __init__(
+        self,
+        store: Any,
+        run_id: int,
+        worker_id: str,
+        db_url: str,
+        *,
+        options: ScaleOptions | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+        stop: threading.Event | None = None,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.worker_id = worker_id
+        self.db_url = db_url
+        self.options = options or ScaleOptions()
+        self.on_progress = on_progress
+        self.stop = stop or threading.Event()
+        self.lost = threading.Event()
+        self.pool: WorkerPool | None = None
+        self.balancer: EndpointBalancer | None = None
+        self.workers_ready = threading.Event()
+        self.timings: dict[str, float] = {}  # workers_start_s, trials_s (for bench/scale.py)
+        self.concurrency = 1  # trials in flight in total, from the batch spec
+        self._problems: dict[tuple[str, str], Any] = {}
+        self._last_progress = 0.0
+
+    # -- lifecycle
+
+    def run(self) -> str:
+        leases.requeue_inflight(self.store, self.run_id)  # left by a driver or worker that died
+        spec = batch_spec_of(self.store.get_run(self.run_id))
+        beat_stop = threading.Event()
+        beater = threading.Thread(
+            target=self._beat, args=(beat_stop,), name=f"ray-heartbeat-{self.run_id}", daemon=True
+        )
+        beater.start()
+        status, error, interrupted = "done", None, None
+        try:
+            status, error = self._drive(spec)
+        except KeyboardInterrupt as exc:  # Ctrl-C on `batch --wait`: pause, a later driver resumes
+            status, interrupted = "queued", exc
+        except Exception as exc:  # a broken batch is marked failed, never left hanging
+            log.exception("Ray batch %s failed", self.run_id)
+            status, error = "failed", f"{type(exc).__name__}: {exc}"
+        finally:
+            beat_stop.set()
+            self._teardown()
+            beater.join()
+        if not self.lost.is_set():
+            leases.requeue_inflight(self.store, self.run_id)  # attempts cut short run again on resume
+            if status == "cancelled":
+                leases.cancel_queued(self.store, self.run_id)
+            self._refresh_progress()
+            leases.release_run(self.store, self.run_id, self.worker_id, status, error)
+        self._report(force=True)
+        if interrupted is not None:
+            raise interrupted
+        return status
+
+    def _beat(self, beat_stop: threading.Event) -> None:
+        while not beat_stop.wait(self.options.heartbeat_s):
+            if not leases.heartbeat(self.store, self.run_id, self.worker_id):
+                log.warning("run %s: lease lost to another worker; stopping", self.run_id)
+                self.lost.set()
+                return
+
+    def _teardown(self) -> None:
+        if self.balancer is not None:
+            self.balancer.stop()
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    # -- setup
+
+    def _drive(self, spec: BatchSpec) -> tuple[str, str | None]:
+        configs = {c: spec.run_config(c) for c in spec.conditions}
+        models = ollama_models(configs)
+        hosts = spec.ollama_hosts or [load_settings().ollama_host]
+        self.concurrency = spec.concurrency
+        self.balancer = EndpointBalancer(
+            hosts,
+            spec.endpoint_concurrency or spec.concurrency,
+            required_models=models,
+            checked=bool(models),
+            check_every_s=self.options.health_every_s,
+            probe_timeout_s=self.options.probe_timeout_s,
+        )
+        self.balancer.check_all()
+        self.balancer.start()
+        count = min(spec.ray_workers or max(1, len(cluster_nodes())), spec.concurrency)
+        slots = math.ceil(spec.concurrency / count)
+        self.pool = WorkerPool(count, slots, self.db_url, cpus=self.options.worker_cpus)
+        started = time.monotonic()
+        self.pool.start(self.options.worker_start_timeout_s)
+        self.timings["workers_start_s"] = time.monotonic() - started
+        self.workers_ready.set()
+        log.info("run %s: %d Ray workers x %d slots, endpoints %s", self.run_id, count, slots, ", ".join(hosts))
+        started = time.monotonic()
+        try:
+            return self._loop(configs)
+        finally:
+            self.timings["trials_s"] = time.monotonic() - started
+
+    # -- the loop
+
+    def _loop(self, configs: dict[str, RunConfig]) -> tuple[str, str | None]:
+        assert self.balancer is not None and self.pool is not None
+        in_flight: dict[Any, Attempt] = {}
+        retry: deque[Attempt] = deque()
+        queue_empty = cancelled = False
+        failure: str | None = None
+        down_since: float | None = None
+        next_cancel_check = 0.0
+        while True:
+            now = time.monotonic()
+            if self.lost.is_set():
+                return "queued", None  # the new owner re-queues our trials; teardown kills our attempts
+            if now >= next_cancel_check:
+                cancelled = cancelled or self._cancel_requested()
+                next_cancel_check = now + max(self.options.poll_s, 0.5)
+            halted = cancelled or failure is not None or self.stop.is_set()
+            if not halted:
+                queue_empty = self._fill(in_flight, retry, configs, queue_empty)
+                endpoints_down = not self.balancer.healthy()
+                workers_down = self.pool.unavailable_for() > self.options.worker_start_timeout_s
+                if (endpoints_down or workers_down) and not retry and not queue_empty:
+                    # nothing could be claimed, so nobody has looked: is anything still queued?
+                    queue_empty = self.store.run_progress(self.run_id).get("queued", 0) == 0
+                work_left = bool(retry) or not queue_empty
+                if work_left and endpoints_down:
+                    down_since = down_since or now
+                    if now - down_since > self.options.all_down_grace_s:
+                        failure = (
+                            f"no LLM endpoint passed its health check for "
+                            f"{self.options.all_down_grace_s:.0f} s: {self.balancer.describe()}"
+                        )
+                        log.error("run %s: %s", self.run_id, failure)
+                else:
+                    down_since = None
+                if work_left and workers_down:
+                    failure = f"no Ray worker came back within {self.options.worker_start_timeout_s:.0f} s of a crash"
+                    log.error("run %s: %s", self.run_id, failure)
+            self.pool.refresh()
+            if not in_flight:
+                if halted or failure is not None:
+                    break
+                if not retry and queue_empty:
+                    if self.store.run_progress(self.run_id).get("queued", 0) == 0:
+                        break
+                    queue_empty = False  # someone queued more trials meanwhile
+                    continue
+                time.sleep(self.options.poll_s)  # waiting for an endpoint to come back
+                continue
+            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=self.options.poll_s)
+            if ready:
+                ready, _ = ray.wait(list(in_flight), num_returns=len(in_flight), timeout=0)
+                for ref in ready:
+                    self._settle(in_flight.pop(ref), ref, retry)
+                self._refresh_progress()
+            self._report()
+        if failure is not None:
+            return "failed", failure
+        if cancelled:
+            return "cancelled", None
+        if self.stop.is_set():
+            return "queued", None  # paused: a later driver resumes it
+        return "done", None
+
+    def _fill(
+        self, in_flight: dict[Any, Attempt], retry: deque[Attempt], configs: dict[str, RunConfig], queue_empty: bool
+    ) -> bool:
+        """Start attempts while a trial, an endpoint slot and a worker slot are all available."""
+        assert self.balancer is not None and self.pool is not None
+        while len(in_flight) < self.concurrency and (retry or not queue_empty):
+            endpoint = self.balancer.acquire()
+            if endpoint is None:
+                break
+            worker = self.pool.acquire()
+            if worker is None:
+                self.balancer.release(endpoint)
+                break
+            if retry:
+                attempt = retry.popleft()
+            else:
+                trial = leases.claim_trial(self.store, self.run_id)
+                if trial is None:
+                    self.balancer.release(endpoint)
+                    self.pool.release(worker)
+                    return True
+                attempt = Attempt(trial, trial.started_at)
+            problem = self._problem(attempt.trial)
+            if problem is None:
+                self.balancer.release(endpoint)
+                self.pool.release(worker)
+                self.store.finish_trial(
+                    attempt.trial.id,
+                    status="error",
+                    error_class="harness_error",
+                    message=f"problem {attempt.trial.problem_id!r} of {attempt.trial.benchmark!r} is not in the store",
+                )
+                continue
+            attempt.endpoint, attempt.worker = endpoint, worker
+            task = {
+                "run_id": self.run_id,
+                "trial_id": attempt.trial.id,
+                "token": attempt.token,
+                "problem": problem,
+                "config": configs[attempt.trial.condition],
+                "seed": attempt.trial.seed,
+                "trial_index": attempt.trial.trial_index,
+                "ollama_host": endpoint.url,
+            }
+            in_flight[self.pool.submit(worker, task)] = attempt
+        return queue_empty
+
+    def _problem(self, trial: Any) -> Any:
+        key = (trial.benchmark, trial.problem_id)
+        if key not in self._problems:
+            self._problems[key] = self.store.get_problem(*key)
+        return self._problems[key]
+
+    # -- settling an attempt
+
+    def _settle(self, attempt: Attempt, ref: Any, retry: deque[Attempt]) -> None:
+        assert self.balancer is not None and self.pool is not None
+        endpoint, worker = attempt.endpoint, attempt.worker
+        assert endpoint is not None and worker is not None
+        self.balancer.release(endpoint)
+        self.pool.release(worker)
+        n = attempt.number
+        try:
+            outcome = ray.get(ref)
+        except RayTaskError as exc:  # our code raised inside the worker (e.g. the database went away)
+            cause = str(exc.cause) if getattr(exc, "cause", None) is not None else str(exc).splitlines()[0]
+            self._retry(attempt, retry, f"attempt {n} crashed in {worker.where}: {cause[:300]}", "harness_error")
+            return
+        except RayError as exc:  # the worker process or its node died
+            self.pool.note_lost(worker)
+            self._retry(
+                attempt, retry, f"attempt {n} was lost with {worker.where}: {type(exc).__name__}", "harness_error"
+            )
+            return
+        if outcome.get("superseded"):
+            log.warning("trial %s: %s", attempt.trial.id, outcome.get("message"))
+            return
+        if outcome["status"] == "error" and outcome.get("error_class") == "llm_error" and self.balancer.checked:
+            # an endpoint already drained is not probed again for every trial that failed on it
+            reason = endpoint.reason if not endpoint.healthy else self.balancer.check(endpoint)
+            if reason is not None:
+                first = (outcome.get("message") or "").strip().splitlines()[:1]
+                self._retry(
+                    attempt,
+                    retry,
+                    f"attempt {n} failed on {endpoint.url} ({first[0][:300] if first else 'llm_error'}); "
+                    f"endpoint drained: {reason}",
+                    "llm_error",
+                )
+                return
+        if attempt.history:
+            notes = "\n".join([*attempt.history, f"attempt {n} ran on {endpoint.url} in {worker.where}"])
+            message = outcome.get("message")
+            self.store.update_trial(attempt.trial.id, message=f"{notes}\n{message}" if message else notes)
+
+    def _retry(self, attempt: Attempt, retry: deque[Attempt], reason: str, error_class: str) -> None:
+        """Queue another attempt (partial trace wiped), or give up after max_attempts."""
+        log.warning("trial %s: %s", attempt.trial.id, reason)
+        attempt.history.append(reason)
+        if attempt.number >= self.options.max_attempts:
+            self.store.finish_trial(
+                attempt.trial.id,
+                status="error",
+                error_class=error_class,
+                message="\n".join([*attempt.history, f"gave up after {attempt.number} attempts"]),
+            )
+            return
+        attempt.number += 1
+        attempt.token = leases.reset_trial(self.store, attempt.trial.id)  # also fences off the old attempt
+        retry.appendleft(attempt)
+
+    # -- status
+
+    def _cancel_requested(self) -> bool:
+        run = self.store.get_run(self.run_id)
+        return run is None or bool(run.cancel_requested)
+
+    def _refresh_progress(self) -> None:
+        p = self.store.run_progress(self.run_id)
+        self.store.update_run(
+            self.run_id, progress_done=p.get("done", 0) + p.get("error", 0), progress_passed=p.get("passed", 0)
+        )
+
+    def _report(self, force: bool = False) -> None:
+        if self.on_progress is None:
+            return
+        now = time.monotonic()
+        if force or now - self._last_progress >= self.options.progress_every_s:
+            self._last_progress = now
+            self.on_progress(progress(self.store, self.run_id))

@@ -1,0 +1,78 @@
+"""The Batch page's form: where the problems come from, the grid, and the BatchSpec it adds up to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from execugraph import views
+from execugraph.batch_spec import BatchSpec, parse_seeds
+from execugraph.benchmarks import BENCHMARKS, FILE_BENCHMARKS, BenchmarkError
+from execugraph.conditions import DESCRIPTIONS, condition_names
+from ui import resources
+from ui.keys import Batch
+
+
+def problem_source(upload_folder: Any) -> tuple[str, list[Any], dict[str, str]]:
+    """Benchmark picker (with an upload for file suites); returns (benchmark, problems, benchmark options)."""
+    benchmark = st.selectbox("Benchmark", BENCHMARKS, key=Batch.BENCHMARK)
+    problems: list[Any] = []
+    options: dict[str, str] = {}
+    try:
+        if benchmark in FILE_BENCHMARKS:
+            upload = st.file_uploader(
+                f"{benchmark} JSONL file",
+                type=["jsonl", "json"],
+                key=Batch.UPLOAD,
+                help="format: docs/benchmark-format.md",
+            )
+            if upload is not None:
+                data = upload.getvalue()
+                problems = resources.parse_upload(benchmark, data, upload.name)
+                options = {"path": str(views.keep_upload(data, upload.name, upload_folder))}
+        else:
+            problems = resources.benchmark_problems(benchmark)
+    except (BenchmarkError, ValueError) as exc:
+        st.error(f"Cannot use this benchmark: {exc}", icon=":material/error:")
+    return benchmark, problems, options
+
+
+def grid_inputs(problems: list[Any]) -> None:
+    """Category filter, subset, conditions, seeds, trials and concurrency."""
+    categories = sorted({p.category for p in problems})
+    st.session_state[Batch.CATEGORIES] = [c for c in st.session_state[Batch.CATEGORIES] if c in categories]
+    st.multiselect("Categories (none = all)", categories, key=Batch.CATEGORIES)
+    a, b = st.columns(2)
+    a.number_input("Random subset of N problems (0 = all)", min_value=0, step=1, key=Batch.SUBSET)
+    b.number_input("Subset seed", min_value=0, step=1, key=Batch.SUBSET_SEED)
+    st.multiselect(
+        "Conditions",
+        condition_names(),
+        key=Batch.CONDITIONS,
+        help="; ".join(f"{k}: {v}" for k, v in DESCRIPTIONS.items()),
+    )
+    a, b, c = st.columns(3)
+    a.text_input("Seeds", key=Batch.SEEDS, help="e.g. 0-4 or 0,2,5")
+    b.number_input("Trials per seed", min_value=1, max_value=100, key=Batch.TRIALS)
+    c.number_input("Concurrency", min_value=1, max_value=64, key=Batch.CONCURRENCY, help="trials run at once")
+
+
+def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, models: dict[str, str]) -> BatchSpec:
+    """The BatchSpec the form describes (ValueError / ValidationError name the bad field)."""
+    s = st.session_state
+    return BatchSpec(
+        benchmark=benchmark,
+        benchmark_options=options,
+        categories=s[Batch.CATEGORIES],
+        subset=s[Batch.SUBSET] or None,
+        subset_seed=s[Batch.SUBSET_SEED],
+        conditions=s[Batch.CONDITIONS],
+        seeds=parse_seeds(s[Batch.SEEDS]),
+        trials=s[Batch.TRIALS],
+        models=models,
+        default_model=default_model,
+        concurrency=s[Batch.CONCURRENCY],
+        feedback_tests=s[Batch.FEEDBACK],
+        title=s[Batch.TITLE].strip(),
+    )

@@ -1,0 +1,124 @@
+"""The Synthesize page's pieces: the problem inputs, the run settings, the live view and the final result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from execugraph import views
+from execugraph.conditions import DESCRIPTIONS, condition_names
+from ui.jobs import SynthesisJob
+from ui.keys import Syn
+from ui.steps import render_steps
+from ui.widgets import model_pickers
+
+
+def problem_inputs() -> list[dict[str, Any]]:
+    """Statement, entry point, aliases, signature and tests; returns the rows of the test table."""
+    st.text_area(
+        "Problem statement",
+        key=Syn.STATEMENT,
+        height=150,
+        placeholder="Return the length of the longest strictly increasing subsequence of nums.",
+    )
+    with st.expander("Entry point, aliases and tests (optional)"):
+        a, b = st.columns(2)
+        a.text_input("Entry point", key=Syn.ENTRY_POINT, placeholder="lengthOfLIS")
+        b.text_input("Aliases", key=Syn.ALIASES, placeholder="length_of_lis, lis")
+        st.text_input("Signature", key=Syn.SIGNATURE, placeholder="def lengthOfLIS(nums: list[int]) -> int")
+        st.radio("Tests", views.TEST_MODES, key=Syn.TESTS_MODE, horizontal=True)
+        rows = st.data_editor(
+            st.session_state[Syn.TEST_ROWS_DATA],
+            key=Syn.TEST_ROWS,
+            num_rows="dynamic",
+            hide_index=True,
+            column_config={
+                "call": st.column_config.TextColumn("Call", help="e.g. lengthOfLIS([1, 3, 2])"),
+                "expected": st.column_config.TextColumn("Expected", help="JSON or a Python literal"),
+                "visible": st.column_config.CheckboxColumn("Visible", help="may feed the retry loop"),
+            },
+        )
+        st.text_area(
+            "Assert source",
+            key=Syn.ASSERT_SOURCE,
+            height=100,
+            placeholder="def check(candidate):\n    assert candidate([1, 3, 2]) == 2",
+        )
+        st.text_input("Assert call", key=Syn.ASSERT_CALL)
+    return list(rows)
+
+
+def run_settings(choices: list[str], why_missing: str | None) -> tuple[str, dict[str, str]]:
+    """Condition, models, retry budget, retrieval, feedback source and timeout; returns (default model, per role)."""
+    condition = st.selectbox("Condition", condition_names(), key=Syn.CONDITION)
+    st.caption(DESCRIPTIONS.get(condition, ""))
+    default_model, models = model_pickers(Syn.DEFAULT_MODEL, Syn.ROLE_MODEL, choices, why_missing)
+    a, b = st.columns(2)
+    a.selectbox("Retry budget", [views.CONDITION_DEFAULT, *map(str, range(0, 11))], key=Syn.RETRY_BUDGET)
+    b.selectbox("Retrieval", [views.CONDITION_DEFAULT, "on", "off"], key=Syn.RETRIEVAL)
+    a.selectbox(
+        "Feedback tests",
+        ["grading", "visible", "generated"],
+        key=Syn.FEEDBACK,
+        help="which tests feed the retry loop: all grading tests, the visible ones, or model-written ones",
+    )
+    b.number_input("Test timeout (s)", min_value=0.5, max_value=600.0, step=0.5, key=Syn.TIMEOUT)
+    st.text_input("Run title (optional)", key=Syn.TITLE)
+    return default_model, models
+
+
+def request(rows: list[dict[str, Any]], default_model: str, models: dict[str, str]) -> views.SynthesisRequest:
+    """The submitted form as a SynthesisRequest (validated by its `build()`)."""
+    s = st.session_state
+    return views.SynthesisRequest(
+        statement=s[Syn.STATEMENT],
+        condition=s[Syn.CONDITION],
+        entry_point=s[Syn.ENTRY_POINT],
+        aliases=s[Syn.ALIASES],
+        signature=s[Syn.SIGNATURE],
+        tests_mode=s[Syn.TESTS_MODE],
+        rows=rows,
+        assert_source=s[Syn.ASSERT_SOURCE],
+        assert_call=s[Syn.ASSERT_CALL],
+        default_model=default_model,
+        models=models,
+        retry_budget=s[Syn.RETRY_BUDGET],
+        retrieval=s[Syn.RETRIEVAL],
+        feedback_tests=s[Syn.FEEDBACK],
+        test_timeout_s=s[Syn.TIMEOUT],
+    )
+
+
+@st.fragment(run_every=1.0)
+def live(job: SynthesisJob, store: Any) -> None:
+    """Redrawn every second while the trial runs; hands over to a full rerun when it ends."""
+    steps, running = job.steps()
+    render_steps(steps, store)
+    st.caption(f":material/hourglass_top: {running or 'the workflow'} is working...")
+    if job.done:
+        st.rerun()
+
+
+def result_panel(job: SynthesisJob, store: Any) -> None:
+    """The verdict, a link to the trace, the final program and explanation, then every step."""
+    result = job.result
+    if result.status != "done":
+        st.error(f"The trial stopped with an error: {result.message}", icon=":material/error:")
+    else:
+        retries = f"{result.retries_used} {'retry' if result.retries_used == 1 else 'retries'}"
+        (st.success if result.passed else st.warning)(
+            f"{'Passed' if result.passed else 'Failed'}: {result.verdict}, {result.tests_passed}/{result.tests_total} "
+            f"{result.test_source or ''} tests, {retries}."
+        )
+    st.page_link(
+        "pages/trace.py",
+        label=f"Open run #{job.run_id}, trial {result.trial_id} in Trace",
+        query_params={"trial": str(result.trial_id)},
+        icon=":material/timeline:",
+    )
+    if result.final_code:
+        st.code(result.final_code, language="python", line_numbers=True)
+    if result.explanation:
+        st.markdown(result.explanation)
+    render_steps(views.step_rows(store, result.trial_id), store)

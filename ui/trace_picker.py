@@ -1,0 +1,88 @@
+"""The Trace page's trial picker: follows `?run=` / `?trial=` links, filters a run's trials, keeps the URL shareable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from execugraph import views
+from ui.keys import Trace
+from ui.widgets import empty_state
+
+ANY = "any"
+LIMIT = 500
+_RESET = {Trace.CONDITION: ANY, Trace.PROBLEM: ANY, Trace.OUTCOME: ANY}
+
+
+def follow_links(store: Any) -> None:
+    """Apply a `?run=` or `?trial=` link once (later choices on the page are not overridden)."""
+    run = st.query_params.get("run")
+    if run and run.isdigit() and st.session_state.get("_trace.linked_run") != run:
+        st.session_state["_trace.linked_run"] = run
+        st.session_state.update({Trace.RUN: int(run), Trace.TRIAL: None, **_RESET})
+    trial = st.query_params.get("trial")
+    if trial and trial.isdigit() and st.session_state.get("_trace.linked") != trial:
+        st.session_state["_trace.linked"] = trial
+        if (target := store.get_trial(int(trial))) is not None:
+            st.session_state.update({Trace.RUN: target.run_id, Trace.TRIAL: target.id, **_RESET})
+        else:
+            st.warning(f"Trial {trial} from the link does not exist in this database.", icon=":material/warning:")
+
+
+def _outcome(t: dict[str, Any]) -> str:
+    return "passed" if t["passed"] else "failed" if t["status"] == "done" else t["status"]
+
+
+def pick_trial(store: Any) -> int | None:
+    """Run, filters and trial selectors; None (after saying why) when there is nothing to show."""
+    follow_links(store)
+    wanted = st.session_state.get(Trace.RUN)
+    runs = dict(views.run_choices(store, include=[wanted] if wanted else []))
+    if not runs:
+        empty_state(
+            "No runs yet. Synthesize a problem or launch a batch, then step through its trials here.",
+            page="pages/synthesize.py",
+            label="Synthesize a problem",
+        )
+        return None
+    if wanted not in runs:
+        latest = views.latest_finished_run(store)
+        st.session_state[Trace.RUN] = latest if latest in runs else next(iter(runs))
+    top = st.columns([3, 2, 2, 1])
+    run_id = top[0].selectbox("Run", list(runs), key=Trace.RUN, format_func=runs.get)
+    options = views.trial_filter_choices(store, run_id)
+    filters = (
+        (Trace.CONDITION, "Condition", options["condition"]),
+        (Trace.PROBLEM, "Problem", options["problem"]),
+        (Trace.OUTCOME, "Outcome", list(views.OUTCOMES)),
+    )
+    for column, (key, name, values) in zip(top[1:], filters, strict=True):
+        if st.session_state.get(key) not in [ANY, *values]:
+            st.session_state[key] = ANY
+        column.selectbox(name, [ANY, *values], key=key)
+    chosen = {key: None if st.session_state[key] == ANY else st.session_state[key] for key, _, _ in filters}
+    trials = views.trial_rows(
+        store,
+        run_id,
+        condition=chosen[Trace.CONDITION],
+        problem_id=chosen[Trace.PROBLEM],
+        outcome=chosen[Trace.OUTCOME],
+        limit=LIMIT,
+    )
+    if not trials:
+        empty_state("No trial of this run matches the filters. Set them back to 'any', or pick another run.")
+        return None
+    labels = {
+        t["id"]: f"#{t['id']} {t['problem_id']} · {t['condition']} · seed {t['seed']}.{t['trial_index']} · "
+        f"{_outcome(t)}"
+        for t in trials
+    }
+    if st.session_state.get(Trace.TRIAL) not in labels:
+        finished = (t["id"] for t in trials if t["status"] in ("done", "error"))
+        st.session_state[Trace.TRIAL] = next(finished, trials[0]["id"])
+    shown = f"{len(trials)}{'+' if len(trials) == LIMIT else ''} shown"
+    trial_id = st.selectbox(f"Trial ({shown})", list(labels), key=Trace.TRIAL, format_func=labels.get)
+    st.query_params.update({"run": str(run_id), "trial": str(trial_id)})
+    st.session_state.update({"_trace.linked": str(trial_id), "_trace.linked_run": str(run_id)})
+    return trial_id
