@@ -112,8 +112,13 @@ class Worker:
 
     def process_run(self, run_id: int) -> str:
         """Run every queued trial of a claimed run; returns the status the run was left in."""
-        leases.requeue_inflight(self.store, run_id)
         spec = batch_spec_of(self.store.get_run(run_id))
+        if spec.executor == "ray":  # the Ray driver keeps the same lease, resume and cancel contract
+            from execugraph.ray_executor import ScaleOptions, drive_claimed_run
+
+            options = ScaleOptions(heartbeat_s=self.heartbeat_s, stale_after_s=self.stale_after_s)
+            return drive_claimed_run(self.store, run_id, self.worker_id, stop=self.stop, options=options)
+        leases.requeue_inflight(self.store, run_id)
         lost = threading.Event()
         beat_stop = threading.Event()
 

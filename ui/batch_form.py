@@ -56,6 +56,12 @@ def grid_inputs(problems: list[Any]) -> None:
     a.text_input("Seeds", key=Batch.SEEDS, help="e.g. 0-4 or 0,2,5")
     b.number_input("Trials per seed", min_value=1, max_value=100, key=Batch.TRIALS)
     c.number_input("Concurrency", min_value=1, max_value=64, key=Batch.CONCURRENCY, help="trials run at once")
+    a, b, c = st.columns(3)
+    a.selectbox("Executor", ["local", "ray"], key=Batch.EXECUTOR,
+                help="local: threads in the background worker; ray: one Ray task per trial (docs/scale-out.md)")
+    ray = st.session_state[Batch.EXECUTOR] == "ray"
+    b.text_input("Ray address (empty = local cluster)", key=Batch.RAY_ADDRESS, disabled=not ray)
+    c.text_input("Ollama hosts (comma-separated, empty = OLLAMA_HOST)", key=Batch.OLLAMA_HOSTS, disabled=not ray)
 
 
 def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, models: dict[str, str]) -> BatchSpec:
@@ -74,5 +80,15 @@ def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, 
         default_model=default_model,
         concurrency=s[Batch.CONCURRENCY],
         feedback_tests=s[Batch.FEEDBACK],
+        executor=s[Batch.EXECUTOR],
+        **_ray_fields(s),
         title=s[Batch.TITLE].strip(),
     )
+
+
+def _ray_fields(s: Any) -> dict[str, Any]:
+    """Scale-out settings, only when the Ray executor is chosen (BatchSpec refuses them otherwise)."""
+    if s[Batch.EXECUTOR] != "ray":
+        return {}
+    hosts = [h.strip() for h in s[Batch.OLLAMA_HOSTS].split(",") if h.strip()]
+    return {"ray_address": s[Batch.RAY_ADDRESS].strip() or None, "ollama_hosts": hosts}

@@ -64,6 +64,9 @@ class Batch:
     ROLE_MODEL = "batch.model."  # + role
     CONCURRENCY = "batch.concurrency"
     FEEDBACK = "batch.feedback"
+    EXECUTOR = "batch.executor"
+    RAY_ADDRESS = "batch.ray_address"
+    OLLAMA_HOSTS = "batch.ollama_hosts"
     TITLE = "batch.title"
     BASELINE = "batch.baseline"
     LAUNCH = "batch.launch"
@@ -187,6 +190,9 @@ DEFAULTS: dict[str, Any] = {
     **{Batch.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
     Batch.CONCURRENCY: 1,
     Batch.FEEDBACK: "grading",
+    Batch.EXECUTOR: "local",
+    Batch.RAY_ADDRESS: "",
+    Batch.OLLAMA_HOSTS: "",
     Batch.TITLE: "",
     Batch.BASELINE: 0.5,
     Batch.LAUNCHED: None,

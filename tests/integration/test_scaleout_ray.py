@@ -141,6 +141,19 @@ def test_batch_completes_with_the_exact_trial_set(ray_cluster, tmp_path):
 
 
 @pytest.mark.postgres
+def test_a_background_worker_hands_a_ray_batch_to_the_ray_driver(ray_cluster, tmp_path):
+    from execugraph.runner import Worker
+
+    store = Store.open(f"sqlite:///{tmp_path / 'bg.db'}")
+    with standin() as a, standin() as b:
+        run_id = enqueue_batch(store, ray_spec([a.url, b.url], conditions=["single-oneshot"]), problems(3))
+        worker = Worker(store, heartbeat_s=FAST.heartbeat_s, stale_after_s=FAST.stale_after_s)
+        worker.run_forever(poll_s=0.1, exit_when_idle=True)
+        assert len(a.requests) + len(b.requests) == 3 * 2 and a.requests and b.requests  # spread over endpoints
+    assert store.get_run(run_id).status == "done"
+    assert_complete_and_unique(store, run_id, 3 * 2)
+
+
 def test_same_batch_with_the_store_on_postgresql(ray_cluster, pg_url):
     with standin() as a, standin() as b:
         check_exact_batch(pg_url, [a, b])

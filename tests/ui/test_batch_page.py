@@ -131,3 +131,16 @@ def test_an_uploaded_suite_is_validated_and_planned(app, tmp_path):
     at.run()
     no_exception(at)
     assert any("2 problems x 3 conditions" in i for i in texts(at, "info")), texts(at, "info")
+
+
+def test_the_ray_executor_and_its_endpoints_reach_the_stored_spec(app, db_store):
+    at = _one_dp_problem(app("batch"))
+    assert at.text_input(key=Batch.OLLAMA_HOSTS).disabled  # local executor: no scale-out fields
+    at.selectbox(key=Batch.EXECUTOR).set_value("ray").run()
+    at.text_input(key=Batch.OLLAMA_HOSTS).input("http://127.0.0.1:11434, http://127.0.0.1:11435").run()
+    no_exception(at)
+    at.button(key=Batch.LAUNCH).click().run()
+    no_exception(at)
+    spec = db_store.get_run(at.session_state[Batch.LAUNCHED]).config["batch"]
+    assert spec["executor"] == "ray" and spec["ray_address"] is None
+    assert spec["ollama_hosts"] == ["http://127.0.0.1:11434", "http://127.0.0.1:11435"]
