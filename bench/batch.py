@@ -8,7 +8,6 @@ ratio to concurrency 1 shows whether orchestration ever becomes the bottleneck
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -17,28 +16,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from execugraph.batch_spec import BatchSpec  # noqa: E402
-from execugraph.problem import Problem  # noqa: E402
 from execugraph.runner import Worker, enqueue_batch  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from execugraph.trial import TrialDeps  # noqa: E402
+from tests.support.bench_workload import GOOD, REPLIES, problems  # noqa: E402
 from tests.support.ollama_server import OllamaStandIn  # noqa: E402
 from tests.support.role_responder import role_responder  # noqa: E402
-
-GOOD = "```python\ndef double(x):\n    return 2 * x\n```"
-REPLIES = {
-    "planner": ["1. multiply by two"],
-    "generator": [GOOD],
-    "reviewer": [json.dumps({"invariants": [], "potential_failures": [], "severity": "low"})],
-    "optimizer": [GOOD],
-    "explainer": ["doubles x"],
-    "evaluator": ["[]"],
-}
-
-
-def problems(n: int) -> list[Problem]:
-    tests = [{"kind": "call", "expr": f"double({i})", "expected": 2 * i} for i in range(5)]
-    return [Problem(id=f"p{i}", benchmark="bench", statement=f"Double x ({i}).", entry_point="double", tests=tests)
-            for i in range(n)]
 
 
 def measure(concurrency: int, trials: int, latency_s: float, condition: str, pool) -> float:

@@ -13,7 +13,6 @@ measurement is about orchestration, not about how fast two cores run sandboxes.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -25,30 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import ray  # noqa: E402
 
 from execugraph.batch_spec import BatchSpec  # noqa: E402
-from execugraph.problem import Problem  # noqa: E402
 from execugraph.ray_executor import RayBatchDriver, ScaleOptions, worker_db_url  # noqa: E402
 from execugraph.runner import enqueue_batch  # noqa: E402
 from execugraph.store import Store, leases  # noqa: E402
+from tests.support.bench_workload import REPLIES, problems  # noqa: E402
 from tests.support.ollama_server import OllamaStandIn  # noqa: E402
 from tests.support.role_responder import role_responder  # noqa: E402
-
-GOOD = "```python\ndef double(x):\n    return 2 * x\n```"
-REPLIES = {
-    "planner": ["1. multiply by two"],
-    "generator": [GOOD],
-    "reviewer": [json.dumps({"invariants": [], "potential_failures": [], "severity": "low"})],
-    "optimizer": [GOOD],
-    "explainer": ["doubles x"],
-    "evaluator": ["[]"],
-}
-
-
-def problems(n: int) -> list[Problem]:
-    tests = [{"kind": "call", "expr": f"double({i})", "expected": 2 * i} for i in range(5)]
-    return [
-        Problem(id=f"p{i}", benchmark="bench", statement=f"Double x ({i}).", entry_point="double", tests=tests)
-        for i in range(n)
-    ]
 
 
 def cpu_jiffies() -> tuple[int, int]:
