@@ -128,7 +128,7 @@ def main() -> int:
 
         n = args.rounds * len(statements)
         print(
-            f"\n== warm retrieve, {args.rounds} x {len(statements)} queries, torch threads {retriever.embedder.threads} =="
+            f"\n== warm retrieve, {args.rounds} x {len(statements)} queries, backend {getattr(retriever.embedder, 'backend', '?')}, threads {retriever.embedder.threads} =="
         )
         embed_times, total_times, cpu_times = [], [], []
         for _ in range(args.rounds):

@@ -26,6 +26,7 @@ class Settings:
     cache_dir: Path
     default_model: str
     llama_threads: int | None
+    embed_backend: str  # "onnx" (ONNX Runtime, torch as fallback) or "torch"
 
 
 def _db_url_from(value: str | None) -> str:
@@ -52,4 +53,5 @@ def load_settings(db: str | None = None) -> Settings:
         cache_dir=Path(os.environ.get("EXECUGRAPH_CACHE_DIR", PROJECT_ROOT / ".cache")),
         default_model=os.environ.get("EXECUGRAPH_MODEL", DEFAULT_MODEL),
         llama_threads=int(threads) if threads else None,
+        embed_backend=os.environ.get("EXECUGRAPH_EMBED_BACKEND", "onnx"),
     )

@@ -125,6 +125,26 @@ class MiniLMEmbedder:
             getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         )
         self.dimension = int(dimension_of() or 384)
+        self.backend, self._onnx = "torch", None
+        from execugraph.settings import load_settings
+
+        if load_settings().embed_backend == "onnx":
+            self._onnx = self._try_onnx(torch.__version__)
+
+    def _try_onnx(self, torch_version: str):
+        """ONNX Runtime encoder when onnxruntime is installed and the export works; else None (torch is used)."""
+        try:
+            from execugraph.retrieval.onnx_backend import OnnxEncoder, export_onnx
+            from execugraph.settings import load_settings
+
+            name = f"minilm-{self._model_id.split('@')[-1]}-torch{torch_version}.onnx".replace("+", "_")
+            path = export_onnx(self.model_dir, load_settings().cache_dir / "onnx" / name)
+            encoder = OnnxEncoder(self.model_dir, path, self.threads)
+        except Exception as exc:  # any failure falls back to the torch path, which gives the same vectors
+            self.backend_error = f"{type(exc).__name__}: {exc}"
+            return None
+        self.backend = "onnxruntime"
+        return encoder
 
     @property
     def model_id(self) -> str:
@@ -135,6 +155,9 @@ class MiniLMEmbedder:
         """Embed texts into unit-length float32 rows."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        if self._onnx is not None:
+            with self._lock:
+                return normalise_rows(self._onnx.encode(list(texts)))
         with self._lock, self._torch.inference_mode():
             vectors = self._model.encode(
                 list(texts),
