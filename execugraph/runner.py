@@ -149,6 +149,10 @@ class Worker:
 
     def _drain(self, run_id: int, spec: BatchSpec, lost: threading.Event) -> str:
         configs = {c: spec.run_config(c) for c in spec.conditions}
+        if any(config.retrieval for config in configs.values()):
+            from execugraph.retrieval import get_retriever
+
+            get_retriever().reload_if_changed()  # pick up library edits made in the UI; fixed for this batch
         problems: dict[tuple[str, str], Any] = {}
         running: set[Future[Any]] = set()
         cancelled = False

@@ -13,6 +13,7 @@ datetimes are refused on write.
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -75,6 +76,35 @@ class CleanText(TypeDecorator[str]):
 def _fix_surrogates(text: str) -> str:
     """Replace code points UTF-8 cannot encode (lone surrogates) with U+FFFD."""
     return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+
+NONFINITE_TAG = "__float__"
+
+
+def tag_nonfinite(value: Any) -> Any:
+    """Replace inf/-inf/nan with {"__float__": "inf"} so test expectations survive JSON columns exactly.
+
+    Expected values such as Dijkstra's `inf` for unreachable nodes must come back as
+    floats, or a stored problem would grade a correct program as a wrong answer.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return {NONFINITE_TAG: repr(value)}
+    if isinstance(value, dict):
+        return {k: tag_nonfinite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [tag_nonfinite(v) for v in value]
+    return value
+
+
+def untag_nonfinite(value: Any) -> Any:
+    """Inverse of tag_nonfinite."""
+    if isinstance(value, dict):
+        if set(value) == {NONFINITE_TAG}:
+            return float(value[NONFINITE_TAG])
+        return {k: untag_nonfinite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [untag_nonfinite(v) for v in value]
+    return value
 
 
 class Run(SQLModel, table=True):
@@ -248,7 +278,7 @@ class ProblemRecord(SQLModel, table=True):
             entry_point=problem.entry_point,
             aliases=list(problem.aliases),
             signature=problem.signature,
-            tests=list(problem.tests),
+            tests=tag_nonfinite(list(problem.tests)),
             source=problem.source,
             difficulty=problem.difficulty,
             rationale=problem.rationale,
@@ -264,7 +294,7 @@ class ProblemRecord(SQLModel, table=True):
             entry_point=self.entry_point,
             aliases=list(self.aliases or []),
             signature=self.signature,
-            tests=list(self.tests or []),
+            tests=untag_nonfinite(list(self.tests or [])),
             source=self.source,
             difficulty=self.difficulty,
             rationale=self.rationale,

@@ -336,3 +336,14 @@ def test_llm_cache_put_get_replace(store: Store) -> None:
     )
     store.cache_put("k1", "ollama", "qwen", "second", 11, 3)
     assert store.cache_get("k1").response == "second"
+
+
+def test_problem_tests_keep_non_finite_expected_values(store):
+    from execugraph.problem import Problem
+
+    tests = [{"kind": "call", "expr": "f()", "expected": [0, float("inf"), float("-inf")]},
+             {"kind": "call", "expr": "g()", "expected": {"__note": "a dict stays a dict"}}]
+    store.upsert_problem(Problem(id="p", benchmark="b", statement="s", entry_point="f", tests=tests))
+    back = store.get_problem("b", "p").tests
+    assert back[0]["expected"] == [0, float("inf"), float("-inf")]
+    assert isinstance(back[0]["expected"][1], float) and back[1]["expected"] == {"__note": "a dict stays a dict"}
