@@ -19,6 +19,12 @@ from execugraph.store.models import Execution, LLMCall, RetrievalHit, Run, Step,
 RUN = Run.__table__  # type: ignore[attr-defined]
 TRIAL = Trial.__table__  # type: ignore[attr-defined]
 CLAIMABLE_KINDS = ("batch",)
+# The Trial columns a rerun starts from: no outcome, no cost, not finished.
+NO_RESULT = {
+    "passed": None, "tests_passed": 0, "tests_total": 0, "retries_used": 0, "error_class": None,
+    "test_source": None, "final_code": None, "explanation": None, "message": None, "wallclock_s": 0.0,
+    "tokens_in": 0, "tokens_out": 0, "llm_calls": 0, "finished_at": None,
+}
 
 
 def claim_run(store: Any, worker_id: str, stale_after_s: float = 30.0, only: int | None = None) -> int | None:
@@ -89,21 +95,8 @@ def requeue_inflight(store: Any, run_id: int) -> int:
             .where(TRIAL.c.id.in_(ids))
             .values(
                 status="queued",
-                passed=None,
-                tests_passed=0,
-                tests_total=0,
-                retries_used=0,
-                error_class=None,
-                test_source=None,
-                final_code=None,
-                explanation=None,
-                message=None,
-                wallclock_s=0.0,
-                tokens_in=0,
-                tokens_out=0,
-                llm_calls=0,
+                **NO_RESULT,
                 started_at=None,
-                finished_at=None,
             )
         )
         return len(ids)
@@ -203,21 +196,8 @@ def reset_trial(store: Any, trial_id: int, status: str = "running") -> Any:
             .where(TRIAL.c.id == trial_id)
             .values(
                 status=status,
-                passed=None,
-                tests_passed=0,
-                tests_total=0,
-                retries_used=0,
-                error_class=None,
-                test_source=None,
-                final_code=None,
-                explanation=None,
-                message=None,
-                wallclock_s=0.0,
-                tokens_in=0,
-                tokens_out=0,
-                llm_calls=0,
+                **NO_RESULT,
                 started_at=started,
-                finished_at=None,
             )
         ).rowcount
     if not changed:

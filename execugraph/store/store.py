@@ -110,6 +110,16 @@ def _check_messages(messages: Any) -> None:
         raise ValueError("LLMCall.messages must be a list of {'role': ..., 'content': ...} dicts")
 
 
+def _lock_trial_for_steps(session: Session, trial_id: int) -> Any:
+    """Lock the trial (row lock on PostgreSQL; SQLite's write lock is already held) and return the
+    SELECT of its next step number, so concurrent writers never share a `seq`."""
+    trials, steps = _table(Trial), _table(Step)
+    locked = session.exec(select(trials.c.id).where(trials.c.id == trial_id).with_for_update(key_share=True)).first()
+    if locked is None:
+        raise LookupError(f"trial {trial_id} does not exist")
+    return select(func.coalesce(func.max(steps.c.seq), 0) + 1).where(steps.c.trial_id == trial_id)
+
+
 class Store:
     """The run store on one database; create with `Store.open()` or `Store(engine)`."""
 
@@ -417,14 +427,9 @@ class Store:
         The number is taken under the trial's row lock (PostgreSQL) or the
         database write lock (SQLite), so concurrent writers never collide.
         """
-        trials, steps = _table(Trial), _table(Step)
-        next_seq = select(func.coalesce(func.max(steps.c.seq), 0) + 1).where(steps.c.trial_id == trial_id)
+        steps = _table(Step)
         with self._write() as session:
-            locked = session.exec(
-                select(trials.c.id).where(trials.c.id == trial_id).with_for_update(key_share=True)
-            ).first()
-            if locked is None:
-                raise LookupError(f"trial {trial_id} does not exist")
+            next_seq = _lock_trial_for_steps(session, trial_id)
             result = session.exec(
                 insert(steps).values(
                     trial_id=trial_id,
@@ -468,16 +473,8 @@ class Store:
             if "messages" in call:
                 _check_messages(call["messages"])
         _check_fields(Step, {"started_at": started_at, "ended_at": ended_at})
-        trials, steps = _table(Trial), _table(Step)
         with self._write() as session:
-            locked = session.exec(
-                select(trials.c.id).where(trials.c.id == trial_id).with_for_update(key_share=True)
-            ).first()
-            if locked is None:
-                raise LookupError(f"trial {trial_id} does not exist")
-            seq = session.exec(
-                select(func.coalesce(func.max(steps.c.seq), 0) + 1).where(steps.c.trial_id == trial_id)
-            ).one()
+            seq = session.exec(_lock_trial_for_steps(session, trial_id)).one()
             step = Step(trial_id=trial_id, seq=int(seq[0] if isinstance(seq, tuple) else seq), node=node,
                         attempt=attempt, started_at=started_at, ended_at=ended_at, output=output)
             session.add(step)
