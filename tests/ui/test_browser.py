@@ -150,17 +150,7 @@ def test_every_page_in_chromium_without_an_exception(server):
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = _browser(playwright)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 2000})
             for path, (title, must_show) in PAGES.items():

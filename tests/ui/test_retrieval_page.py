@@ -46,12 +46,7 @@ def test_a_bad_technique_is_refused_naming_the_field(app, library_copy):
         "pitfalls": "p",
         "tags": "a",
     }.items():
-        field = (
-            at.text_area(key=Retr.FIELD + name)
-            if name in ("when_to_use", "key_idea", "pitfalls")
-            else at.text_input(key=Retr.FIELD + name)
-        )
-        field.input(value)
+        _field(at, name).input(value)
     at.button(key=Retr.SAVE).click().run()
     errors = texts(at, "error")
     assert any(e.startswith("Not saved - field 'id':") for e in errors), errors
@@ -108,15 +103,16 @@ def test_live_query_and_adding_a_technique_with_the_real_model(app, library_copy
         "tags": "sorting, shuffle, joke",
     }
     for name, value in new.items():
-        field = (
-            at.text_area(key=Retr.FIELD + name)
-            if name in ("when_to_use", "key_idea", "pitfalls")
-            else at.text_input(key=Retr.FIELD + name)
-        )
-        field.input(value)
+        _field(at, name).input(value)
     at.button(key=Retr.SAVE).click().run()
     no_exception(at)
     assert any("Saved ui-test-bogosort" in s for s in texts(at, "success")), texts(at, "error")
     assert load_library(library_copy)[-1].id == "ui-test-bogosort"
     at.text_input(key=Retr.QUERY).input("throw playing cards in the air until they land sorted").run()
     assert at.dataframe[1].value["id"][0] == "ui-test-bogosort"
+
+
+def _field(at, name: str):
+    """The library form's widget for one technique field (long texts are text areas)."""
+    long_text = name in ("when_to_use", "key_idea", "pitfalls")
+    return at.text_area(key=Retr.FIELD + name) if long_text else at.text_input(key=Retr.FIELD + name)
