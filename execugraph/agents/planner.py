@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from execugraph.agents.context import TrialContext
-from execugraph.agents.parsing import parse_plan
 from execugraph.agents.prompts import render, task_values
+from execugraph.parsing.review import parse_plan
 from execugraph.state import TrialState
 
 

@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from execugraph.agents.json_repair import JSONRepairError, loads_lenient
-from execugraph.agents.parsing import (
+from execugraph.parsing.lenient_json import JSONRepairError, loads_lenient
+from execugraph.parsing.review import (
     extract_code,
     normalise_severity,
     parse_generated_tests,

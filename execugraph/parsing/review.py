@@ -11,11 +11,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from execugraph.agents.code_extract import compile_tree, extract_program
-from execugraph.agents.generated_tests import parse_generated_tests
-from execugraph.agents.json_repair import iter_json_candidates
-from execugraph.agents.output_text import add_repair, clean_model_text, find_fenced_blocks
-from execugraph.agents.parse_result import Parsed
+from execugraph.parsing.code_extract import compile_tree, extract_program
+from execugraph.parsing.generated_tests import parse_generated_tests
+from execugraph.parsing.lenient_json import iter_json_candidates
+from execugraph.parsing.model_text import add_repair, clean_model_text, find_fenced_blocks
+from execugraph.parsing.result import Parsed
 
 __all__ = [
     "Parsed",

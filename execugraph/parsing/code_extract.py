@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from execugraph.agents.output_text import (
+from execugraph.parsing.model_text import (
     PYTHON_LANGS,
     add_repair,
     clean_model_text,

@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from execugraph.agents.json_repair import iter_json_candidates
-from execugraph.agents.output_text import add_repair, clean_model_text
-from execugraph.agents.parse_result import Parsed
+from execugraph.parsing.lenient_json import iter_json_candidates
+from execugraph.parsing.model_text import add_repair, clean_model_text
+from execugraph.parsing.result import Parsed
 
 MAX_TESTS = 20
 MAX_NAME_CHARS = 80

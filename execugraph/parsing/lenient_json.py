@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.agents.output_text import add_repair, find_fenced_blocks
+from execugraph.parsing.model_text import add_repair, find_fenced_blocks
 
 MAX_DEPTH = 64
 MAX_START_POSITIONS = 24

@@ -1,0 +1,1 @@
+"""Pure parsing of model output (code, JSON, reviews, plans, generated tests); no LLM, no I/O."""
