@@ -11,7 +11,7 @@ from typing import Any
 from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import SMOKE_TEST, error_class, execute, first_failure, passed
 from execugraph.agents.prompts import format_feedback, render, task_values
-from execugraph.parsing.review import parse_generated_tests
+from execugraph.parsing import parse_generated_tests
 from execugraph.state import TrialState
 
 

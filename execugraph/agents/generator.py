@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import format_review, render, task_values
-from execugraph.parsing.review import extract_code
+from execugraph.parsing import extract_code
 from execugraph.state import TrialState
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import execute, passed
 from execugraph.agents.prompts import render, task_values
-from execugraph.parsing.review import extract_code
+from execugraph.parsing import extract_code
 from execugraph.state import TrialState
 
 

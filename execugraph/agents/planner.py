@@ -6,7 +6,7 @@ from typing import Any
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render, task_values
-from execugraph.parsing.review import parse_plan
+from execugraph.parsing import parse_plan
 from execugraph.state import TrialState
 
 

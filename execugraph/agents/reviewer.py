@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render
-from execugraph.parsing.review import parse_review
+from execugraph.parsing import parse_review
 from execugraph.state import TrialState
 
 

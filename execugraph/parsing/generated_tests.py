@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from execugraph.parsing.lenient_json import iter_json_candidates
-from execugraph.parsing.model_text import add_repair, clean_model_text
-from execugraph.parsing.result import Parsed
+from execugraph.parsing.model_text import clean_model_text
+from execugraph.parsing.result import Parsed, add_repair
 
 MAX_TESTS = 20
 MAX_NAME_CHARS = 80
@@ -362,7 +362,7 @@ def _scan_lines(builder: _Builder, text: str) -> None:
         try:
             if stripped.startswith("assert ") or stripped.startswith("assert("):
                 source = stripped
-                while _unparsable(source) and index < len(lines) and _open_brackets(source) > 0:
+                while _unparsable(source) and index < len(lines) and _net_open_bracket_chars(source) > 0:
                     source += " " + lines[index].strip()
                     index += 1
                 builder.from_statement(source.split("  #", 1)[0])
@@ -386,7 +386,9 @@ def _called_name(text: str) -> str:
     return text.split("(", 1)[0].strip()
 
 
-def _open_brackets(source: str) -> int:
+def _net_open_bracket_chars(source: str) -> int:
+    """Opening minus closing bracket characters anywhere in `source` (inside strings too): > 0 means an
+    assert line probably continues on the next line."""
     return sum(source.count(c) for c in "([{") - sum(source.count(c) for c in ")]}")
 
 

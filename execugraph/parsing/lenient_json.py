@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.parsing.model_text import add_repair, find_fenced_blocks
+from execugraph.parsing.model_text import find_fenced_blocks
+from execugraph.parsing.result import add_repair
 
 MAX_DEPTH = 64
 MAX_START_POSITIONS = 24

@@ -1,4 +1,4 @@
-"""Clean-up shared by every parser of raw model output: chat-template tokens, think blocks, markdown fences.
+"""Clean-up shared by every parser of raw model output: chat-template tokens, think blocks, fences, bullets.
 
 Small local models leak end-of-turn tokens, wrap answers in reasoning blocks and fence (or half-fence)
 everything; the code, JSON and plan parsers all start from the same cleaned text and the same list of
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from execugraph.parsing.result import add_repair
 
 # Tokens after which nothing the model wrote is part of its answer (it starts hallucinating a new turn).
 _END_TOKENS = re.compile(
@@ -25,6 +27,7 @@ _THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
 _OPEN_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
 _INLINE_OPEN_FENCE = re.compile(r"^(?P<pre>[^`~]*?\S)[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[\w+#.-]*)[ \t]*$")
 
+LIST_MARKER = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|\(\w\))\s+")
 PYTHON_LANGS = frozenset({"", "python", "python3", "py", "py3", "ipython", "pycon", "python-repl", "sage"})
 
 
@@ -46,12 +49,6 @@ class FencedBlock:
     closed: bool
     start_line: int
     inline_fence: bool = False
-
-
-def add_repair(repairs: list[str], tag: str) -> None:
-    """Append a repair tag once, keeping first-seen order (tags are a set with a stable display order)."""
-    if tag not in repairs:
-        repairs.append(tag)
 
 
 def clean_model_text(text: str | None) -> CleanText:
@@ -162,3 +159,12 @@ def text_without_fence_lines(text: str) -> str:
     """The text with every fence marker line removed, for a fallback scan when fenced blocks were unusable."""
     kept = [line for line in text.split("\n") if not (("```" in line or "~~~" in line) and _OPEN_FENCE.match(line))]
     return "\n".join(kept)
+
+
+def strip_bullet(line: str) -> str:
+    """A list item's text without its marker and without bold/italic wrapping the whole item."""
+    text = LIST_MARKER.sub("", line).strip()
+    for wrap in ("**", "__", "*", "_"):
+        if len(text) > 2 * len(wrap) and text.startswith(wrap) and text.endswith(wrap):
+            text = text[len(wrap) : -len(wrap)].strip()
+    return text

@@ -1,4 +1,4 @@
-"""The value every lenient parser returns: what it read, what it had to repair, and whether it is usable."""
+"""The value every lenient parser returns (what it read, what it repaired, whether it is usable) and its tags."""
 
 from __future__ import annotations
 
@@ -21,3 +21,9 @@ class Parsed(Generic[T]):
     repairs: list[str] = field(default_factory=list)
     ok: bool = True
     dropped: int = 0
+
+
+def add_repair(repairs: list[str], tag: str) -> None:
+    """Append a repair tag once, keeping first-seen order (tags are a set with a stable display order)."""
+    if tag not in repairs:
+        repairs.append(tag)

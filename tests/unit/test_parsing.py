@@ -11,9 +11,10 @@ import textwrap
 
 import pytest
 
-from execugraph.parsing.lenient_json import JSONRepairError, loads_lenient
-from execugraph.parsing.review import (
+from execugraph.parsing import (
+    JSONRepairError,
     extract_code,
+    loads_lenient,
     normalise_severity,
     parse_generated_tests,
     parse_json_object,
