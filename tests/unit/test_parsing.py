@@ -450,6 +450,22 @@ def test_extract_code_empty_and_none() -> None:
         assert (parsed.value, parsed.repairs, parsed.ok) == ("", ["no_code_found"], False)
 
 
+def test_bare_code_continues_while_brackets_are_open() -> None:
+    """An unindented line inside an open bracket still belongs to the bare code run."""
+    reply = 'Here it is:\ndef add(a, b):\n    table = {\n"x": 1,\n    }\n    return a + b + table["x"] - 1\nDone.'
+    parsed = extract_code(reply, "add")
+    assert parsed.value == 'def add(a, b):\n    table = {\n"x": 1,\n    }\n    return a + b + table["x"] - 1\n'
+    assert parsed.repairs == ["dropped_preamble", "dropped_epilogue"]
+
+
+def test_bare_code_bracket_depth_ignores_brackets_in_strings_and_comments() -> None:
+    """A "(" inside a string or comment does not keep the run open, so the prose after it is not code."""
+    reply = 'def add(a, b):\n    return a + b\nOPEN = "("  # a bracket (in a string\nThis function adds numbers.'
+    parsed = extract_code(reply, "add")
+    assert parsed.value == 'def add(a, b):\n    return a + b\nOPEN = "("  # a bracket (in a string\n'
+    assert parsed.repairs == ["dropped_epilogue"]
+
+
 # -- JSON -------------------------------------------------------------------------------------------------
 JSON_CASES = [
     ("strict", '{"a": 1, "b": [true, null]}', {"a": 1, "b": [True, None]}, []),
@@ -875,6 +891,13 @@ def test_generated_tests_call_only_the_entry_point_with_literals() -> None:
     assert not parsed.ok
 
 
+def test_generated_assert_continues_over_lines_while_brackets_are_open() -> None:
+    reply = "assert add(\n    1,\n    2,\n) == 3\nassert add(0, 0) == 0"
+    parsed = parse_generated_tests(reply, "add")
+    assert parsed.value == [call("add(1, 2)", 3, 1), call("add(0, 0)", 0, 2)]
+    assert (parsed.repairs, parsed.dropped) == (["tests_from_text"], 0)
+
+
 # -- plan -------------------------------------------------------------------------------------------------
 PLAN_CASES = [
     (
@@ -937,3 +960,20 @@ def test_parsers_never_raise_on_mangled_replies() -> None:
         assert all(t["kind"] == "call" and t["expr"].startswith("add(") for t in tests.value)
         assert isinstance(parse_plan(text).value, str)
         assert isinstance(parse_json_object(text, {"a": list}).value["a"], list)
+
+
+def test_parsing_package_is_pure() -> None:
+    """execugraph.parsing loads only the standard library and itself: no LLM client, store or UI."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = (
+        "import json, sys, execugraph.parsing\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] not in sys.stdlib_module_names)))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=root).stdout
+    loaded = [m for m in json.loads(out) if m not in ("__main__", "_distutils_hack", "execugraph")]
+    assert loaded and all(m.startswith("execugraph.parsing") for m in loaded), loaded
