@@ -15,10 +15,10 @@ from execugraph.batch_spec import BatchSpec, parse_seeds
 from execugraph.settings import load_settings
 
 
-def _store(args: argparse.Namespace):
-    from execugraph.store import Store
+def _store(args: argparse.Namespace, *, writes: bool = True):
+    from execugraph.cli_store import open_store
 
-    return Store.open(getattr(args, "db", None))
+    return open_store(args, writes=writes)
 
 
 def configure_batch(parser: argparse.ArgumentParser) -> None:
@@ -170,7 +170,7 @@ def configure_status(parser: argparse.ArgumentParser) -> None:
 def run_status(args: argparse.Namespace) -> int:
     from execugraph.runner import progress
 
-    store = _store(args)
+    store = _store(args, writes=False)
     runs = [store.get_run(i) for i in args.run_ids] if args.run_ids else store.list_runs(kind="batch", limit=20)
     missing = [i for i, r in zip(args.run_ids, runs, strict=False) if r is None]
     if missing:

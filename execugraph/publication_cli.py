@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 
-def _store(args: argparse.Namespace):
-    from execugraph.store import Store
+def _store(args: argparse.Namespace, *, writes: bool = True):
+    from execugraph.cli_store import open_store
 
-    return Store.open(getattr(args, "db", None))
+    return open_store(args, writes=writes)
 
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def run_export(args: argparse.Namespace) -> int:
     from execugraph.publication import ExportError, export_bundle
 
     try:
-        written = export_bundle(_store(args), args.runs, args.out)
+        written = export_bundle(_store(args, writes=False), args.runs, args.out)
     except (ExportError, OSError) as exc:
         print(f"export: {exc}", file=sys.stderr)
         return 2

@@ -43,10 +43,10 @@ def _problem(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    from execugraph.cli_store import open_store
     from execugraph.conditions import resolve_condition
     from execugraph.settings import load_settings
     from execugraph.single import run_single
-    from execugraph.store import Store
     from execugraph.trial import TrialDeps
 
     try:
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         brief = {k: v for k, v in out.items() if k in ("verdict", "decision", "passed", "severity", "accepted")}
         print(f"  {event['node']:<10} attempt {event['attempt']}  {json.dumps(brief)}", file=sys.stderr)
 
-    store = Store.open(args.db if hasattr(args, "db") else None)
+    store = open_store(args, writes=True)
     run_id, result = run_single(store, problem, config, TrialDeps(emit=show))
     summary = {"run_id": run_id, "trial_id": result.trial_id, "status": result.status, "passed": result.passed,
                "verdict": result.verdict, "tests": f"{result.tests_passed}/{result.tests_total}",
