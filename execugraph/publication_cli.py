@@ -42,16 +42,28 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def configure_import(parser: argparse.ArgumentParser) -> None:
-    """`import PATH` (a bundle or a published results tree; folder or .zip)."""
+    """`import PATH [--max-size SIZE]` (a bundle or a published results tree; folder or .zip)."""
     parser.add_argument("path", type=Path, help="an ExecuGraph bundle or a published results tree (folder or .zip)")
+    parser.add_argument(
+        "--max-size",
+        metavar="SIZE",
+        help="refuse an input that unpacks to more than this, e.g. 2GiB or 500MB "
+        "(default: EXECUGRAPH_IMPORT_MAX_BYTES, else 1GiB)",
+    )
 
 
 def run_import(args: argparse.Namespace) -> int:
     """Import and print `{"runs": [{"id", "name", "trials", ...}]}`; a bad input exits 2 naming file, line and field."""
     from execugraph.publication import BundleFormatError, import_path
+    from execugraph.settings import parse_size
 
     try:
-        result = import_path(_store(args), args.path)
+        limit = parse_size(args.max_size) if args.max_size else None
+    except ValueError as exc:
+        print(f"import: --max-size: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = import_path(_store(args), args.path, max_bytes=limit)
     except BundleFormatError as exc:
         print(f"import: nothing imported: {exc}", file=sys.stderr)
         for issue in exc.issues[1:]:
