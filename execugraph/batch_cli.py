@@ -51,7 +51,9 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
 
 def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
     if args.config:
-        data = json.loads(args.config.read_text())
+        from execugraph.suite_files import locate_suite
+
+        data = locate_suite(json.loads(args.config.read_text()), args.config.resolve().parent)
         return BatchSpec(**data.get("batch", data))
     models = {}
     for item in args.role_model:

@@ -15,7 +15,7 @@ def _store(args: argparse.Namespace, *, writes: bool = True):
 
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
-    """`export --run ID [--run ID ...] --out PATH`."""
+    """`export --run ID [--run ID ...] --out PATH [--include-host]`."""
     parser.add_argument(
         "--run",
         dest="runs",
@@ -26,6 +26,12 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
         help="run to export (repeat for several)",
     )
     parser.add_argument("--out", type=Path, required=True, help="new folder, or a path ending in .zip")
+    parser.add_argument(
+        "--include-host",
+        action="store_true",
+        help="keep host names, user names and local paths (by default a bundle names none of them; "
+        "a suite file is recorded by file name and SHA-256)",
+    )
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -33,7 +39,7 @@ def run_export(args: argparse.Namespace) -> int:
     from execugraph.publication import ExportError, export_bundle
 
     try:
-        written = export_bundle(_store(args, writes=False), args.runs, args.out)
+        written = export_bundle(_store(args, writes=False), args.runs, args.out, include_host=args.include_host)
     except (ExportError, OSError) as exc:
         print(f"export: {exc}", file=sys.stderr)
         return 2
