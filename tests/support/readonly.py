@@ -2,14 +2,16 @@
 
 Root ignores file permissions, so `chmod` cannot make a folder read-only for
 the test suite when it runs as root. A read-only bind mount can: `unshare`
-gives the command its own mount namespace (a user namespace too, so this also
-works unprivileged where user namespaces are allowed), the folder is bound
+gives the command its own mount namespace (with a user namespace when not
+root, so this also works unprivileged where user namespaces are allowed),
+with private mount propagation, the folder is bound
 onto itself and remounted read-only, and every write there fails with EROFS,
 exactly as on a read-only disk. Nothing outside that one command sees it.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -20,8 +22,13 @@ _SCRIPT = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$@"'
 
 
 def read_only_argv(folder: Path, argv: list[str]) -> list[str]:
-    """`argv`, run with `folder` mounted read-only for it alone."""
-    return ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", _SCRIPT, str(folder), *argv]
+    """`argv`, run with `folder` mounted read-only for it alone.
+
+    Root needs only a mount namespace (and so keeps every privilege, which the
+    sandbox's own isolation needs); anyone else also gets a user namespace.
+    """
+    namespaces = ["--mount"] if os.geteuid() == 0 else ["--user", "--map-root-user", "--mount"]
+    return ["unshare", *namespaces, "sh", "-c", _SCRIPT, str(folder), *argv]
 
 
 @cache
