@@ -63,6 +63,16 @@ def parse_size(text: str | int) -> int:
     return value
 
 
+def format_size(n: int) -> str:
+    """1536 -> '1.5 KiB' (binary units, as the limits are given)."""
+    value = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}".replace(".0 ", " ")
+        value /= 1024
+    return f"{n} bytes"  # pragma: no cover - the loop always returns
+
+
 def _size_from_env(name: str, default: int) -> int:
     raw = os.environ.get(name)
     if not raw:

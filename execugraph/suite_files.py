@@ -20,6 +20,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from execugraph.settings import format_size
+
 SUITE_FILE_MAX_BYTES = 16 * 1024**2
 TEXT_FILE_MAX_BYTES = 1024**2
 
@@ -28,15 +30,14 @@ class FileTooLargeError(ValueError):
     """A file is larger than the cap for what it is used as."""
 
 
-def _mib(n: int) -> str:
-    return f"{n / 1024**2:.1f} MiB".replace(".0 ", " ")
-
-
 def check_size(size: int, limit: int, what: str, name: str, setting: str = "") -> None:
     """Raise FileTooLargeError naming the file, its size and the cap when `size` exceeds `limit`."""
     if size > limit:
         how = f" (raise it with {setting})" if setting else ""
-        raise FileTooLargeError(f"{name} is {_mib(size)}; {what} may be at most {_mib(limit)}{how}")
+        shown, cap = format_size(size), format_size(limit)
+        if shown == cap:  # rounding would hide the difference
+            shown, cap = f"{size} bytes", f"{limit} bytes"
+        raise FileTooLargeError(f"{name} is {shown}; {what} may be at most {cap}{how}")
 
 
 def read_capped(path: str | Path, limit: int, what: str) -> bytes:

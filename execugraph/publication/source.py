@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from execugraph.publication.formats import BundleFormatError, Issue, IssueCollector
-from execugraph.settings import DEFAULT_IMPORT_MAX_BYTES, parse_size
+from execugraph.settings import DEFAULT_IMPORT_MAX_BYTES, format_size, parse_size
 
 __all__ = ["FileSet", "FileView", "InputTooLargeError", "format_size", "parse_size", "read_input", "read_zip_bytes"]
 
@@ -52,16 +52,6 @@ _IGNORED_NAMES = (".DS_Store", "Thumbs.db")
 
 class InputTooLargeError(BundleFormatError):
     """The input unpacks (or would unpack) to more than the import size limit; nothing was written."""
-
-
-def format_size(n: int) -> str:
-    """1536 -> '1.5 KiB' (binary units, as the limits are given)."""
-    value = float(n)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}".replace(".0 ", " ")
-        value /= 1024
-    return f"{n} bytes"  # pragma: no cover - the loop always returns
 
 
 def _refuse(label: str, message: str, error: type[BundleFormatError] = BundleFormatError) -> BundleFormatError:
