@@ -25,6 +25,7 @@ from execugraph.publication import BundleFormatError, bundle_files, export_bundl
 from execugraph.publication import source as source_module
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.importing import import_fileset
+from execugraph.publication.results import content_digest
 from execugraph.publication.source import FileSet, InputTooLargeError, read_input, read_zip_bytes
 from execugraph.settings import PROJECT_ROOT, load_settings, parse_size
 from execugraph.store import Store
@@ -269,3 +270,5 @@ def test_an_exported_bundle_still_imports_and_round_trips(bundle_files_of_seed, 
             export_bundle(store, [r.id for r in result.runs], out)
             with read_input(out) as fileset:
                 assert dict(fileset.under("")) == bundle_files_of_seed
+                # the streamed identity is the one earlier versions stored, so their imports still de-duplicate
+                assert fileset.under("").digest() == content_digest(bundle_files_of_seed)
