@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from execugraph.store import StoreReadOnlyError
 from ui import keys
-from ui.resources import ensure_background_worker, health, settings
+from ui.resources import ensure_background_worker, health, settings, store
 
 st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
 keys.init_state(st.session_state)
@@ -34,7 +35,13 @@ with st.sidebar:
         st.caption(check.detail + (f" - {check.fix}" if check.fix and check.level != "ok" else ""))
     st.caption(f"Database: `{settings().db_url}`")
 
-if not any(c.name == "database" and c.level == "fail" for c in checks):
+current = store()  # a database that cannot be used: the CLI's sentence, and the page stops here
+if current.read_only:
+    st.info(f"Read-only mode: {current.read_only_note}.", icon=":material/lock:")
+else:
     ensure_background_worker()  # once per process and database: batches launched anywhere get run
 
-page.run()
+try:
+    page.run()
+except StoreReadOnlyError as exc:  # a write this page did not guard: say so instead of a traceback
+    st.warning(f"Not recorded: {exc}.", icon=":material/lock:")

@@ -15,10 +15,10 @@ from execugraph.batch_spec import BatchSpec, parse_seeds
 from execugraph.settings import load_settings
 
 
-def _store(args: argparse.Namespace):
-    from execugraph.store import Store
+def _store(args: argparse.Namespace, *, writes: bool = True):
+    from execugraph.cli_store import open_store
 
-    return Store.open(getattr(args, "db", None))
+    return open_store(args, writes=writes)
 
 
 def configure_batch(parser: argparse.ArgumentParser) -> None:
@@ -51,7 +51,9 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
 
 def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
     if args.config:
-        data = json.loads(args.config.read_text())
+        from execugraph.suite_files import locate_suite
+
+        data = locate_suite(json.loads(args.config.read_text()), args.config.resolve().parent)
         return BatchSpec(**data.get("batch", data))
     models = {}
     for item in args.role_model:
@@ -170,7 +172,7 @@ def configure_status(parser: argparse.ArgumentParser) -> None:
 def run_status(args: argparse.Namespace) -> int:
     from execugraph.runner import progress
 
-    store = _store(args)
+    store = _store(args, writes=False)
     runs = [store.get_run(i) for i in args.run_ids] if args.run_ids else store.list_runs(kind="batch", limit=20)
     missing = [i for i, r in zip(args.run_ids, runs, strict=False) if r is None]
     if missing:

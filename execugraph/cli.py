@@ -2,6 +2,8 @@
 
 Each command lives in its own module exposing `configure(parser)` and
 `run(args) -> int`; this file only lists them, so adding a command is one line.
+A database that cannot be used (StoreUnavailableError, or a corrupt file met
+while reading) ends any command here with one line on stderr and exit 2.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_BAD_DATABASE = 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -54,3 +59,30 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        message = database_problem(exc, getattr(args, "db", None))
+        if message is None:
+            raise
+        print(f"{args.command}: {message}", file=sys.stderr)
+        return EXIT_BAD_DATABASE
+
+
+def database_problem(exc: BaseException, db: str | None) -> str | None:
+    """The one-sentence message for an unusable database, or None when `exc` is something else."""
+    from sqlalchemy.exc import DatabaseError
+
+    from execugraph.store.errors import StoreUnavailableError
+
+    if isinstance(exc, StoreUnavailableError):
+        return str(exc)
+    if isinstance(exc, DatabaseError):  # e.g. a page found corrupt only when a query reads it
+        from execugraph.settings import load_settings
+        from execugraph.store.opening import describe_failure, redact
+
+        url = load_settings(db).db_url
+        where = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else redact(url)
+        try:
+            return describe_failure(exc, where, url)
+        except Exception:  # an unparseable URL: say at least what the driver said
+            return f"cannot use the database {where} ({' '.join(str(exc).split())[:300]})"
+    return None

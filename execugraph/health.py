@@ -27,16 +27,22 @@ class Check:
 
 
 def check_database(settings: Settings) -> Check:
-    try:
-        from execugraph.store import Store
+    from execugraph.store import Store, StoreUnavailableError
 
+    try:
         store = Store.open(settings.db_url)
-        version = store.schema_version()
-        store.close()
-        return Check("database", "ok", f"{redact(settings.db_url)} (schema {version})")
-    except Exception as exc:  # any driver error is reported, not raised
+    except StoreUnavailableError as exc:  # already one sentence saying what to do
+        return Check("database", "fail", str(exc))
+    except Exception as exc:  # any other driver error is reported, not raised
         return Check("database", "fail", f"{redact(settings.db_url)}: {type(exc).__name__}: {exc}",
                      "set EXECUGRAPH_DB (or --db) to a writable path or a reachable PostgreSQL URL")
+    try:
+        version = store.schema_version()
+    finally:
+        store.close()
+    if store.read_only:
+        return Check("database", "warn", f"{store.url} (schema {version}, read-only)", store.read_only_note)
+    return Check("database", "ok", f"{redact(settings.db_url)} (schema {version})")
 
 
 def redact(url: str) -> str:

@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 
-def _store(args: argparse.Namespace):
-    from execugraph.store import Store
+def _store(args: argparse.Namespace, *, writes: bool = True):
+    from execugraph.cli_store import open_store
 
-    return Store.open(getattr(args, "db", None))
+    return open_store(args, writes=writes)
 
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
-    """`export --run ID [--run ID ...] --out PATH`."""
+    """`export --run ID [--run ID ...] --out PATH [--include-host]`."""
     parser.add_argument(
         "--run",
         dest="runs",
@@ -26,6 +26,12 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
         help="run to export (repeat for several)",
     )
     parser.add_argument("--out", type=Path, required=True, help="new folder, or a path ending in .zip")
+    parser.add_argument(
+        "--include-host",
+        action="store_true",
+        help="keep host names, user names and local paths (by default a bundle names none of them; "
+        "a suite file is recorded by file name and SHA-256)",
+    )
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -33,7 +39,7 @@ def run_export(args: argparse.Namespace) -> int:
     from execugraph.publication import ExportError, export_bundle
 
     try:
-        written = export_bundle(_store(args), args.runs, args.out)
+        written = export_bundle(_store(args, writes=False), args.runs, args.out, include_host=args.include_host)
     except (ExportError, OSError) as exc:
         print(f"export: {exc}", file=sys.stderr)
         return 2
@@ -42,16 +48,28 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def configure_import(parser: argparse.ArgumentParser) -> None:
-    """`import PATH` (a bundle or a published results tree; folder or .zip)."""
+    """`import PATH [--max-size SIZE]` (a bundle or a published results tree; folder or .zip)."""
     parser.add_argument("path", type=Path, help="an ExecuGraph bundle or a published results tree (folder or .zip)")
+    parser.add_argument(
+        "--max-size",
+        metavar="SIZE",
+        help="refuse an input that unpacks to more than this, e.g. 2GiB or 500MB "
+        "(default: EXECUGRAPH_IMPORT_MAX_BYTES, else 1GiB)",
+    )
 
 
 def run_import(args: argparse.Namespace) -> int:
     """Import and print `{"runs": [{"id", "name", "trials", ...}]}`; a bad input exits 2 naming file, line and field."""
     from execugraph.publication import BundleFormatError, import_path
+    from execugraph.settings import parse_size
 
     try:
-        result = import_path(_store(args), args.path)
+        limit = parse_size(args.max_size) if args.max_size else None
+    except ValueError as exc:
+        print(f"import: --max-size: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = import_path(_store(args), args.path, max_bytes=limit)
     except BundleFormatError as exc:
         print(f"import: nothing imported: {exc}", file=sys.stderr)
         for issue in exc.issues[1:]:

@@ -39,8 +39,12 @@ def enqueue_batch(store: Any, spec: BatchSpec, problems: list[Any] | None = None
     models = {role: spec.models.get(role, spec.default_model) for role in
               ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")}
     title = spec.title or f"{spec.benchmark}: {', '.join(spec.conditions)} x seeds {spec.seeds}"
-    run_id = store.create_run("batch", title, {"batch": spec.model_dump(), "conditions": configs},
-                              benchmark=spec.benchmark, models=models)
+    config: dict[str, Any] = {"batch": spec.model_dump(), "conditions": configs}
+    if spec.benchmark_options.get("path"):  # a suite file: recorded by name and SHA-256 (see suite_files)
+        from execugraph.suite_files import suite_identity
+
+        config["suite"] = suite_identity(spec.benchmark_options["path"])
+    run_id = store.create_run("batch", title, config, benchmark=spec.benchmark, models=models)
     keys = spec.trial_keys(chosen)
     store.ensure_trials(run_id, keys)
     store.update_run(run_id, progress_total=len(keys))

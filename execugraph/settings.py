@@ -7,6 +7,7 @@ the code takes explicit arguments and tests can point things at `tmp_path`.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,8 @@ DATA_DIR = PROJECT_ROOT / "data"
 DEFAULT_DB_PATH = PROJECT_ROOT / "runs.db"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 DEFAULT_MODEL = "llamacpp:default"
+DEFAULT_IMPORT_MAX_BYTES = 1024**3  # what one import may unpack to
+DEFAULT_UPLOAD_MAX_BYTES = 200 * 1024**2  # one file uploaded to the dashboard (a suite, a zip to import)
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,8 @@ class Settings:
     default_model: str
     llama_threads: int | None
     embed_backend: str  # "onnx" (ONNX Runtime, torch as fallback) or "torch"
+    import_max_bytes: int = DEFAULT_IMPORT_MAX_BYTES  # EXECUGRAPH_IMPORT_MAX_BYTES, e.g. 2GiB
+    upload_max_bytes: int = DEFAULT_UPLOAD_MAX_BYTES  # EXECUGRAPH_UPLOAD_MAX_BYTES, e.g. 50MiB
 
 
 def _db_url_from(value: str | None) -> str:
@@ -36,6 +41,46 @@ def _db_url_from(value: str | None) -> str:
     if "://" in value:
         return value
     return f"sqlite:///{Path(value).expanduser().resolve()}"
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?)(b?)\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str | int) -> int:
+    """'2GiB', '512 MB', '1g', '1073741824' -> bytes (KiB/MiB/GiB and bare k/m/g are powers of 1024, kB/MB/GB of 1000)."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        match = _SIZE.match(str(text))
+        if not match:
+            raise ValueError(f"not a size: {text!r}; write e.g. 1073741824, 512MiB or 2GiB")
+        number, prefix, binary, byte = float(match[1]), match[2].lower(), match[3], match[4]
+        power = " kmgt".index(prefix) if prefix else 0
+        base = 1000 if (byte and not binary) else 1024
+        value = int(number * base**power)
+    if value <= 0:
+        raise ValueError(f"a size limit must be positive, got {text!r}")
+    return value
+
+
+def format_size(n: int) -> str:
+    """1536 -> '1.5 KiB' (binary units, as the limits are given)."""
+    value = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}".replace(".0 ", " ")
+        value /= 1024
+    return f"{n} bytes"  # pragma: no cover - the loop always returns
+
+
+def _size_from_env(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        return parse_size(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def normalise_host(host: str) -> str:
@@ -54,4 +99,6 @@ def load_settings(db: str | None = None) -> Settings:
         default_model=os.environ.get("EXECUGRAPH_MODEL", DEFAULT_MODEL),
         llama_threads=int(threads) if threads else None,
         embed_backend=os.environ.get("EXECUGRAPH_EMBED_BACKEND", "onnx"),
+        import_max_bytes=_size_from_env("EXECUGRAPH_IMPORT_MAX_BYTES", DEFAULT_IMPORT_MAX_BYTES),
+        upload_max_bytes=_size_from_env("EXECUGRAPH_UPLOAD_MAX_BYTES", DEFAULT_UPLOAD_MAX_BYTES),
     )

@@ -31,14 +31,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the report and print it; exit 2 naming an unknown run or condition."""
+    from execugraph.cli_store import open_store
     from execugraph.stats import UnknownConditionError, UnknownRunError, build_report
-    from execugraph.store import Store
 
-    try:
-        store = Store.open(args.db)
-    except ValueError as exc:
-        print(f"stats: cannot open the database: {exc}", file=sys.stderr)
-        return EXIT_BAD_REQUEST
+    store = open_store(args, writes=False)  # a bad --db: one line and exit 2, from cli.main
     try:
         report = build_report(store, args.runs, args.conditions)
     except (UnknownRunError, UnknownConditionError, ValueError) as exc:

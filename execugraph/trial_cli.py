@@ -12,9 +12,10 @@ from pydantic import ValidationError
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--problem", help="benchmark problem as BENCHMARK/ID, e.g. internal30/fib")
-    parser.add_argument("--statement", help="ad-hoc problem statement (or @file)")
+    parser.add_argument("--statement", help="ad-hoc problem statement (or @file, at most 1 MiB)")
     parser.add_argument("--entry-point")
-    parser.add_argument("--tests", type=Path, help="JSON suite file (sandbox format) for an ad-hoc problem")
+    parser.add_argument("--tests", type=Path,
+                        help="JSON suite file (sandbox format, at most 16 MiB) for an ad-hoc problem")
     parser.add_argument("--condition", default="multi-full")
     parser.add_argument("--model", help="model for every role (default: EXECUGRAPH_MODEL or llamacpp:default)")
     parser.add_argument("--retry-budget", type=int)
@@ -36,17 +37,21 @@ def _problem(args: argparse.Namespace):
         return found[0]
     if not args.statement:
         raise ValueError("give --problem BENCHMARK/ID or --statement TEXT")
-    statement = Path(args.statement[1:]).read_text() if args.statement.startswith("@") else args.statement
-    suite = json.loads(args.tests.read_text()) if args.tests else {}
+    from execugraph.suite_files import SUITE_FILE_MAX_BYTES, TEXT_FILE_MAX_BYTES, read_capped
+
+    statement = args.statement
+    if statement.startswith("@"):
+        statement = read_capped(statement[1:], TEXT_FILE_MAX_BYTES, "a problem statement").decode("utf-8")
+    suite = json.loads(read_capped(args.tests, SUITE_FILE_MAX_BYTES, "a test suite")) if args.tests else {}
     return adhoc_problem(statement, args.entry_point or suite.get("entry_point"), suite.get("aliases"),
                          suite.get("tests"))
 
 
 def run(args: argparse.Namespace) -> int:
+    from execugraph.cli_store import open_store
     from execugraph.conditions import resolve_condition
     from execugraph.settings import load_settings
     from execugraph.single import run_single
-    from execugraph.store import Store
     from execugraph.trial import TrialDeps
 
     try:
@@ -65,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         brief = {k: v for k, v in out.items() if k in ("verdict", "decision", "passed", "severity", "accepted")}
         print(f"  {event['node']:<10} attempt {event['attempt']}  {json.dumps(brief)}", file=sys.stderr)
 
-    store = Store.open(args.db if hasattr(args, "db") else None)
+    store = open_store(args, writes=True)
     run_id, result = run_single(store, problem, config, TrialDeps(emit=show))
     summary = {"run_id": run_id, "trial_id": result.trial_id, "status": result.status, "passed": result.passed,
                "verdict": result.verdict, "tests": f"{result.tests_passed}/{result.tests_total}",

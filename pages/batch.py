@@ -10,7 +10,7 @@ from ui import keys, resources
 from ui.batch_form import grid_inputs, problem_source, spec_from_form
 from ui.batch_parts import progress_panel
 from ui.keys import Batch
-from ui.widgets import model_pickers, show_model_problems
+from ui.widgets import model_pickers, read_only_notice, show_model_problems
 
 keys.init_state(st.session_state)
 store = resources.store()
@@ -23,6 +23,8 @@ st.caption(
 progress_panel(store)
 
 st.subheader("New batch")
+if read_only_notice(store, "Launching a batch"):
+    st.stop()
 left, right = st.columns(2, gap="large")
 with left:
     benchmark, problems, options = problem_source(settings.cache_dir / "uploads")

@@ -6,7 +6,7 @@ from execugraph import views
 from ui import keys, resources
 from ui.keys import Runs
 from ui.run_parts import filter_row, manage_panel, summary_panel
-from ui.widgets import empty_state
+from ui.widgets import empty_state, read_only_notice
 
 keys.init_state(st.session_state)
 store = resources.store()
@@ -69,4 +69,5 @@ st.page_link(
 )
 summary_panel(store, run)
 with st.expander("Rename, tag or delete"):
-    manage_panel(store, run, row["trials"])
+    if not read_only_notice(store, "Renaming, tagging and deleting"):
+        manage_panel(store, run, row["trials"])

@@ -7,7 +7,7 @@ from ui import keys, resources
 from ui.jobs import SynthesisJob
 from ui.keys import Syn
 from ui.synthesize_parts import live, problem_inputs, request, result_panel, run_settings
-from ui.widgets import show_model_problems
+from ui.widgets import read_only_notice, show_model_problems
 
 keys.init_state(st.session_state)
 store = resources.store()
@@ -16,6 +16,8 @@ st.caption(
     "Describe a programming problem. The agents plan, write, review, run and explain a solution; "
     "every candidate is judged by running it in the sandbox."
 )
+if read_only_notice(store, "Synthesizing"):
+    st.stop()
 choices, why_missing = resources.model_choices(resources.settings().ollama_host)
 
 with st.form("syn.form"):

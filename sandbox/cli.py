@@ -2,8 +2,8 @@
 
 `check` prints one JSON object and exits 0 whenever the evaluation
 completed, whatever the verdict; it exits 2 with a message on stderr when a
-file is missing or the suite is malformed, and 3 when no sandbox worker could
-start.
+file is missing, too large (program 1 MiB, suite 16 MiB) or the suite is
+malformed, and 3 when no sandbox worker could start.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from sandbox.limits import Limits
+from sandbox.limits import CODE_FILE_MAX_BYTES, MIB, Limits
 from sandbox.pool import SandboxPool, SandboxUnavailable, isolation_report
 from sandbox.suite import SuiteError, load_suite_file
 
@@ -45,6 +45,10 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     try:
+        size = args.code.stat().st_size
+        if size > CODE_FILE_MAX_BYTES:
+            limit = CODE_FILE_MAX_BYTES // MIB
+            return _fail(f"--code {args.code}: {size / MIB:.1f} MiB; a program may be at most {limit} MiB")
         code = args.code.read_text(encoding="utf-8")
     except FileNotFoundError:
         return _fail(f"--code {args.code}: no such file")

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 MIB = 1 << 20
+CODE_FILE_MAX_BYTES = 1 * MIB  # a program read from a file (`python -m sandbox check --code`)
+SUITE_FILE_MAX_BYTES = 16 * MIB  # a suite JSON file (`--tests`, `load_suite_file`)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from sandbox.limits import MIB, SUITE_FILE_MAX_BYTES
+
 COMPARE_MODES = ("exact", "float", "unordered", "set")
 KINDS = ("call", "assert", "stdio")
 DEFAULT_TOL = 1e-6
@@ -214,6 +216,10 @@ def load_suite_file(path: str | Path) -> Suite:
     """Read and parse a suite JSON file; errors name the file (and line/column for bad JSON)."""
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > SUITE_FILE_MAX_BYTES:
+            limit = SUITE_FILE_MAX_BYTES // MIB
+            raise SuiteError(f"{path}: {size / MIB:.1f} MiB; a suite file may be at most {limit} MiB")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SuiteError(f"{path}: no such file") from None

@@ -25,7 +25,8 @@ def problem_source(upload_folder: Any) -> tuple[str, list[Any], dict[str, str]]:
                 f"{benchmark} JSONL file",
                 type=["jsonl", "json"],
                 key=Batch.UPLOAD,
-                help="format: docs/benchmark-format.md",
+                max_upload_size=resources.upload_limit_mb(),
+                help="format: docs/benchmark-format.md; at most EXECUGRAPH_UPLOAD_MAX_BYTES (200 MiB by default)",
             )
             if upload is not None:
                 data = upload.getvalue()

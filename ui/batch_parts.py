@@ -45,7 +45,7 @@ def progress_panel(store: Any) -> None:
         )
         return
     waiting = any(r["status"] in ("queued", "running") for r in rows)
-    if waiting and not resources.worker_alive():
+    if waiting and not store.read_only and not resources.worker_alive():
         left, right = st.columns([4, 1], vertical_alignment="center")
         left.warning(
             "No background worker is running, so queued batches are not progressing.", icon=":material/warning:"
@@ -63,7 +63,7 @@ def progress_panel(store: Any) -> None:
                 right.button(
                     "Cancel",
                     key=f"{Batch.CANCEL}{row['id']}",
-                    disabled=row["cancel_requested"],
+                    disabled=row["cancel_requested"] or store.read_only,
                     icon=":material/stop:",
                     on_click=request_cancel,
                     args=(store, row["id"]),
@@ -73,6 +73,7 @@ def progress_panel(store: Any) -> None:
                     "Resume",
                     key=f"{Batch.RESUME}{row['id']}",
                     icon=":material/replay:",
+                    disabled=store.read_only,
                     on_click=_resume,
                     args=(store, row["id"]),
                 )

@@ -16,9 +16,11 @@ from execugraph.publication import (
     rescore_run,
     zip_bytes,
 )
+from execugraph.publication.source import format_size
+from execugraph.suite_files import FileTooLargeError, check_size
 from ui import resources
 from ui.keys import Export
-from ui.widgets import empty_state, pct, run_picker
+from ui.widgets import empty_state, pct, read_only_notice, run_picker
 
 
 def export_panel(store: Any) -> None:
@@ -30,16 +32,23 @@ def export_panel(store: Any) -> None:
             "statistics summary go into one zip."
         )
         return
+    include_host = st.checkbox(
+        "Include host, user names and local paths",
+        key=Export.INCLUDE_HOST,
+        help="off: the bundle names no host, user or local folder, and a suite file is recorded by file name and "
+        "SHA-256; on: everything as stored",
+    )
     if st.button("Prepare the bundle", key=Export.PREPARE, type="primary", icon=":material/inventory_2:"):
         try:
             with st.spinner("Collecting every trial, step, LLM call and sandbox run..."):
-                files = bundle_files(store, run_ids)
-                st.session_state[Export.BUNDLE] = (tuple(run_ids), zip_bytes(files), sorted(files))
+                files = bundle_files(store, run_ids, include_host=include_host)
+                prepared_for = (tuple(run_ids), include_host)
+                st.session_state[Export.BUNDLE] = (prepared_for, zip_bytes(files), sorted(files))
         except (ExportError, LookupError, ValueError) as exc:
             st.error(f"Cannot export: {exc}", icon=":material/error:")
     prepared = st.session_state.get(Export.BUNDLE)
     name = "execugraph-runs-" + "-".join(map(str, run_ids))
-    if prepared and prepared[0] == tuple(run_ids):
+    if prepared and prepared[0] == (tuple(run_ids), include_host):
         _, data, names = prepared
         st.download_button(
             f"Download {name}.zip ({len(data) / 1024:.0f} KiB)",
@@ -63,19 +72,32 @@ def export_panel(store: Any) -> None:
 
 def import_panel(store: Any) -> None:
     """Upload a bundle or a published results folder as a zip and store it as runs of kind `import`."""
+    if read_only_notice(store, "Importing"):
+        return
+    limits = resources.settings()
     upload = st.file_uploader(
         "Bundle or results folder (.zip)",
         type=["zip"],
         key=Export.IMPORT_UPLOAD,
+        max_upload_size=resources.upload_limit_mb(),
         help="an ExecuGraph bundle, or a published results tree with trials.jsonl per run folder",
     )
     if upload is None:
-        st.caption("Importing the same file twice does not duplicate runs.")
+        st.caption(
+            f"Importing the same file twice does not duplicate runs. Uploads up to "
+            f"{format_size(limits.upload_max_bytes)}, unpacking to at most {format_size(limits.import_max_bytes)} "
+            "(EXECUGRAPH_UPLOAD_MAX_BYTES, EXECUGRAPH_IMPORT_MAX_BYTES)."
+        )
         return
     if st.button("Import", key=Export.IMPORT, type="primary", icon=":material/upload:"):
         try:
+            data = upload.getvalue()
+            check_size(len(data), limits.upload_max_bytes, "an upload", upload.name, "EXECUGRAPH_UPLOAD_MAX_BYTES")
             with st.spinner(f"Checking and importing {upload.name}..."):
-                result = import_zip_bytes(store, upload.getvalue(), upload.name)
+                result = import_zip_bytes(store, data, upload.name, max_bytes=limits.import_max_bytes)
+        except FileTooLargeError as exc:
+            st.error(f"Nothing was imported: {exc}", icon=":material/error:")
+            return
         except BundleFormatError as exc:
             st.error(
                 f"Nothing was imported from {upload.name}: " + "; ".join(map(str, exc.issues[:10])),
@@ -98,6 +120,8 @@ def import_panel(store: Any) -> None:
 
 def rescore_panel(store: Any) -> None:
     """Regrade a run's stored programs in today's sandbox (no LLM) and list the verdicts that flipped."""
+    if read_only_notice(store, "Rescoring"):
+        return
     choices = dict(views.run_choices(store))
     if not choices:
         empty_state("No runs to rescore yet.")

@@ -149,9 +149,10 @@ class Export:
 
     RUNS = "export.runs"
     PREPARE = "export.prepare"
-    BUNDLE = "export.bundle"  # (run ids, zip bytes, file names) of the last prepared bundle (not a widget)
+    BUNDLE = "export.bundle"  # ((run ids, include host), zip bytes, file names) of the last bundle (not a widget)
     DOWNLOAD = "export.download"
     SUMMARY = "export.summary"
+    INCLUDE_HOST = "export.include_host"
     IMPORT_UPLOAD = "export.import_upload"
     IMPORT = "export.import"
     RESCORE_RUN = "export.rescore_run"
@@ -218,6 +219,7 @@ DEFAULTS: dict[str, Any] = {
     Stats.RUNS: [],
     Stats.CONDITIONS: [],
     Export.RUNS: [],
+    Export.INCLUDE_HOST: False,
 }
 
 

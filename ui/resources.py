@@ -22,7 +22,7 @@ import streamlit as st
 from execugraph.health import Check, run_checks
 from execugraph.retrieval import DEFAULT_LIBRARY_PATH
 from execugraph.settings import Settings, load_settings
-from execugraph.store import Store
+from execugraph.store import Store, StoreUnavailableError
 
 LIBRARY_PATH: Path = DEFAULT_LIBRARY_PATH
 
@@ -38,8 +38,20 @@ def _store(db_url: str) -> Store:
 
 
 def store() -> Store:
-    """One thread-safe Store (engine + pool) per database URL and server process."""
-    return _store(settings().db_url)
+    """One thread-safe Store (engine + pool) per database URL and server process.
+
+    A database that cannot be used stops the page with the same one sentence the CLI prints.
+    """
+    try:
+        return _store(settings().db_url)
+    except StoreUnavailableError as exc:
+        st.error(f"The run database cannot be used: {exc}.", icon=":material/database:")
+        st.stop()
+
+
+def upload_limit_mb() -> int:
+    """The per-file upload cap in MiB for `st.file_uploader` (the bytes are checked again on arrival)."""
+    return max(1, -(-settings().upload_max_bytes // 1024**2))
 
 
 def db_url() -> str:

@@ -28,6 +28,14 @@ def duration(seconds: float | None) -> str:
     return f"{minutes} min {rest:02d} s"
 
 
+def read_only_notice(store: Any, action: str) -> bool:
+    """On a read-only database, say that `action` (e.g. "Launching a batch") is off and why; True when it is."""
+    if not getattr(store, "read_only", False):
+        return False
+    st.info(f"{action} is disabled: {store.read_only_note}.", icon=":material/lock:")
+    return True
+
+
 def empty_state(message: str, *, page: str | None = None, label: str | None = None) -> None:
     """Say there is nothing to show and what to do next, with a link to the page that does it."""
     st.info(message, icon=":material/info:")

@@ -9,6 +9,10 @@ permissions. Both are deterministic: the same runs give the same bytes.
 exported runs, computed by `execugraph.stats` from the exported trials with
 the runs named by their bundle ids, so anyone can recompute it from
 trials.jsonl and a fresh import shows the same numbers.
+
+By default a bundle names no host, user or local path (see `privacy`): a file
+suite is recorded by file name and SHA-256. `include_host=True` (the CLI's
+`--include-host`, a checkbox on the Export page) keeps them as stored.
 """
 
 from __future__ import annotations
@@ -22,12 +26,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from sqlalchemy import select
 
 from execugraph.publication import layout
 from execugraph.publication.formats import dumps_pretty, jsonl_bytes
 from execugraph.publication.meta import build_run_meta, run_entry
+from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path, suite_path_to_name
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -220,10 +226,45 @@ def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: di
     return "\n".join(lines).encode("utf-8")
 
 
-def bundle_files(store: Any, run_ids: Sequence[int]) -> dict[str, bytes]:
-    """The whole bundle as file name -> bytes, deterministic for the same stored runs."""
+def _database_folder(store: Any) -> list[Path]:
+    if store.engine.dialect.name != "sqlite":
+        return []
+    database = unquote(str(store.engine.url.database or "").removeprefix("file:").partition("?")[0])
+    return [Path(database).parent] if database else []
+
+
+def _private(store: Any, tables: dict[str, list[dict[str, Any]]], include_host: bool) -> None:
+    """Record file suites by name and SHA-256 and, unless `include_host`, scrub every table (see `privacy`)."""
+    runs = tables[layout.RUNS]
+    suites = [suite_path(r["config"]) for r in runs]
+    for r in runs:
+        r["config"] = suite_path_to_name(r["config"]) if not include_host else _with_suite(r["config"])
+    if include_host:
+        return
+    hosts = endpoint_hosts([r["config"] for r in runs], [r.get("host") or "" for r in runs])
+    folders = _database_folder(store) + [Path(s).parent for s in suites if s]
+    scrub = Scrubber(hosts, folders)
+    for name in layout.TABLE_FILES:
+        if name == layout.PROBLEMS:
+            continue  # problems and their tests travel exactly as stored
+        table = layout.CODECS[name].table.name
+        tables[name] = [scrub.row(table, row) for row in tables[name]]
+
+
+def _with_suite(config: dict[str, Any]) -> dict[str, Any]:
+    """The config with `suite` (file name and SHA-256) added when it reads a suite file, path kept."""
+    named = suite_path_to_name(config)
+    return config | {"suite": named["suite"]} if "suite" in named else config
+
+
+def bundle_files(store: Any, run_ids: Sequence[int], *, include_host: bool = False) -> dict[str, bytes]:
+    """The whole bundle as file name -> bytes, deterministic for the same stored runs.
+
+    Unless `include_host`, nothing in it names this host, its users or local paths (see `privacy`).
+    """
     rows = _read_rows(store, run_ids)
     tables = _renumbered(rows)
+    _private(store, tables, include_host)
     policies: dict[int, list[str]] = {}
     for e in tables[layout.EXECUTIONS]:
         if e["policy_version"]:
@@ -289,18 +330,19 @@ def _write_zip(files: dict[str, bytes], path: Path) -> None:
             archive.writestr(info, files[name], compresslevel=9)
 
 
-def export_bundle(store: Any, run_ids: Sequence[int], out: str | Path) -> dict[str, Any]:
+def export_bundle(store: Any, run_ids: Sequence[int], out: str | Path, *, include_host: bool = False) -> dict[str, Any]:
     """Write the bundle to `out` (a new folder, or a .zip file); returns what was written.
 
     Refuses to overwrite: `out` must not exist (an empty folder is fine). The
     bundle is written next to `out` first and moved into place, so a failed
-    export never leaves half a bundle behind.
+    export never leaves half a bundle behind. `include_host` keeps host names,
+    user names and local paths (left out by default).
     """
     target = Path(out)
     is_zip = target.suffix.lower() == ".zip"
     if target.exists() and not (target.is_dir() and not is_zip and not any(target.iterdir())):
         raise ExportError(f"{target} already exists; remove it or choose another --out")
-    files = bundle_files(store, run_ids)
+    files = bundle_files(store, run_ids, include_host=include_host)
     target.parent.mkdir(parents=True, exist_ok=True)
     if is_zip:
         fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")

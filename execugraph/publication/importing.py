@@ -37,12 +37,25 @@ def import_fileset(store: Any, fileset: FileSet) -> ImportResult:
     )
 
 
-def import_path(store: Any, path: str | Path) -> ImportResult:
-    """Import a bundle or results tree from a folder or a .zip file."""
-    return import_fileset(store, read_input(path))
+def _limit(max_bytes: int | None) -> int:
+    if max_bytes is not None:
+        return max_bytes
+    from execugraph.settings import load_settings
+
+    return load_settings().import_max_bytes
 
 
-def import_zip_bytes(store: Any, data: bytes, name: str = "upload") -> ImportResult:
+def import_path(store: Any, path: str | Path, *, max_bytes: int | None = None) -> ImportResult:
+    """Import a bundle or results tree from a folder or a .zip file.
+
+    `max_bytes` caps what the input may unpack to (default: the import_max_bytes setting, 1 GiB).
+    """
+    with read_input(path, max_bytes=_limit(max_bytes)) as fileset:
+        return import_fileset(store, fileset)
+
+
+def import_zip_bytes(store: Any, data: bytes, name: str = "upload", *, max_bytes: int | None = None) -> ImportResult:
     """Import an uploaded zip (the dashboard's upload widget hands over bytes)."""
     stem = name[:-4] if name.lower().endswith(".zip") else name
-    return import_fileset(store, read_zip_bytes(data, name=stem))
+    with read_zip_bytes(data, name=stem, label=name if name != stem else None, max_bytes=_limit(max_bytes)) as fileset:
+        return import_fileset(store, fileset)

@@ -38,8 +38,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from execugraph.publication.bulk import insert_rows, transaction
-from execugraph.publication.formats import IssueCollector, decode_datetime, iter_jsonl, load_json_object
-from execugraph.publication.results import ImportedRun, ImportResult, content_digest, runs_mentioning, trial_count
+from execugraph.publication.formats import IssueCollector, decode_datetime, load_json_object
+from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
 from execugraph.publication.source import FileSet
 from execugraph.store.models import Execution, Run, Step, Trial, utcnow
 
@@ -205,7 +205,7 @@ def parse_folder(fileset: FileSet, folder: str, issues: IssueCollector) -> _Fold
     file = f"{prefix}{TRIALS_FILE}"
     kept: dict[tuple, tuple[int, dict[str, Any]]] = {}
     raw = 0
-    for line, rec in iter_jsonl(files[TRIALS_FILE], file, issues):
+    for line, rec in files.jsonl(TRIALS_FILE, file, issues):
         raw += 1
         if _check_record(file, line, rec, issues):
             key = (rec["problem_id"], rec["condition"], rec["seed"], rec["trial"])
@@ -216,7 +216,7 @@ def parse_folder(fileset: FileSet, folder: str, issues: IssueCollector) -> _Fold
     summary = (
         load_json_object(files[SUMMARY_FILE], f"{prefix}{SUMMARY_FILE}", issues) if SUMMARY_FILE in files else None
     )
-    digest = content_digest({name: files[name] for name in (TRIALS_FILE, META_FILE, SUMMARY_FILE) if name in files})
+    digest = files.digest((TRIALS_FILE, META_FILE, SUMMARY_FILE))
     return _Folder(folder, folder_title(fileset, folder), digest, list(kept.values()), raw, meta, summary)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,11 +42,22 @@ class ImportResult:
         return out
 
 
-def content_digest(files: dict[str, bytes]) -> str:
-    """SHA-256 over file names and contents, independent of file order: the identity of an input."""
+def content_digest(files: Mapping[str, bytes]) -> str:
+    """SHA-256 over file names and contents, independent of file order: the identity of an input.
+
+    A streamed input (`source.FileView`) computes the same value without holding its files.
+    """
+    streamed = getattr(files, "digest", None)
+    if callable(streamed):
+        return str(streamed(list(files)))
+    return digest_of_hashes({name: hashlib.sha256(files[name]).hexdigest() for name in files})
+
+
+def digest_of_hashes(hashes: Mapping[str, str]) -> str:
+    """`content_digest` from each file's own SHA-256 (hex), in any order."""
     outer = hashlib.sha256()
-    for name in sorted(files):
-        outer.update(name.encode("utf-8") + b"\0" + hashlib.sha256(files[name]).hexdigest().encode("ascii") + b"\n")
+    for name in sorted(hashes):
+        outer.update(name.encode("utf-8") + b"\0" + hashes[name].encode("ascii") + b"\n")
     return outer.hexdigest()
 
 

@@ -18,7 +18,7 @@ from execugraph.store.models import (
     Trial,
     utcnow,
 )
-from execugraph.store.store import DuplicateTrialError, Store, StoreUnavailableError
+from execugraph.store.store import DuplicateTrialError, Store, StoreReadOnlyError, StoreUnavailableError
 
 __all__ = [
     "LATEST_MIGRATION",
@@ -32,6 +32,7 @@ __all__ = [
     "SchemaMigration",
     "Step",
     "Store",
+    "StoreReadOnlyError",
     "StoreUnavailableError",
     "Trial",
     "make_engine",

@@ -9,8 +9,14 @@ through `writer(engine)` start with `BEGIN IMMEDIATE`, which takes the write
 lock up front and so waits on the busy timeout instead of failing with
 "database is locked" when a read snapshot goes stale.
 
+A SQLite file on read-only storage is opened read-only instead (see
+`opening.py`): through a `mode=ro` (or, when even the WAL index cannot be
+created, `immutable=1`) URI, with no journal or synchronous pragma issued, and
+any transaction started through `writer()` refused with StoreReadOnlyError.
+
 PostgreSQL goes through psycopg 3; `postgresql://` and `postgres://` URLs are
-rewritten to `postgresql+psycopg://`.
+rewritten to `postgresql+psycopg://`, and connecting gives up after
+PG_CONNECT_TIMEOUT_S unless the URL sets `connect_timeout` itself.
 """
 
 from __future__ import annotations
@@ -19,13 +25,18 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import NoSuchModuleError
 
+from execugraph.store.errors import StoreReadOnlyError
+
 BUSY_TIMEOUT_MS = 30_000
 WRITE_OPTION = "execugraph_write"
+PG_CONNECT_TIMEOUT_S = 10
+READ_ONLY_MODES = ("ro", "immutable")
 
 
 def normalise_url(url: str | URL) -> URL:
@@ -87,15 +98,26 @@ def _jsonable(value: Any) -> Any:
         return f"<unrepresentable {type(value).__name__}>"
 
 
-def make_engine(url: str | URL) -> Engine:
-    """Create the engine for `url` (SQLite file or PostgreSQL) with the store's connection settings."""
+def make_engine(url: str | URL, *, read_only: str | None = None, read_only_note: str = "") -> Engine:
+    """Create the engine for `url` (SQLite file or PostgreSQL) with the store's connection settings.
+
+    `read_only` ("ro" or "immutable", SQLite files only) opens the file read-only;
+    `read_only_note` is then the sentence a refused write raises with.
+    """
     parsed = normalise_url(url)
     if parsed.get_backend_name() == "sqlite":
+        if read_only is not None:
+            return _sqlite_read_only_engine(parsed, read_only, read_only_note)
         return _sqlite_engine(parsed)
+    if read_only is not None:
+        raise ValueError(f"read-only opening is for SQLite files, not {display(parsed)}")
     # PostgreSQL (and, untested, any other SQLAlchemy backend): the pool checks
     # connections before use so a restarted server costs one retry, not an error.
+    connect_args: dict[str, Any] = {}
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        connect_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
     try:
-        return create_engine(parsed, pool_pre_ping=True, json_serializer=json_dumps)
+        return create_engine(parsed, pool_pre_ping=True, json_serializer=json_dumps, connect_args=connect_args)
     except (NoSuchModuleError, ModuleNotFoundError) as exc:
         raise ValueError(f"no database driver for {display(parsed)}: {exc}") from exc
 
@@ -131,6 +153,43 @@ def _sqlite_engine(url: URL) -> Engine:
     def _begin(connection: Any) -> None:
         immediate = connection.get_execution_options().get(WRITE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def read_only_url(path: Path, mode: str) -> URL:
+    """The SQLite URI URL that opens `path` read-only (`mode=ro`) or as unchanging (`immutable=1`)."""
+    if mode not in READ_ONLY_MODES:
+        raise ValueError(f"read-only mode must be one of {', '.join(READ_ONLY_MODES)}; got {mode!r}")
+    query = {"mode": "ro", "uri": "true"} if mode == "ro" else {"immutable": "1", "uri": "true"}
+    return URL.create("sqlite", database="file:" + quote(str(path.resolve())), query=query)
+
+
+def _sqlite_read_only_engine(url: URL, mode: str, note: str) -> Engine:
+    database = url.database or ""
+    path = Path(database.removeprefix("file:").partition("?")[0]).expanduser()
+    engine = create_engine(
+        read_only_url(path, mode),
+        json_serializer=json_dumps,
+        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+    )
+    refusal = note or f"the database {path} is open read-only; nothing can be written to it"
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA query_only = 1")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        if connection.get_execution_options().get(WRITE_OPTION, False):
+            raise StoreReadOnlyError(refusal)
+        connection.exec_driver_sql("BEGIN")
 
     return engine
 

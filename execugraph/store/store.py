@@ -25,7 +25,8 @@ from sqlmodel import Session, SQLModel, select
 from execugraph.problem import Problem
 from execugraph.settings import load_settings
 from execugraph.store import bulk, migrations, queries
-from execugraph.store.engine import display_url, make_engine, writer
+from execugraph.store.engine import display_url, writer
+from execugraph.store.errors import StoreReadOnlyError, StoreUnavailableError
 from execugraph.store.models import (
     EXECUTION_PURPOSES,
     FEEDBACK_SOURCES,
@@ -59,8 +60,7 @@ _ENSURE_OPTIONAL = tuple(bulk.OPTIONAL_COLUMNS)
 _KEY_TYPES = {"problem_id": str, "condition": str, "seed": int, "trial_index": int, "category": str, "benchmark": str}
 
 
-class StoreUnavailableError(RuntimeError):
-    """The database cannot be reached or opened (server down, bad path, no permission)."""
+__all__ = ["DuplicateTrialError", "Store", "StoreReadOnlyError", "StoreUnavailableError"]
 
 
 class DuplicateTrialError(ValueError):
@@ -123,30 +123,63 @@ def _lock_trial_for_steps(session: Session, trial_id: int) -> Any:
 class Store:
     """The run store on one database; create with `Store.open()` or `Store(engine)`."""
 
-    def __init__(self, engine: Engine, *, migrate: bool = True) -> None:
-        """Wrap `engine`; unless `migrate` is False, bring its schema up to date first."""
+    def __init__(
+        self, engine: Engine, *, migrate: bool = True, read_only: bool = False, read_only_note: str = ""
+    ) -> None:
+        """Wrap `engine`; unless `migrate` is False (or the store is read-only), bring its schema up to date first.
+
+        `read_only` marks a database opened read-only (see `opening.py`): nothing
+        is migrated, every write raises StoreReadOnlyError, and `read_only_note`
+        says why in one sentence.
+        """
         self.engine = engine
         self._writer = writer(engine)
         self._dialect = engine.dialect.name
-        if migrate:
+        self.read_only = read_only
+        self.read_only_note = read_only_note
+        self._where: str | None = None
+        if migrate and not read_only:
             try:
                 migrations.migrate(engine)
             except OperationalError as exc:
                 engine.dispose()
-                raise StoreUnavailableError(f"cannot open the run store at {self.url}: {exc.orig}") from exc
+                from execugraph.store.opening import describe_failure
+
+                raise StoreUnavailableError(describe_failure(exc, self.url, engine.url)) from exc
             except BaseException:
                 engine.dispose()
                 raise
 
     @classmethod
     def open(cls, db: str | None = None) -> Store:
-        """Open (creating and migrating as needed) the store at `db`, EXECUGRAPH_DB or ./runs.db."""
-        return cls(make_engine(load_settings(db).db_url))
+        """Open (creating and migrating as needed) the store at `db`, EXECUGRAPH_DB or ./runs.db.
+
+        A bad `db` raises StoreUnavailableError with one sentence to show the user;
+        an existing SQLite file on read-only storage opens read-only (`read_only`).
+        """
+        from execugraph.store.opening import open_database, require_current_schema
+
+        opened = open_database(load_settings(db).db_url)
+        if opened.read_only:
+            try:
+                require_current_schema(opened)
+            except BaseException:
+                opened.engine.dispose()
+                raise
+        store = cls(opened.engine, read_only=opened.read_only, read_only_note=opened.note)
+        store._where = opened.where
+        return store
+
+    def require_writable(self) -> None:
+        """Raise StoreReadOnlyError (saying why and what to do) when this store cannot be written."""
+        if self.read_only:
+            with self._writer.connect() as conn:
+                conn.begin()  # the read-only engine refuses here with its sentence
 
     @property
     def url(self) -> str:
-        """Where the store lives, password hidden."""
-        return display_url(self.engine)
+        """Where the store lives (the file's path when opened by `open`), password hidden."""
+        return self._where or display_url(self.engine)
 
     def schema_version(self) -> str | None:
         """Name of the newest migration applied to this database."""

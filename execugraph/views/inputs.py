@@ -269,9 +269,17 @@ def models_needed(config: Any, problem: Any) -> list[str]:
     return list(dict.fromkeys(config.model_for(role) for role in roles))
 
 
-def parse_upload(benchmark: str, data: bytes, name: str) -> list[Any]:
-    """Problems from an uploaded suite file (`user` schema or APPS rows); BenchmarkFormatError names each fault."""
+def parse_upload(benchmark: str, data: bytes, name: str, max_bytes: int | None = None) -> list[Any]:
+    """Problems from an uploaded suite file (`user` schema or APPS rows); BenchmarkFormatError names each fault.
+
+    A file over `max_bytes` (default: the upload_max_bytes setting) is refused with FileTooLargeError.
+    """
     from execugraph.benchmarks import parse_apps_jsonl, parse_user_jsonl
+    from execugraph.settings import load_settings
+    from execugraph.suite_files import check_size
+
+    limit = load_settings().upload_max_bytes if max_bytes is None else max_bytes
+    check_size(len(data), limit, "an uploaded suite", name, "EXECUGRAPH_UPLOAD_MAX_BYTES")
 
     if benchmark == "apps":
         return parse_apps_jsonl(data, source=name)

@@ -79,7 +79,7 @@ def test_verdict_words() -> None:
 def test_zips_are_deterministic_and_unsafe_members_refused(tmp_path: Path) -> None:
     files = {"b.txt": b"2", "a/x.json": b"{}"}
     assert zip_bytes(files) == zip_bytes(dict(reversed(list(files.items()))))
-    assert read_zip_bytes(zip_bytes(files)).files == files
+    assert dict(read_zip_bytes(zip_bytes(files)).under("")) == files
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("../evil.txt", b"x")
@@ -91,7 +91,7 @@ def test_zips_are_deterministic_and_unsafe_members_refused(tmp_path: Path) -> No
     (tmp_path / "tree" / "__MACOSX" / "x").write_text("ignored")
     (tmp_path / "tree" / "run").mkdir()
     (tmp_path / "tree" / "run" / "trials.jsonl").write_text("{}\n")
-    assert read_input(tmp_path / "tree").files == {"run/trials.jsonl": b"{}\n"}
+    assert dict(read_input(tmp_path / "tree").under("")) == {"run/trials.jsonl": b"{}\n"}
     with pytest.raises(FileNotFoundError):
         read_input(tmp_path / "missing")
 

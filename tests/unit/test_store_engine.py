@@ -85,12 +85,14 @@ def test_sqlite_writes_take_the_lock_at_begin(tmp_path: Path) -> None:
 def test_unreachable_databases_are_named(tmp_path: Path) -> None:
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("x")
-    with pytest.raises(StoreUnavailableError, match="cannot open the run store at sqlite:///.*file-not-dir/runs.db"):
+    with pytest.raises(StoreUnavailableError, match="cannot use the database sqlite:///.*file-not-dir/runs.db"):
         Store(make_engine(f"sqlite:///{blocked}/runs.db"))
+    with pytest.raises(StoreUnavailableError, match="cannot create the database .*file-not-dir/runs.db: .* is a file"):
+        Store.open(f"sqlite:///{blocked}/runs.db")
     port = free_port()  # nothing listens there
     with pytest.raises(
         StoreUnavailableError,
-        match=f"cannot open the run store at postgresql\\+psycopg://u:\\*\\*\\*@127.0.0.1:{port}/db",
+        match=f"cannot connect to the PostgreSQL database postgresql\\+psycopg://u:\\*\\*\\*@127.0.0.1:{port}/db",
     ):
         Store.open(f"postgresql://u:pw@127.0.0.1:{port}/db?connect_timeout=3")
 

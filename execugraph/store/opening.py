@@ -1,0 +1,274 @@
+"""Open the database behind `--db`: one sentence for what is wrong, read-only when the storage is.
+
+Every way a `--db` can be unusable ends here as a StoreUnavailableError whose
+message says what is wrong and what to do, with any password hidden: a
+corrupt or foreign file (named), a folder where a file was expected, a folder
+nobody may create the file in, an unreadable file, a PostgreSQL server that
+does not answer or refuses the login, a URL scheme no driver serves.
+
+An existing SQLite database whose file or folder cannot be written (a
+read-only mount, another user's files) is opened read-only instead of
+failing: `mode=ro`, or `immutable=1` when not even SQLite's WAL index can be
+created beside it. Nothing is migrated then, so its schema must already be
+the current one, and the engine refuses every write with StoreReadOnlyError.
+A write-ahead log that read-only storage keeps unreadable is refused rather
+than silently ignored, since the numbers would be missing its last commits.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError, NoSuchModuleError, SQLAlchemyError
+
+from execugraph.store.engine import display, make_engine, normalise_url
+from execugraph.store.errors import StoreUnavailableError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+FIX_DB = "give --db (or EXECUGRAPH_DB) a file path, sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DB"
+_CORRUPT = ("file is not a database", "malformed", "not a database", "file is encrypted")
+_READ_ONLY = ("readonly", "read-only", "unable to open database file")
+
+
+@dataclass(frozen=True)
+class OpenedDatabase:
+    """An engine that answered a first query, where it points, and whether it may only be read."""
+
+    engine: Engine
+    where: str  # the SQLite file's path, or the URL with its password hidden
+    read_only: bool = False
+    note: str = ""  # one sentence saying why it is read-only ("" when writable)
+
+
+def redact(url: str) -> str:
+    """`url` with the password of any `scheme://user:password@host` part replaced by ***."""
+    return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", url)
+
+
+def _parse(url: str) -> URL:
+    try:
+        parsed = normalise_url(url)
+    except ValueError as exc:
+        advice = "" if "give " in str(exc) else f"; {FIX_DB}"
+        raise StoreUnavailableError(f"cannot use --db {redact(url)!r}: {exc}{advice}") from None
+    return parsed
+
+
+def open_database(url: str) -> OpenedDatabase:
+    """Open `url` (SQLite path/URL or PostgreSQL URL) and prove it answers; raises StoreUnavailableError."""
+    parsed = _parse(url)
+    backend = parsed.get_backend_name()
+    database = parsed.database or ""
+    if backend == "sqlite" and not database.startswith("file:"):
+        return _open_sqlite_file(parsed, Path(database).expanduser().absolute())
+    where = display(parsed)
+    try:
+        engine = make_engine(parsed)
+    except (ValueError, NoSuchModuleError, ModuleNotFoundError):
+        raise StoreUnavailableError(
+            f"cannot use --db {where}: ExecuGraph has no driver for the scheme {parsed.drivername!r} "
+            f"(it stores runs in SQLite or PostgreSQL); {FIX_DB}"
+        ) from None
+    _probe(engine, where, parsed)
+    return OpenedDatabase(engine, where)
+
+
+def _open_sqlite_file(url: URL, path: Path) -> OpenedDatabase:
+    where = str(path)
+    if path.is_dir():
+        raise StoreUnavailableError(
+            f"cannot open the database {where}: it is a folder, not a database file; "
+            f"give --db (or EXECUGRAPH_DB) a file inside it, e.g. {path / 'runs.db'}"
+        )
+    if not path.exists():
+        _check_creatable(path)
+        engine = make_engine(url)
+        try:
+            _probe(engine, where, url)
+        except _ReadOnlyStorage as exc:
+            raise StoreUnavailableError(
+                f"cannot create the database {where} ({exc}); give --db (or EXECUGRAPH_DB) a path in a writable folder"
+            ) from None
+        return OpenedDatabase(engine, where)
+    _check_header(path)
+    if _writable(path):
+        engine = make_engine(url)
+        try:
+            _probe(engine, where, url)
+            return OpenedDatabase(engine, where)
+        except _ReadOnlyStorage:
+            engine.dispose()  # access() said writable, SQLite found otherwise (ACLs, a remount): read it
+    return _open_read_only(url, path)
+
+
+class _ReadOnlyStorage(Exception):
+    """SQLite could not write where access() allowed it; try again read-only."""
+
+
+def _writable(path: Path) -> bool:
+    """Whether SQLite may write the file and create its -wal/-shm beside it (access() knows read-only mounts)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _check_creatable(path: Path) -> None:
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise StoreUnavailableError(
+            f"cannot create the database {path}: {folder} is a file, not a folder; "
+            "give --db (or EXECUGRAPH_DB) a path in a writable folder"
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreUnavailableError(
+            f"cannot create the database {path}: the folder {folder} is not writable (read-only storage or "
+            "no permission); give --db (or EXECUGRAPH_DB) a path in a writable folder"
+        )
+
+
+def _check_header(path: Path) -> None:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise StoreUnavailableError(
+            f"cannot read the database {path} ({exc.strerror or exc}); run as a user who may read it "
+            "or give --db (or EXECUGRAPH_DB) another file"
+        ) from None
+    if head and head != SQLITE_HEADER:
+        raise StoreUnavailableError(_corrupt(path))
+
+
+def _corrupt(where: str | Path, detail: str = "not an SQLite database") -> str:
+    return (
+        f"the database {where} is corrupt or not a database ({detail}); restore it from a backup, "
+        "or give --db (or EXECUGRAPH_DB) another file (a new path starts an empty store)"
+    )
+
+
+def _open_read_only(url: URL, path: Path) -> OpenedDatabase:
+    note = (
+        f"{path} is on read-only storage or not writable by this user, so it is open read-only: "
+        "browsing, status, stats and export work, nothing can be recorded"
+    )
+    refusal = (
+        f"the database {path} is open read-only (its file or folder cannot be written), so this cannot be "
+        "recorded; copy it to writable storage and point --db (or EXECUGRAPH_DB) at the copy"
+    )
+    engine = make_engine(url, read_only="ro", read_only_note=refusal)
+    try:
+        _probe(engine, str(path), url)
+        return OpenedDatabase(engine, str(path), True, note)
+    except _ReadOnlyStorage:
+        engine.dispose()
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreUnavailableError(
+            f"the database {path} is on read-only storage and its last commits are still in {wal.name}, "
+            "which cannot be read there; open it once where it is writable (or copy its folder to writable "
+            "storage) so the log is merged"
+        )
+    engine = make_engine(url, read_only="immutable", read_only_note=refusal)
+    try:
+        _probe(engine, str(path), url)
+    except _ReadOnlyStorage as exc:
+        engine.dispose()
+        raise StoreUnavailableError(f"cannot open the database {path} even read-only ({exc}); {FIX_DB}") from None
+    return OpenedDatabase(engine, str(path), True, note)
+
+
+def _probe(engine: Engine, where: str, url: URL) -> None:
+    """One cheap query that reads the schema: a corrupt file, a dead server or a refused login shows up here."""
+    backend = url.get_backend_name()
+    query = "SELECT count(*) FROM sqlite_master" if backend == "sqlite" else "SELECT 1"
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(query)).scalar()
+    except SQLAlchemyError as exc:
+        engine.dispose()
+        reason = _reason(exc, url)
+        if backend == "sqlite" and any(key in reason.lower() for key in _READ_ONLY):
+            raise _ReadOnlyStorage(reason) from None
+        raise StoreUnavailableError(describe_failure(exc, where, url)) from None
+
+
+def _reason(exc: BaseException, url: URL | None = None) -> str:
+    """The driver's own words, on one line, without any password."""
+    orig = getattr(exc, "orig", None) if isinstance(exc, DBAPIError) else None
+    words = " ".join(str(orig if orig is not None else exc).split())
+    password = url.password if url is not None else None
+    if password and len(str(password)) >= 4:  # drivers do not echo passwords; this only makes sure
+        words = words.replace(str(password), "***")
+    return words
+
+
+def describe_failure(exc: BaseException, where: str, url: URL | str | None = None) -> str:
+    """One sentence for a database error met while opening or reading `where`: what is wrong, what to do."""
+    parsed = make_url(url) if isinstance(url, str) else url
+    reason = _reason(exc, parsed)
+    lowered = reason.lower()
+    backend = parsed.get_backend_name() if parsed is not None else ""
+    if backend == "sqlite" or (not backend and any(key in lowered for key in _CORRUPT)):
+        if any(key in lowered for key in _CORRUPT):
+            return _corrupt(where, reason)
+        return f"cannot use the database {where} ({reason}); {FIX_DB}"
+    if backend == "postgresql":
+        short = reason.rsplit("failed: ", 1)[-1].removeprefix("FATAL:").strip()
+        short = re.sub(r"\s*Is the server running.*$", "", short)
+        return f"cannot connect to the PostgreSQL database {where} ({short}); {_pg_advice(short.lower())}"
+    return f"cannot use the database {where} ({reason}); {FIX_DB}"
+
+
+_UNREACHABLE = (
+    "refused",
+    "timeout",
+    "timed out",
+    "no route",
+    "translate host",
+    "not known",
+    "unreachable",
+    "closed the connection",
+)
+
+
+def _pg_advice(reason: str) -> str:
+    if any(key in reason for key in _UNREACHABLE):
+        return "start the server, or correct the host and port in --db or EXECUGRAPH_DB"
+    if "password" in reason or "authentication" in reason:
+        return "correct the user name and password in --db or EXECUGRAPH_DB"
+    if "does not exist" in reason:
+        return "create it (createdb) or correct the database name in --db or EXECUGRAPH_DB"
+    return "correct the URL in --db or EXECUGRAPH_DB"
+
+
+def require_current_schema(opened: OpenedDatabase) -> None:
+    """A read-only database cannot be migrated: refuse one whose schema is older (or newer) than this code's."""
+    from execugraph.store import migrations
+
+    try:
+        applied = migrations.applied_migrations(opened.engine)
+    except SQLAlchemyError as exc:
+        raise StoreUnavailableError(describe_failure(exc, opened.where, opened.engine.url)) from None
+    known = [m.name for m in migrations.MIGRATIONS]
+    unknown = [name for name in applied if name not in known]
+    if unknown:
+        raise StoreUnavailableError(
+            f"the database {opened.where} was written by a newer ExecuGraph (schema {unknown[-1]}; this one knows "
+            f"up to {migrations.LATEST}); upgrade ExecuGraph to read it"
+        )
+    missing = [name for name in known if name not in applied]
+    if not applied:
+        raise StoreUnavailableError(
+            f"the database {opened.where} holds no run store yet and sits on read-only storage, where one cannot be "
+            "created; give --db (or EXECUGRAPH_DB) a path in a writable folder"
+        )
+    if missing:
+        raise StoreUnavailableError(
+            f"the database {opened.where} has the older schema {applied[-1]} and sits on read-only storage, so it "
+            f"cannot be upgraded to {migrations.LATEST}; copy it to writable storage and point --db (or EXECUGRAPH_DB) at the copy"
+        )
