@@ -270,11 +270,13 @@ def models_needed(config: Any, problem: Any) -> list[str]:
 
 
 def parse_upload(benchmark: str, data: bytes, name: str) -> list[Any]:
-    """Problems from an uploaded suite file (`user` schema or APPS rows); BenchmarkFormatError names each fault."""
-    from execugraph.benchmarks import parse_apps_jsonl, parse_user_jsonl
+    """Problems from an uploaded suite file (`user` schema, APPS rows or the published layout); faults are named."""
+    from execugraph.benchmarks import parse_apps_jsonl, parse_published_jsonl, parse_user_jsonl
 
     if benchmark == "apps":
         return parse_apps_jsonl(data, source=name)
+    if benchmark == "published":
+        return parse_published_jsonl(data, source=name)
     return parse_user_jsonl(data, source=name, benchmark=benchmark)
 
 
