@@ -1,4 +1,4 @@
-"""Statistics page: paired comparisons of runs or conditions (n, discordant, delta, CI, Wilcoxon, McNemar, Holm),
+"""Statistics page: paired comparisons of runs or conditions (n, problems that differ (the paper's Disc.), majority-discordant, delta, CI, Wilcoxon, McNemar, Holm),
 a forest plot, which problems flipped, and pass@k; the same report the CLI prints and the export writes."""
 
 import json

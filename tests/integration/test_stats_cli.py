@@ -193,7 +193,7 @@ def test_cli_json_matches_build_report(cli_runs):
     for run in printed["runs"]:
         assert {"id", "trials", "pass_rate", "categories"} <= set(run)
     (pair,) = printed["pairs"]
-    assert {"a", "b", "n", "discordant", "delta_pp", "ci_lo", "ci_hi", "p_wilcoxon", "p_mcnemar", "p_holm"} <= set(pair)
+    assert {"a", "b", "n", "problems_differ", "majority_discordant", "delta_pp", "ci_lo", "ci_hi", "p_wilcoxon", "p_mcnemar", "p_holm"} <= set(pair)
     assert (pair["a"], pair["b"], pair["n"]) == (ids[0], ids[1], len(PROBLEMS))
     with Store.open(str(cli_runs["db"])) as store:
         assert printed == build_report(store, ids[:2])
