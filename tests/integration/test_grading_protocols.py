@@ -3,7 +3,6 @@ and `stats` shows each comparison under both protocols with the programs that ch
 
 from __future__ import annotations
 
-import ast
 import json
 import subprocess
 import sys
@@ -13,31 +12,18 @@ import pytest
 
 from execugraph.batch_spec import BatchSpec
 from execugraph.benchmarks import load_humaneval, load_internal30
-from execugraph.benchmarks.humaneval import official_task
 from execugraph.conditions import resolve_condition
 from execugraph.publication import rescore_run
-from execugraph.publication.bulk import insert_rows, transaction
 from execugraph.runner import Worker, enqueue_batch
 from execugraph.stats.protocols import counterparts, protocol_sensitivity, run_protocols
-from execugraph.store import Store, Trial, utcnow
+from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial
+from tests.support.protocol_runs import TASKS, seed_two_arms
+from tests.support.protocol_runs import canonical as _canonical
+from tests.support.protocol_runs import without_imports as _without_imports
 from tests.support.scripted import ScriptedChatModel, fenced
 
 PROJECT = Path(__file__).resolve().parents[2]
-TASKS = (0, 1, 3, 4, 5, 6, 7, 8, 9, 12)  # every one imports from typing in its prompt
-
-
-def _without_imports(number: int) -> str:
-    """The canonical program minus the prompt's imports: correct only when the prompt runs first."""
-    task = official_task(f"HumanEval/{number}")
-    tree = ast.parse(task["prompt"] + task["canonical_solution"])
-    tree.body = [n for n in tree.body if not isinstance(n, ast.Import | ast.ImportFrom)]
-    return ast.unparse(tree) + "\n"
-
-
-def _canonical(number: int) -> str:
-    task = official_task(f"HumanEval/{number}")
-    return task["prompt"] + task["canonical_solution"]
 
 
 @pytest.fixture(scope="module")
@@ -111,26 +97,8 @@ def test_a_batch_records_its_protocol_in_the_run_and_every_trial(store, pool) ->
     assert counterparts(store, run_id) == {"with-prompt": run_id, "standalone": other.run_id}
 
 
-def _seed_two_arms(store: Store) -> int:
-    """A finished batch: arm A canonical programs, arm B the same programs relying on the prompt's imports."""
-    config = {c: resolve_condition(c).model_dump() for c in ("single-oneshot", "single-retry")}
-    run_id = store.create_run("batch", "two arms", {"conditions": config}, benchmark="humaneval", status="done")
-    rows = []
-    for condition, program, ok in (("single-oneshot", _canonical, True), ("single-retry", _without_imports, False)):
-        for number in TASKS:  # recorded as a standalone grading judged them
-            rows.append({
-                "run_id": run_id, "problem_id": f"humaneval_{number}", "benchmark": "humaneval",
-                "category": "humaneval", "condition": condition, "seed": 0, "trial_index": 0, "status": "done",
-                "passed": ok, "tests_passed": int(ok), "tests_total": 1, "test_source": "problem",
-                "error_class": None if ok else "runtime_error", "final_code": program(number), "finished_at": utcnow(),
-            })
-    with transaction(store) as conn:
-        insert_rows(conn, Trial.__table__, rows)  # type: ignore[attr-defined]
-    return run_id
-
-
 def test_stats_shows_a_family_under_both_protocols_with_the_programs_that_changed(store, pool, tmp_path) -> None:
-    run_id = _seed_two_arms(store)
+    run_id = seed_two_arms(store)
     missing = protocol_sensitivity(store, [run_id])
     assert not missing["available"]
     assert missing["missing"] == [{"run": run_id, "protocol": "with-prompt",
