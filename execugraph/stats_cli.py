@@ -156,6 +156,8 @@ def format_report(report: dict) -> str:
 def format_sensitivity(sensitivity: dict) -> list[str]:
     """The comparisons under both grading protocols side by side, or which rescores would make them."""
     out = ["Grading protocol sensitivity (the same comparisons under standalone and with-prompt)"]
+    if not sensitivity.get("applies", True):
+        return [f"{out[0]}: {sensitivity['note']}"]
     if not sensitivity["available"]:
         out.append("(needs every run graded under both protocols; run:)")
         out += [f"  {m['command']}" for m in sensitivity["missing"]]

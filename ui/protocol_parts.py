@@ -82,6 +82,9 @@ def sensitivity_section(store: Any, run_ids: Sequence[int], conditions: Sequence
     except ValueError as exc:
         st.caption(f"Not available: {exc}")
         return
+    if not sensitivity.get("applies", True):
+        st.caption(f"Not needed here: {sensitivity['note']}.")
+        return
     if not sensitivity["available"]:
         st.caption(
             "Does a conclusion depend on the harness? Grade every run under both protocols to see: "

@@ -32,6 +32,7 @@ from typing import Any
 from sqlalchemy import select
 
 from execugraph.grading import (
+    PROTOCOLS,
     GradingSettings,
     check_protocol,
     error_class,
@@ -220,7 +221,7 @@ def _plan(store: Any, run: Any, trials: list[Any], report: RescoreReport) -> lis
 
     resolver = ProblemResolver(store)
     recorded = recorded_benchmark(run.config)
-    plans: dict[tuple[str, str, str, str], _Plan | str] = {}
+    plans: dict[tuple[str, str, str, str, str], _Plan | str] = {}
     unresolved: dict[tuple[str, str], dict[str, Any]] = {}
     jobs: list[_Job] = []
     for trial in trials:
@@ -231,9 +232,10 @@ def _plan(store: Any, run: Any, trials: list[Any], report: RescoreReport) -> lis
             report.skipped["no_code"] = report.skipped.get("no_code", 0) + 1
             continue
         settings = GradingSettings.of(_condition_config(run.config or {}, trial.condition))
-        if report.grading_protocol:
-            settings = settings.with_protocol(report.grading_protocol)
-        key = (trial.benchmark, trial.problem_id, trial.condition, trial.suite_digest or "")
+        wanted = report.grading_protocol or (trial.grading_protocol if trial.grading_protocol in PROTOCOLS else None)
+        if wanted:  # the protocol asked for, else the one this trial was graded under
+            settings = settings.with_protocol(wanted)
+        key = (trial.benchmark, trial.problem_id, trial.condition, trial.suite_digest or "", settings.protocol)
         if key not in plans:
             found = resolver.candidates(trial.benchmark, trial.problem_id, recorded=recorded)
             plans[key] = found if isinstance(found, str) else _pick(found, trial, settings, report.tests)
@@ -341,8 +343,8 @@ def rescore_run(
 ) -> RescoreReport:
     """Rescore run `run_id` into a new child run; returns the report (its `run_id` is the child).
 
-    `protocol` grades every trial under that grading protocol (default: each
-    condition's own, `standalone` where none is recorded); `tests` is `recorded` (the
+    `protocol` grades every trial under that grading protocol (default: the one each
+    trial recorded, else its condition's, else `standalone`); `tests` is `recorded` (the
     suite each trial was graded on whenever it is stored) or `current` (today's
     benchmark loaders). `pool` is a running SandboxPool to use (the dashboard shares
     one); without it a pool of `workers` workers (default: one per core) is started

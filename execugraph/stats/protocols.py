@@ -17,9 +17,11 @@ from sqlalchemy import func, select
 
 from execugraph.grading import PROTOCOLS
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
-from execugraph.store.models import Run, Trial
+from execugraph.store.models import ProblemRecord, Run, Trial
 
 RUN = Run.__table__  # type: ignore[attr-defined]
+PROBLEM = ProblemRecord.__table__.c  # type: ignore[attr-defined]
+PROMPTED_BENCHMARKS = ("humaneval",)  # benchmarks whose problems carry a prompt preamble
 T = Trial.__table__.c  # type: ignore[attr-defined]
 ALPHA = 0.05
 _PAIR_FIELDS = ("delta_pp", "ci_lo", "ci_hi", "p_wilcoxon", "p_holm", "problems_differ", "majority_discordant")
@@ -101,6 +103,25 @@ def _word(passed: bool, error_class: str | None) -> str:
     return "passed" if passed else (error_class or "failed")
 
 
+def protocols_can_differ(store: Any, run_ids: Sequence[int]) -> bool:
+    """Whether any problem of these runs has a prompt preamble (else both protocols grade them the same)."""
+    ids = [int(r) for r in run_ids]
+    with store.engine.connect() as conn:
+        named = conn.execute(
+            select(T.id).where(T.run_id.in_(ids), T.benchmark.in_(PROMPTED_BENCHMARKS)).limit(1)
+        ).first()
+        if named is not None:
+            return True
+        stored = conn.execute(
+            select(T.id)
+            .select_from(Trial.__table__.join(  # type: ignore[attr-defined]
+                ProblemRecord.__table__, (PROBLEM.benchmark == T.benchmark) & (PROBLEM.problem_id == T.problem_id)))
+            .where(T.run_id.in_(ids), PROBLEM.preamble != "")
+            .limit(1)
+        ).first()
+    return stored is not None
+
+
 def _arm_keys(report: dict, run_order: dict[str, int]) -> dict[str, tuple[int, str | None]]:
     return {a["label"]: (run_order[str(a["run"])], a["condition"]) for a in report["arms"]}
 
@@ -124,6 +145,9 @@ def protocol_sensitivity(
     from execugraph.stats.report import build_report
 
     ids = [int(str(r).strip()) for r in run_ids]
+    if not protocols_can_differ(store, ids):
+        return {"available": False, "applies": False, "runs": {}, "missing": [], "pairs": [],
+                "note": "no problem of these runs has a prompt preamble: standalone and with-prompt grade them alike"}
     mapping = {r: counterparts(store, r) for r in ids}
     missing = [
         {"run": r, "protocol": p, "command": f"python -m execugraph rescore --run {r} --grading-protocol {p}"}
@@ -131,6 +155,7 @@ def protocol_sensitivity(
     ]
     out: dict[str, Any] = {
         "available": not missing,
+        "applies": True,
         "runs": {p: [mapping[r].get(p) for r in ids] for p in PROTOCOLS},
         "missing": missing,
         "pairs": [],
