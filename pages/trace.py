@@ -28,6 +28,7 @@ m[4].metric("Tokens", f"{trial.tokens_in + trial.tokens_out:,}")
 m[5].metric("LLM calls", trial.llm_calls)
 if protocol_parts.recorded_panel(store, trial, steps):  # imported or rescored: no agent steps to replay
     st.stop()
+protocol_parts.protocol_caption(trial, steps)
 if trial.message:
     st.error(trial.message, icon=":material/error:")
 if not steps:

@@ -145,3 +145,13 @@ def recorded_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> bool:
 
         st.dataframe(test_result_rows(view["results"]), hide_index=True, key="trace.recorded_results")
     return True
+
+
+def protocol_caption(trial: Any, steps: list[dict[str, Any]]) -> None:
+    """One line under a trial's metrics: the grading protocol it was graded under (and when that changed nothing)."""
+    grade = next((s for s in reversed(steps) if s["node"] == "grade"), None)
+    out = (grade or {}).get("output") or {}
+    protocol = trial.grading_protocol or out.get("grading_protocol")
+    if protocol:
+        note = out.get("protocol_note")
+        st.caption(f"Graded under the {protocol} protocol" + (f" ({note})" if note else "") + ".")

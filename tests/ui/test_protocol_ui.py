@@ -49,6 +49,10 @@ def test_synthesize_records_the_chosen_protocol_and_says_it_coincides_without_a_
     assert db_store.get_run(trial.run_id).config["conditions"]["single-oneshot"]["grading_protocol"] == "with-prompt"
     grade = next(s for s in db_store.steps_for_trial(trial.id) if s.node == "grade")
     assert grade.output["protocol_note"].startswith("same as standalone: adhoc/adhoc-")
+    trace = app("trace", trial=str(trial.id))
+    no_exception(trace)
+    assert any(c.startswith("Graded under the with-prompt protocol (same as standalone: adhoc/adhoc-")
+               for c in texts(trace, "caption")), texts(trace, "caption")
 
 
 def test_the_rescore_control_grades_under_the_chosen_protocol_and_gives_each_flip_its_reason(app, db_store):
