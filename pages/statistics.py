@@ -1,5 +1,6 @@
-"""Statistics page: paired comparisons of runs or conditions (n, discordant, delta, CI, Wilcoxon, McNemar, Holm),
-a forest plot, which problems flipped, and pass@k; the same report the CLI prints and the export writes."""
+"""Statistics page: paired comparisons of runs or conditions (n, problems that differ = the paper's Disc.,
+majority-discordant, delta, CI, Wilcoxon, McNemar, Holm), a forest plot, which problems flipped, the same
+comparisons under both grading protocols, and pass@k; the same report the CLI prints and the export writes."""
 
 import json
 
@@ -7,7 +8,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.stats import UnknownConditionError, UnknownRunError
-from ui import charts, keys, resources
+from ui import charts, keys, protocol_parts, resources
 from ui.keys import Stats
 from ui.widgets import empty_state, run_picker
 
@@ -74,6 +75,7 @@ else:
     b.markdown(f"**Solved only by {pair['b']}** ({len(pair['b_only'])})")
     b.dataframe({"problem": pair["b_only"]}, hide_index=True)
     st.caption(report["method"]["majority_rule"])
+    protocol_parts.sensitivity_section(store, run_ids, conditions)
 
 st.subheader("pass@k")
 passk = views.pass_at_k_rows(report)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from execugraph import views
-from ui import keys, resources
+from ui import keys, protocol_parts, resources
 from ui.jobs import SynthesisJob
 from ui.keys import Syn
 from ui.synthesize_parts import live, problem_inputs, request, result_panel, run_settings
@@ -26,6 +26,7 @@ with st.form("syn.form"):
         rows = problem_inputs()
     with right:
         default_model, models = run_settings(choices, why_missing)
+        protocol_parts.protocol_select(protocol_parts.SYN_PROTOCOL)
     submitted = st.form_submit_button("Synthesize", type="primary", key=Syn.SUBMIT, icon=":material/play_arrow:")
 
 job = st.session_state[Syn.JOB]
@@ -33,6 +34,7 @@ if submitted:
     scripted = st.session_state.get(keys.TEST_CHAT_MODELS)  # the documented test hook (see ui/keys.py)
     try:
         problem, config = request(rows, default_model, models).build()
+        config = protocol_parts.with_protocol(config, protocol_parts.SYN_PROTOCOL)
     except ValueError as exc:
         st.error(f"Cannot start: {exc}", icon=":material/error:")
     else:

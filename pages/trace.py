@@ -4,7 +4,7 @@ and side by side with another trial of the same problem."""
 import streamlit as st
 
 from execugraph import views
-from ui import charts, keys, resources
+from ui import charts, keys, protocol_parts, resources
 from ui.steps import render_steps
 from ui.trace_parts import code_panel, compare_panel
 from ui.trace_picker import pick_trial
@@ -26,6 +26,9 @@ m[2].metric("Retries", trial.retries_used)
 m[3].metric("Wall clock", duration(trial.wallclock_s))
 m[4].metric("Tokens", f"{trial.tokens_in + trial.tokens_out:,}")
 m[5].metric("LLM calls", trial.llm_calls)
+if protocol_parts.recorded_panel(store, trial, steps):  # imported or rescored: no agent steps to replay
+    st.stop()
+protocol_parts.protocol_caption(trial, steps)
 if trial.message:
     st.error(trial.message, icon=":material/error:")
 if not steps:

@@ -75,7 +75,7 @@ def job_request(code: str, suite: Suite, limits: dict[str, Any]) -> tuple[dict[s
             tests.append({"kind": "stdio", "stdin": test.stdin})
     job = {
         "op": "job",
-        "code": code,
+        "code": suite.program(code),
         "entry_point": suite.entry_point,
         "aliases": list(suite.aliases),
         "tests": tests,

@@ -77,11 +77,21 @@ Test = CallTest | AssertTest | StdioTest
 
 @dataclass(frozen=True)
 class Suite:
-    """A parsed suite: which name to call, its accepted aliases, and the tests."""
+    """A parsed suite: which name to call, its accepted aliases, the tests, and the module preamble.
+
+    `preamble` is source text placed verbatim before the candidate's code, so
+    both run as one module (HumanEval's harness runs `prompt + completion`
+    this way: the prompt's imports and helpers are the candidate's own).
+    """
 
     entry_point: str | None
     aliases: tuple[str, ...] = ()
     tests: tuple[Test, ...] = field(default_factory=tuple)
+    preamble: str = ""
+
+    def program(self, code: str) -> str:
+        """The module source the candidate process runs: the preamble, then the candidate's code."""
+        return self.preamble + code if self.preamble else code
 
 
 def _is_identifier(name: Any) -> bool:
@@ -208,8 +218,13 @@ def parse_suite(data: Any) -> Suite:
     tests = data.get("tests")
     if not isinstance(tests, list) or not tests:
         raise SuiteError("tests: must be a non-empty list of test objects")
+    preamble = data.get("preamble")
+    if preamble is None:
+        preamble = ""
+    if not isinstance(preamble, str):
+        raise SuiteError(f"preamble: must be a string of Python code, got {type(preamble).__name__}")
     parsed = tuple(_parse_test(raw, i, entry_point) for i, raw in enumerate(tests))
-    return Suite(entry_point, tuple(a for a in aliases if a != entry_point), parsed)
+    return Suite(entry_point, tuple(a for a in aliases if a != entry_point), parsed, preamble)
 
 
 def load_suite_file(path: str | Path) -> Suite:

@@ -18,7 +18,7 @@ from execugraph.publication import (
 )
 from execugraph.publication.source import format_size
 from execugraph.suite_files import FileTooLargeError, check_size
-from ui import resources
+from ui import protocol_parts, resources
 from ui.keys import Export
 from ui.widgets import empty_state, pct, read_only_notice, run_picker
 
@@ -127,6 +127,7 @@ def rescore_panel(store: Any) -> None:
         empty_state("No runs to rescore yet.")
         return
     run_id = st.selectbox("Run to rescore", list(choices), key=Export.RESCORE_RUN, format_func=choices.get)
+    protocol, tests = protocol_parts.rescore_controls()
     if not st.button("Rescore", key=Export.RESCORE, type="primary", icon=":material/rule:"):
         st.caption(
             "Each trial's final program is run again on its grading tests in the current sandbox; the result "
@@ -139,8 +140,8 @@ def rescore_panel(store: Any) -> None:
         bar.progress(done / total if total else 1.0, text=f"{done}/{total} programs rerun")
 
     try:
-        report = rescore_run(store, run_id, on_progress=advance)
-    except LookupError as exc:
+        report = rescore_run(store, run_id, on_progress=advance, protocol=protocol, tests=tests)
+    except (LookupError, ValueError) as exc:
         st.error(str(exc), icon=":material/error:")
         return
     bar.progress(1.0, text=f"{report.rescored} programs rerun in {report.duration_s:.1f} s")
@@ -149,11 +150,5 @@ def rescore_panel(store: Any) -> None:
     m[1].metric("Same verdict", pct(report.agree / report.rescored if report.rescored else None, 1))
     m[2].metric("Passed before", report.passed_before)
     m[3].metric("Passed now", report.passed_after)
-    if report.flips:
-        st.warning(f"{len(report.flips)} verdict(s) flipped:", icon=":material/swap_horiz:")
-        st.dataframe(report.flips, hide_index=True)
-    else:
-        st.success("No verdict flipped.", icon=":material/check:")
-    if report.unresolved_trials:
-        st.caption(f"{report.unresolved_trials} trial(s) could not be rescored (their problem or tests were missing).")
+    protocol_parts.rescore_summary(report)
     st.page_link("pages/runs.py", label=f"The rescore is run #{report.run_id}", icon=":material/history:")

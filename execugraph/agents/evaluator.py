@@ -2,6 +2,8 @@
 
 The tests that feed the loop depend on `feedback_tests`: the grading tests themselves
 (the paper's behaviour), a visible subset (held-out rest grades), or model-written tests.
+Which is which is `execugraph.grading`'s rule; this agent only asks the model for tests
+when that rule needs them.
 """
 
 from __future__ import annotations
@@ -9,8 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from execugraph.agents.context import TrialContext
-from execugraph.agents.execution import SMOKE_TEST, error_class, execute, first_failure, passed
+from execugraph.agents.execution import execute
 from execugraph.agents.prompts import format_feedback, render, task_values
+from execugraph.grading import (
+    SMOKE_TEST,
+    GradingSettings,
+    error_class,
+    first_failure,
+    loop_tests,
+    passed,
+    with_generated,
+)
+from execugraph.grading import grading_tests as rule_grading_tests
 from execugraph.parsing import parse_generated_tests
 from execugraph.state import TrialState
 
@@ -29,29 +41,15 @@ def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> Tr
     return {"generated_tests": tests, "generated_dropped": dropped}
 
 
-def visible_subset(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Tests flagged visible; without flags, the first third (at least one) feed the loop."""
-    flagged = [t for t in tests if t.get("visible")]
-    if flagged:
-        return flagged
-    return tests[: max(1, len(tests) // 3)]
-
-
 def choose_feedback_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> tuple[list, str, TrialState]:
     """(tests feeding the loop, test source grading the trial, state update)."""
-    problem_tests = ctx.problem.grading_tests()
-    mode = ctx.config.feedback_tests
-    if problem_tests and mode == "grading":
-        return problem_tests, "problem", {}
-    if problem_tests and mode == "visible":
-        return visible_subset(ctx.problem.tests), "problem", {}
+    tests = loop_tests(ctx.problem, ctx.config.feedback_tests)
+    if tests is not None:
+        return tests, "problem", {}
     update = write_tests(state, ctx, out)
     generated = update.get("generated_tests", state.get("generated_tests", []))
-    if problem_tests:  # mode == "generated": model tests feed, problem tests grade
-        return (generated or [SMOKE_TEST]), "problem", update
-    if generated:
-        return generated, "generated", update
-    return [SMOKE_TEST], "smoke", update
+    tests, source = with_generated(ctx.problem, generated)
+    return tests, source, update
 
 
 def _decide(state: TrialState, ctx: TrialContext, ok: bool) -> str:
@@ -99,12 +97,6 @@ def evaluate(state: TrialState, ctx: TrialContext) -> TrialState:
 
 
 def grading_tests(ctx: TrialContext, state: TrialState) -> tuple[list[dict[str, Any]], str]:
-    """The tests that grade the trial: held-out ones under `visible`, else all grading tests of the problem."""
-    problem_tests = ctx.problem.grading_tests()
-    if problem_tests:
-        if ctx.config.feedback_tests == "visible" and ctx.config.best_of_n == 1:
-            visible = visible_subset(ctx.problem.tests)
-            held_out = [t for t in problem_tests if t not in visible]
-            return (held_out or problem_tests), "problem"
-        return problem_tests, "problem"
-    return state.get("feedback_tests") or [SMOKE_TEST], state.get("test_source", "smoke")
+    """The tests that grade the trial (the grading rule, with this trial's loop tests as the fallback)."""
+    fallback = (state.get("feedback_tests") or [], state.get("test_source", "smoke"))
+    return rule_grading_tests(ctx.problem, GradingSettings.of(ctx.config), fallback)

@@ -1,25 +1,28 @@
-"""Running a candidate in the sandbox and recording the Execution row: the only judge of correctness."""
+"""Running a candidate in the sandbox and recording the Execution row: the only judge of correctness.
+
+What the job is (suite, protocol, limits) and what passes is `execugraph.grading`'s rule;
+this module only runs it for a trial and writes down what happened.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from execugraph.grading import SMOKE_TEST, GradingSettings, error_class, first_failure, passed, sandbox_job
 from execugraph.store.models import utcnow
 
-if TYPE_CHECKING:  # the grading rule below is imported by rescoring, which needs no LLM stack
+if TYPE_CHECKING:
     from execugraph.agents.context import TrialContext
 
-SMOKE_TEST: dict[str, Any] = {"kind": "assert", "name": "smoke", "source": "", "call": "None"}
+__all__ = ["SMOKE_TEST", "error_class", "execute", "first_failure", "passed"]
 
 
 def execute(ctx: TrialContext, code: str, tests: list[dict[str, Any]], purpose: str) -> dict[str, Any]:
-    """Run `code` against `tests`; returns the SuiteResult as a dict and persists it."""
-    from sandbox import POLICY_VERSION, Limits
+    """Run `code` against `tests` under the trial's grading protocol; returns the SuiteResult as a dict and persists it."""
+    from sandbox import POLICY_VERSION
 
-    suite = ctx.problem.suite(tests)
-    if purpose == "smoke":
-        suite["entry_point"] = None
-    limits = Limits(timeout_s=ctx.config.test_timeout_s, memory_mb=ctx.config.memory_mb)
+    settings = GradingSettings.of(ctx.config)
+    code, suite, limits = sandbox_job(ctx.problem, code, tests, settings, smoke=purpose == "smoke")
     result = ctx.pool.run_suite(code, suite, limits).to_dict()
     row = dict(
         purpose=purpose,
@@ -42,20 +45,3 @@ def execute(ctx: TrialContext, code: str, tests: list[dict[str, Any]], purpose: 
     result["purpose"] = purpose
     result["code"] = code
     return result
-
-
-def passed(result: dict[str, Any]) -> bool:
-    """Only an explicit `passed` verdict with every test run and passed counts; anything else fails."""
-    return result.get("verdict") == "passed" and result.get("tests_passed") == result.get("tests_total") > 0
-
-
-def first_failure(result: dict[str, Any]) -> dict[str, Any] | None:
-    for test in result.get("tests", []):
-        if not test.get("passed"):
-            return test
-    return None
-
-
-def error_class(result: dict[str, Any]) -> str | None:
-    """The trial-level error class: the verdict unless it passed."""
-    return None if passed(result) else result.get("verdict") or "harness_error"

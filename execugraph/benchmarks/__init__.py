@@ -1,4 +1,4 @@
-"""Benchmark suites as lists of Problems: internal-30, HumanEval-164, APPS-format and user JSONL.
+"""Benchmark suites as lists of Problems: internal-30, HumanEval-164, APPS-format, user JSONL and the published layout.
 
 `load_benchmark(name, **opts)` is the one entry point the runner, CLI and dashboard use;
 each suite also has its own `load_<name>()`. `select_problems` applies the subset and
@@ -21,6 +21,7 @@ from execugraph.benchmarks.errors import (
 )
 from execugraph.benchmarks.humaneval import canonical_solution, load_humaneval, to_problem_id, to_task_id
 from execugraph.benchmarks.internal30 import INTERNAL30, load_internal30
+from execugraph.benchmarks.published import load_published, parse_published_jsonl
 from execugraph.benchmarks.user import load_user_suite, parse_user_jsonl
 from execugraph.problem import Problem
 
@@ -30,10 +31,11 @@ _LOADERS: dict[str, Callable[..., list[Problem]]] = {
     "humaneval": load_humaneval,
     "apps": load_apps,
     "user": load_user_suite,
+    "published": load_published,
 }
 _SPELLINGS = {"internal-30": "internal30", "humaneval-164": "humaneval", "humaneval164": "humaneval"}
 BENCHMARKS: tuple[str, ...] = tuple(_LOADERS)
-FILE_BENCHMARKS: tuple[str, ...] = ("apps", "user")
+FILE_BENCHMARKS: tuple[str, ...] = ("apps", "user", "published")
 
 
 def canonical_name(name: str) -> str:
@@ -101,8 +103,10 @@ __all__ = [
     "load_benchmark",
     "load_humaneval",
     "load_internal30",
+    "load_published",
     "load_user_suite",
     "parse_apps_jsonl",
+    "parse_published_jsonl",
     "parse_user_jsonl",
     "select_problems",
     "to_problem_id",

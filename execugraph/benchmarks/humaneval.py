@@ -4,6 +4,9 @@ The data file is located through package metadata and read directly, so none of 
 package's own execution code is imported or run. Each task becomes a Problem whose grading
 test is the official `check(candidate)` function (an `assert` test) and whose `visible`
 tests are the examples in the prompt's docstring, for `feedback_tests=visible` runs.
+The prompt is the problem's `preamble`: under the `with-prompt` grading protocol it runs
+before the program in the candidate's module and the check runs as published (its helpers
+then come from that module); under `standalone` the check carries the prompt's helpers.
 Ids map both ways between ours (`humaneval_<n>`) and the official `HumanEval/<n>`.
 """
 
@@ -21,6 +24,7 @@ from typing import Any
 
 from execugraph.benchmarks.docstring_examples import docstring_examples
 from execugraph.benchmarks.errors import BenchmarkError, BenchmarkUnavailableError
+from execugraph.grading import WITH_PROMPT_SOURCE
 from execugraph.problem import Problem
 
 BENCHMARK = "humaneval"
@@ -152,7 +156,13 @@ def _signature(prompt: str, entry_point: str) -> str:
 def _to_problem(task: dict[str, Any]) -> Problem:
     number = task_number(task["task_id"])
     entry = task["entry_point"]
-    check = {"name": "official check", "kind": "assert", "source": _check_source(task), "call": "check(candidate)"}
+    check = {
+        "name": "official check",
+        "kind": "assert",
+        "source": _check_source(task),
+        "call": "check(candidate)",
+        WITH_PROMPT_SOURCE: task["test"],
+    }
     return Problem(
         id=to_problem_id(task["task_id"]),
         benchmark=BENCHMARK,
@@ -163,6 +173,7 @@ def _to_problem(task: dict[str, Any]) -> Problem:
         signature=_signature(task["prompt"], entry),
         tests=[*_visible_tests(task), check],
         source=f"humaneval/{number}",
+        preamble=task["prompt"],
     )
 
 

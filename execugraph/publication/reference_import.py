@@ -12,16 +12,25 @@ Mapping (documented because the statistics depend on it):
 - `trial` -> trial_index; the key is (problem_id, condition, seed, trial). The
   published runs contain resumed runs with repeated keys: the last record wins,
   in the position of the first, and the dropped count is reported;
-- `source` -> benchmark: `humaneval/<n>` -> humaneval, `internal` -> internal30,
-  `apps...` -> apps; otherwise the category decides when it names a benchmark;
+- benchmark: a problem id of our internal-30 is internal-30 and `humaneval_<n>` is
+  HumanEval, whatever the record's `source` says (published logs file three
+  internal-30 problems adapted from APPS under `apps-introductory`: the source is a
+  hint, kept in the trace); otherwise `source` decides (`humaneval/<n>`,
+  `internal`, `apps...`), then the category when it names a benchmark;
 - `error_class`: `none` (and any class on a passed record) -> no error class;
   runtime -> runtime_error, syntax -> syntax_error, memory -> memory_limit,
-  others as written; the raw value stays in the step;
+  others as written (one we do not know is kept verbatim and reported as a
+  warning); the raw value stays in the step;
 - `test_source`: deterministic / benchmark / problem -> problem; generated and
-  smoke as written;
+  smoke as written; any other value (`none`: a trial that ended before any test
+  ran) is kept verbatim and reported as a warning, never a reason to refuse;
 - `timestamp` (Unix seconds or ISO 8601) -> finished_at;
 - `retry_budget` -> the run config's `retry_budget_by_condition`, except for
-  conditions that never retry by definition (budget 0).
+  conditions that never retry by definition (budget 0);
+- a benchmark file of the published layout anywhere in the tree (see
+  `reference_problems`) is stored as a benchmark of its own and named in every
+  run's config (`reference.benchmark_file`), so rescoring uses the tests the runs
+  were graded with.
 
 A folder's identity is the SHA-256 of its files; importing a folder whose
 content is already stored returns the existing run instead of a duplicate.
@@ -32,13 +41,15 @@ field is refused with its file, line and field.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from execugraph.publication.bulk import insert_rows, transaction
+from execugraph.publication.bulk import insert_missing_problems, insert_rows, transaction
 from execugraph.publication.formats import IssueCollector, decode_datetime, load_json_object
+from execugraph.publication.reference_problems import BenchmarkFile, find_benchmark_files, problem_rows
 from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
 from execugraph.publication.source import FileSet
 from execugraph.store.models import Execution, Run, Step, Trial, utcnow
@@ -47,6 +58,7 @@ TRIALS_FILE = "trials.jsonl"
 META_FILE = "run_meta.json"
 SUMMARY_FILE = "run_summary.json"
 RECORD_NODE = "reference_record"
+_HUMANEVAL_ID = re.compile(r"^humaneval_\d+$")
 REFERENCE_POLICY = "reference"
 
 ERROR_CLASSES = {
@@ -63,6 +75,11 @@ TEST_SOURCES = {
     "generated": "generated",
     "smoke": "smoke",
 }
+# Error classes a record may carry besides ERROR_CLASSES' spellings: our verdicts and trial errors.
+KNOWN_ERROR_CLASSES = frozenset({
+    "passed", "wrong_answer", "runtime_error", "syntax_error", "timeout", "memory_limit", "output_limit",
+    "sandbox_violation", "harness_error", "llm_error", "failed",
+})
 # field -> (accepted JSON types, required)
 _INT = (int,)
 _NUM = (int, float)
@@ -126,8 +143,14 @@ def folder_title(fileset: FileSet, folder: str) -> str:
     return f"{fileset.name}/{folder}" if folder else fileset.name
 
 
-def benchmark_of(source: str | None, category: str | None) -> str:
-    """Our benchmark name for a published record's `source` (and `category` when the source says nothing)."""
+def benchmark_of(source: str | None, category: str | None, problem_id: str = "") -> str:
+    """Our benchmark for a published record: its problem id when we know it, else `source`, else `category`."""
+    from execugraph.benchmarks.internal30 import INTERNAL30
+
+    if problem_id in INTERNAL30:
+        return "internal30"
+    if _HUMANEVAL_ID.match(problem_id or ""):
+        return "humaneval"
     for hint in (source or "", category or ""):
         key = hint.strip().lower()
         if key.startswith("humaneval"):
@@ -184,10 +207,6 @@ def _check_record(file: str, line: int, rec: dict[str, Any], issues: IssueCollec
     total, passed = rec.get("tests_total"), rec.get("tests_passed")
     if isinstance(total, int) and isinstance(passed, int) and not isinstance(passed, bool) and passed > total:
         issues.add(file, line, "tests_passed", f"{passed} is more than tests_total {total}")
-        ok = False
-    source = rec.get("test_source")
-    if isinstance(source, str) and source not in TEST_SOURCES:
-        issues.add(file, line, "test_source", f"must be one of {', '.join(TEST_SOURCES)}; got {source!r}")
         ok = False
     if "timestamp" in rec and rec["timestamp"] is not None:
         try:
@@ -262,6 +281,40 @@ def _summary_warnings(f: _Folder, passed: int) -> list[str]:
     return out
 
 
+def _value_warnings(f: _Folder) -> list[str]:
+    """Values a published record may carry that we do not know: kept verbatim, reported here."""
+    out = []
+    records = [rec for _, rec in f.records]
+    sources = Counter(r["test_source"] for r in records if isinstance(r.get("test_source"), str)
+                      and r["test_source"] not in TEST_SOURCES)
+    for value, n in sorted(sources.items()):
+        out.append(f"{f.title}: {n} record(s) have test_source {value!r}, which ExecuGraph does not define "
+                   f"(known: {', '.join(TEST_SOURCES)}); kept as written")
+    classes = Counter(r["error_class"] for r in records if isinstance(r.get("error_class"), str)
+                      and r["error_class"] not in ERROR_CLASSES and r["error_class"] not in KNOWN_ERROR_CLASSES)
+    for value, n in sorted(classes.items()):
+        out.append(f"{f.title}: {n} record(s) have error_class {value!r}, which ExecuGraph does not define; "
+                   "kept as written")
+    hinted: dict[str, set[str]] = {}
+    for r in records:
+        ours = benchmark_of(r.get("source"), r.get("category"), r["problem_id"])
+        hint = benchmark_of(r.get("source"), None)
+        if hint and ours != hint:
+            hinted.setdefault(f"{r.get('source')} -> {ours}", set()).add(r["problem_id"])
+    for change, ids in sorted(hinted.items()):
+        source, _, ours = change.partition(" -> ")
+        out.append(f"{f.title}: {', '.join(sorted(ids))} carry source {source!r} but are {ours} problems; "
+                   f"filed under {ours} (the source is kept in each trace)")
+    return out
+
+
+def _benchmark_file_for(f: _Folder, files: list[BenchmarkFile]) -> BenchmarkFile | None:
+    """The tree's benchmark file that covers most of this folder's problems (None: none covers any)."""
+    ids = {rec["problem_id"] for _, rec in f.records}
+    best = max(files, key=lambda b: len(ids & b.ids), default=None)
+    return best if best is not None and ids & best.ids else None
+
+
 def _run_row(f: _Folder, records: list[dict[str, Any]], finished: list[datetime]) -> dict[str, Any]:
     meta = f.meta or {}
     host = meta.get("host")
@@ -275,7 +328,7 @@ def _run_row(f: _Folder, records: list[dict[str, Any]], finished: list[datetime]
         )
         if value
     }
-    benchmarks = [benchmark_of(r.get("source"), r.get("category")) for r in records]
+    benchmarks = [benchmark_of(r.get("source"), r.get("category"), r["problem_id"]) for r in records]
     conditions = list(dict.fromkeys(r["condition"] for r in records))
     now = utcnow()
     return {
@@ -315,7 +368,7 @@ def _trial_row(rec: dict[str, Any], finished: datetime | None) -> dict[str, Any]
     source = rec.get("test_source")
     return {
         "problem_id": rec["problem_id"],
-        "benchmark": benchmark_of(rec.get("source"), rec.get("category")),
+        "benchmark": benchmark_of(rec.get("source"), rec.get("category"), rec["problem_id"]),
         "category": rec.get("category") or "",
         "condition": rec["condition"],
         "seed": rec["seed"],
@@ -326,7 +379,7 @@ def _trial_row(rec: dict[str, Any], finished: datetime | None) -> dict[str, Any]
         "tests_total": rec.get("tests_total") or 0,
         "retries_used": rec.get("retries_used") or 0,
         "error_class": error_class,
-        "test_source": TEST_SOURCES.get(source) if source is not None else None,
+        "test_source": TEST_SOURCES.get(source, source) if source is not None else None,
         "feedback_source": None,
         "final_code": rec.get("code"),
         "explanation": None,
@@ -356,8 +409,11 @@ def import_reference(store: Any, fileset: FileSet) -> ImportResult:
     """Import every run folder of a published results tree in one transaction: all of it or nothing."""
     issues = IssueCollector()
     folders = [parse_folder(fileset, folder, issues) for folder in run_folders(fileset)]
+    benchmark_files = find_benchmark_files(fileset, issues)
     issues.raise_if_any()
     result = ImportResult(source="reference")
+    for bf in benchmark_files:
+        result.warnings.extend(bf.warnings)
     planned: list[tuple[int, _Folder]] = []  # (position in result.runs, folder to write)
     seen: dict[str, int] = {}
     for f in folders:
@@ -382,18 +438,22 @@ def import_reference(store: Any, fileset: FileSet) -> ImportResult:
                 f"{f.title}: {dropped} repeated (problem, condition, seed, trial) record(s); the last one kept"
             )
         result.warnings.extend(_summary_warnings(f, sum(1 for _, r in f.records if r["passed"])))
+        result.warnings.extend(_value_warnings(f))
     with transaction(store) as conn:
+        insert_missing_problems(conn, problem_rows(benchmark_files))
         for position, f in planned:
-            result.runs[position].id = _write_folder(conn, f)
+            result.runs[position].id = _write_folder(conn, f, _benchmark_file_for(f, benchmark_files))
     return result
 
 
-def _write_folder(conn: Any, f: _Folder) -> int:
+def _write_folder(conn: Any, f: _Folder, benchmark_file: BenchmarkFile | None = None) -> int:
     """Insert one folder's run, trials, steps and executions; returns the run id."""
     records = [rec for _, rec in f.records]
     finished = [_timestamp(r["timestamp"]) if r.get("timestamp") is not None else None for r in records]
     known = [moment for moment in finished if moment is not None]
     run_row = _run_row(f, records, known)
+    if benchmark_file is not None:
+        run_row["config"]["reference"]["benchmark_file"] = benchmark_file.config()
     (run_id,) = insert_rows(conn, Run.__table__, [run_row])  # type: ignore[attr-defined]
     trial_rows = [_trial_row(rec, moment) | {"run_id": run_id} for rec, moment in zip(records, finished, strict=True)]
     trial_ids = insert_rows(conn, Trial.__table__, trial_rows)  # type: ignore[attr-defined]

@@ -1,39 +1,60 @@
 """Re-grade every stored final program of a run in the current sandbox, with no LLM, into a child run.
 
-Why: a sandbox or test fix must not require regenerating a grid. The published
-work re-scored 1,335 trials after an import-policy bug mis-scored 135 of them,
-unevenly across conditions; this does the same for any stored run (ours or an
-imported one) and says exactly what changed.
+Why: a sandbox or test fix must not require regenerating a grid, and a conclusion must
+be checked against the harness that produced it. The published work re-scored 1,335
+trials after an import-policy bug mis-scored 135 of them, unevenly across conditions;
+this does the same for any stored run (ours or an imported one), under either grading
+protocol, and says exactly what changed and why.
 
-How: each trial's problem is resolved by id (see `problems`), its grading
-tests chosen the way the evaluator chose them (held-out tests under
-`feedback_tests=visible`, else all), and every program is run through the
-sandbox pool's `run_many`, which spreads the jobs over the warm workers. The
-results are written in one transaction as a Run of kind `rescore` whose
-`parent_run_id` is the rescored run: one Trial per rescored trial (same key;
-retries, tokens, LLM calls and wall-clock copied, since they describe how the
-program was produced) plus its grading Execution with per-test results. The
-report (also stored under the child's config `rescore`) gives the trials
-rescored, the problems left unresolved (never counted as failures), the
-agreement with the stored verdicts and every flip.
+How: each trial's problem is resolved by id (see `problems`), preferring the tests the
+run was graded with (the suite digest the trial recorded, or the benchmark file an
+imported run came with); its grading tests, protocol and limits come from
+`execugraph.grading`, the same rule the trial itself used, so a trial and its rescore
+under the same protocol and sandbox policy build the same sandbox job. Every program
+runs through the pool's `run_many`. The results are written in one transaction as a
+Run of kind `rescore` whose `parent_run_id` is the rescored run: one Trial per rescored
+trial (same key; retries, tokens, LLM calls and wall-clock copied, since they describe
+how the program was produced) plus its grading Execution with per-test results. The
+report (also stored under the child's config `rescore`) gives the trials rescored, the
+problems left unresolved with the reason (never counted as failures), the agreement
+with the stored verdicts and every flip with its reason (`flip_reasons`).
 """
 
 from __future__ import annotations
 
+import copy
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import select
+
+from execugraph.grading import (
+    PROTOCOLS,
+    GradingSettings,
+    check_protocol,
+    error_class,
+    grading_tests,
+    has_preamble,
+    passed,
+    problem_grading_tests,
+    sandbox_job,
+    suite_digest,
+)
 from execugraph.publication.bulk import insert_rows, transaction
-from execugraph.publication.problems import ProblemResolver
+from execugraph.publication.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
+from execugraph.publication.problems import ProblemResolver, Resolution
 from execugraph.store.models import Execution, Run, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
 
 CHUNK = 256  # jobs handed to the pool at once (progress granularity)
 UNFINISHED = ("queued", "running", "cancelled")
-CARRIED_CONFIG = ("batch", "conditions", "retry_budget", "retry_budget_by_condition", "problem_id")
+CARRIED_CONFIG = ("batch", "conditions", "retry_budget", "retry_budget_by_condition", "problem_id", "benchmark_file")
+TEST_CHOICES = ("recorded", "current")
 ProgressFn = Callable[[int, int], None]
+_LOADER_ORIGINS = ("internal30", "humaneval")
 
 
 def verdict_word(passed: bool | None, error_class: str | None) -> str:
@@ -48,16 +69,21 @@ class RescoreReport:
     run_id: int | None
     parent_run_id: int
     policy_version: str
+    grading_protocol: str | None = None  # the protocol asked for; None: each condition's own
+    tests: str = "recorded"
     trials: int = 0
     rescored: int = 0
     agree: int = 0
     passed_before: int = 0
     passed_after: int = 0
+    suite_changed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     unresolved: list[dict[str, Any]] = field(default_factory=list)
     flips: list[dict[str, Any]] = field(default_factory=list)
     by_condition: dict[str, dict[str, int]] = field(default_factory=dict)
     origins: dict[str, int] = field(default_factory=dict)
+    protocols: dict[str, int] = field(default_factory=dict)  # protocol in force -> trials rescored under it
+    coinciding: dict[str, int] = field(default_factory=dict)  # benchmark -> trials with no prompt preamble
     duration_s: float = 0.0  # running the jobs on a started pool
 
     @property
@@ -65,12 +91,26 @@ class RescoreReport:
         """Trials left out because their problem has no tests here."""
         return sum(u["trials"] for u in self.unresolved)
 
+    def protocol_effect(self) -> dict[str, Any]:
+        """Where the protocol in force changes how programs run, and where it coincides with `standalone`."""
+        coinciding = sum(self.coinciding.values())
+        used = sorted(self.protocols)
+        note = ""
+        if coinciding and any(p != "standalone" for p in used):
+            where = ", ".join(f"{b or 'unknown'} {n}" for b, n in sorted(self.coinciding.items()))
+            note = (f"{coinciding} trial(s) have no prompt preamble, so with-prompt coincides with standalone "
+                    f"for them ({where})")
+        return {"protocols": dict(sorted(self.protocols.items())), "with_preamble": self.rescored - coinciding,
+                "without_preamble": coinciding, "note": note}
+
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
         return {
             "run_id": self.run_id,
             "parent_run_id": self.parent_run_id,
             "policy_version": self.policy_version,
+            "grading_protocol": self.grading_protocol or _single(self.protocols),
+            "tests": self.tests,
             "trials": self.trials,
             "rescored": self.rescored,
             "unresolved": self.unresolved_trials,
@@ -82,13 +122,21 @@ class RescoreReport:
             },
             "passed_before": self.passed_before,
             "passed_after": self.passed_after,
+            "suite_changed": self.suite_changed,
             "flips": self.flips,
             "unresolved_problems": self.unresolved,
             "by_condition": dict(sorted(self.by_condition.items())),
             "tests_from": dict(sorted(self.origins.items())),
+            "protocol_effect": self.protocol_effect(),
             "duration_s": round(self.duration_s, 3),
             "trials_per_s": round(self.rescored / self.duration_s, 2) if self.duration_s else None,
         }
+
+
+def _single(counts: dict[str, int]) -> str | dict[str, int] | None:
+    if not counts:
+        return None
+    return next(iter(counts)) if len(counts) == 1 else dict(sorted(counts.items()))
 
 
 def _condition_config(run_config: dict[str, Any], condition: str) -> dict[str, Any]:
@@ -98,34 +146,73 @@ def _condition_config(run_config: dict[str, Any], condition: str) -> dict[str, A
     return {}
 
 
-def _grading_tests(problem: Any, cfg: dict[str, Any]) -> list[dict[str, Any]]:
-    """The evaluator's choice of grading tests for this condition's config."""
-    tests = list(problem.tests)
-    if cfg.get("feedback_tests") == "visible" and int(cfg.get("best_of_n", 1) or 1) == 1:
-        from execugraph.agents.evaluator import visible_subset
-
-        visible = visible_subset(tests)
-        return [t for t in tests if t not in visible] or tests
-    return tests
+def recorded_benchmark(run_config: dict[str, Any] | None) -> str | None:
+    """The store benchmark holding the problem file a run was graded with (imported with it), if any."""
+    config = run_config or {}
+    for holder in (config.get("benchmark_file"), (config.get("reference") or {}).get("benchmark_file")):
+        if isinstance(holder, dict) and isinstance(holder.get("benchmark"), str):
+            return holder["benchmark"]
+    return None
 
 
-def _limits(cfg: dict[str, Any]) -> Any:
-    from sandbox import Limits
+def _is_published_log(run: Any) -> bool:
+    return isinstance((run.config or {}).get("reference"), dict)
 
-    kwargs = {}
-    if isinstance(cfg.get("test_timeout_s"), (int, float)):
-        kwargs["timeout_s"] = float(cfg["test_timeout_s"])
-    if isinstance(cfg.get("memory_mb"), int):
-        kwargs["memory_mb"] = int(cfg["memory_mb"])
-    return Limits(**kwargs)
+
+@dataclass
+class _Plan:
+    """How one (problem, condition, recorded suite) is graded now."""
+
+    problem: Any
+    tests: list[dict[str, Any]]
+    digest: str
+    origin: str
+    matches: bool
 
 
 @dataclass
 class _Job:
     trial: Any
-    suite: dict[str, Any]
-    limits: Any
+    plan: _Plan
+    settings: GradingSettings
+    job: tuple[str, dict[str, Any], Any]
     result: dict[str, Any] | None = None
+
+
+def _pick(found: list[Resolution], trial: Any, settings: GradingSettings, tests_choice: str) -> _Plan | str:
+    """The candidate the trial was graded on when it can be told, else the best available one."""
+    plans = []
+    for resolution in found:
+        if not problem_grading_tests(resolution.problem):
+            continue
+        tests, _source = grading_tests(resolution.problem, settings)
+        plans.append(_Plan(resolution.problem, tests, suite_digest(tests), resolution.origin, False))
+    if not plans:
+        return "its stored tests do not grade (every test is an example only)"
+    if tests_choice == "current":
+        current = [p for p in plans if p.origin in _LOADER_ORIGINS] or [p for p in plans if p.origin == "store"]
+        chosen = (current or plans)[0]
+    elif trial.suite_digest:
+        chosen = next((p for p in plans if p.digest == trial.suite_digest), plans[0])
+    else:
+        recorded = [p for p in plans if p.origin == "recorded"]
+        loaders = [p for p in plans if p.origin in _LOADER_ORIGINS]
+        chosen = (recorded or loaders or plans)[0]
+    chosen.matches = bool(trial.suite_digest) and chosen.digest == trial.suite_digest
+    return chosen
+
+
+def _grading_records(store: Any, run_id: int) -> dict[int, tuple[str, str]]:
+    """trial id -> (policy version, stderr) of its last grading execution, in one query."""
+    e, t = Execution.__table__.c, Trial.__table__.c  # type: ignore[attr-defined]
+    stmt = (
+        select(e.trial_id, e.policy_version, e.stderr)
+        .select_from(Execution.__table__.join(Trial.__table__, e.trial_id == t.id))  # type: ignore[attr-defined]
+        .where(t.run_id == run_id, e.purpose == "grading")
+        .order_by(e.id)
+    )
+    with store.engine.connect() as conn:
+        return {int(row.trial_id): (row.policy_version or "", row.stderr or "") for row in conn.execute(stmt)}
 
 
 def _plan(store: Any, run: Any, trials: list[Any], report: RescoreReport) -> list[_Job]:
@@ -133,7 +220,8 @@ def _plan(store: Any, run: Any, trials: list[Any], report: RescoreReport) -> lis
     from sandbox import SuiteError, parse_suite
 
     resolver = ProblemResolver(store)
-    suites: dict[tuple[str, str, str], tuple[dict[str, Any], Any, str] | str] = {}
+    recorded = recorded_benchmark(run.config)
+    plans: dict[tuple[str, str, str, str, str], _Plan | str] = {}
     unresolved: dict[tuple[str, str], dict[str, Any]] = {}
     jobs: list[_Job] = []
     for trial in trials:
@@ -143,20 +231,21 @@ def _plan(store: Any, run: Any, trials: list[Any], report: RescoreReport) -> lis
         if not (trial.final_code or "").strip():
             report.skipped["no_code"] = report.skipped.get("no_code", 0) + 1
             continue
-        key = (trial.benchmark, trial.problem_id, trial.condition)
-        if key not in suites:
-            resolution = resolver.resolve(trial.benchmark, trial.problem_id)
-            if resolution.problem is None:
-                suites[key] = resolution.reason
-            else:
-                cfg = _condition_config(run.config or {}, trial.condition)
-                suite = resolution.problem.suite(_grading_tests(resolution.problem, cfg))
-                try:
-                    parse_suite(suite)
-                    suites[key] = (suite, _limits(cfg), resolution.origin)
-                except SuiteError as exc:
-                    suites[key] = f"its tests are malformed ({exc})"
-        planned = suites[key]
+        settings = GradingSettings.of(_condition_config(run.config or {}, trial.condition))
+        wanted = report.grading_protocol or (trial.grading_protocol if trial.grading_protocol in PROTOCOLS else None)
+        if wanted:  # the protocol asked for, else the one this trial was graded under
+            settings = settings.with_protocol(wanted)
+        key = (trial.benchmark, trial.problem_id, trial.condition, trial.suite_digest or "", settings.protocol)
+        if key not in plans:
+            found = resolver.candidates(trial.benchmark, trial.problem_id, recorded=recorded)
+            plans[key] = found if isinstance(found, str) else _pick(found, trial, settings, report.tests)
+        planned = plans[key]
+        if isinstance(planned, _Plan):
+            job = sandbox_job(planned.problem, trial.final_code, planned.tests, settings)
+            try:
+                parse_suite(job[1])
+            except SuiteError as exc:
+                planned = plans[key] = f"its tests are malformed ({exc})"
         if isinstance(planned, str):
             entry = unresolved.setdefault(
                 (trial.benchmark, trial.problem_id),
@@ -164,9 +253,8 @@ def _plan(store: Any, run: Any, trials: list[Any], report: RescoreReport) -> lis
             )
             entry["trials"] += 1
             continue
-        suite, limits, origin = planned
-        report.origins[origin] = report.origins.get(origin, 0) + 1
-        jobs.append(_Job(trial, suite, limits))
+        report.origins[planned.origin] = report.origins.get(planned.origin, 0) + 1
+        jobs.append(_Job(trial, planned, settings, job))
     report.unresolved = sorted(unresolved.values(), key=lambda u: (u["benchmark"], u["problem_id"]))
     return jobs
 
@@ -174,35 +262,55 @@ def _plan(store: Any, run: Any, trials: list[Any], report: RescoreReport) -> lis
 def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk: int) -> None:
     for start in range(0, len(jobs), chunk):
         batch = jobs[start : start + chunk]
-        results = pool.run_many([(j.trial.final_code, j.suite, j.limits) for j in batch])
+        results = pool.run_many([j.job for j in batch])
         for job, result in zip(batch, results, strict=True):
             job.result = result.to_dict()
         if on_progress is not None:
             on_progress(min(start + chunk, len(jobs)), len(jobs))
 
 
-def _tally(report: RescoreReport, jobs: list[_Job]) -> list[tuple[_Job, bool, str | None]]:
-    from execugraph.agents.execution import error_class, passed
+def _explain(job: _Job, run: Any, records: dict[int, tuple[str, str]], now_passed: bool, now_class: str | None,
+             policy: str) -> list[dict[str, str]]:
+    t, plan = job.trial, job.plan
+    then_policy, stderr = records.get(t.id, (None, ""))
+    recorded_protocol = t.grading_protocol or (UNKNOWN_PROTOCOL if _is_published_log(run) else "standalone")
+    then = Recorded(bool(t.passed), t.error_class, int(t.tests_total or 0), t.suite_digest, recorded_protocol,
+                    then_policy or None, stderr, t.test_source)
+    now = Regraded(now_passed, now_class, len(plan.tests), plan.digest, job.settings.protocol,
+                   has_preamble(plan.problem), policy, plan.matches,
+                   sum(1 for test in plan.tests if test.get("custom_judge")), float(job.job[2].timeout_s))
+    return explain(then, now)
 
+
+def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int, tuple[str, str]]) -> list:
     outcomes = []
     for job in jobs:
         t, result = job.trial, job.result or {}
-        now_passed = passed(result)
-        now_class = error_class(result)
+        now_passed, now_class = passed(result), error_class(result)
         was_passed = bool(t.passed)
         report.rescored += 1
         report.passed_before += was_passed
         report.passed_after += now_passed
+        report.protocols[job.settings.protocol] = report.protocols.get(job.settings.protocol, 0) + 1
+        if not has_preamble(job.plan.problem):
+            report.coinciding[t.benchmark] = report.coinciding.get(t.benchmark, 0) + 1
+        if t.suite_digest and not job.plan.matches or (
+            not t.suite_digest and t.tests_total and t.tests_total != len(job.plan.tests)
+        ):
+            report.suite_changed += 1
         stats = report.by_condition.setdefault(
             t.condition, {"rescored": 0, "passed_before": 0, "passed_after": 0, "flips": 0}
         )
         stats["rescored"] += 1
         stats["passed_before"] += was_passed
         stats["passed_after"] += now_passed
+        reason = ""
         if was_passed == now_passed:
             report.agree += 1
         else:
             stats["flips"] += 1
+            causes = _explain(job, run, records, now_passed, now_class, report.policy_version)
+            reason = reason_text(causes)
             report.flips.append(
                 {
                     "problem_id": t.problem_id,
@@ -214,9 +322,11 @@ def _tally(report: RescoreReport, jobs: list[_Job]) -> list[tuple[_Job, bool, st
                     "from": verdict_word(was_passed, t.error_class),
                     "to": verdict_word(now_passed, now_class),
                     "error_class": now_class if was_passed else t.error_class,
+                    "reason": reason,
+                    "causes": [c["cause"] for c in causes],
                 }
             )
-        outcomes.append((job, now_passed, now_class))
+        outcomes.append((job, now_passed, now_class, reason))
     return outcomes
 
 
@@ -228,20 +338,30 @@ def rescore_run(
     workers: int | None = None,
     on_progress: ProgressFn | None = None,
     chunk: int = CHUNK,
+    protocol: str | None = None,
+    tests: str = "recorded",
 ) -> RescoreReport:
     """Rescore run `run_id` into a new child run; returns the report (its `run_id` is the child).
 
-    `pool` is a running SandboxPool to use (the dashboard shares one); without
-    it a pool of `workers` workers (default: one per core) is started and
-    closed here. Raises LookupError for an unknown run.
+    `protocol` grades every trial under that grading protocol (default: the one each
+    trial recorded, else its condition's, else `standalone`); `tests` is `recorded` (the
+    suite each trial was graded on whenever it is stored) or `current` (today's
+    benchmark loaders). `pool` is a running SandboxPool to use (the dashboard shares
+    one); without it a pool of `workers` workers (default: one per core) is started
+    and closed here. Raises LookupError for an unknown run, ValueError for a bad choice.
     """
     from sandbox import POLICY_VERSION, SandboxPool
 
+    if protocol is not None:
+        check_protocol(protocol)
+    if tests not in TEST_CHOICES:
+        raise ValueError(f"tests must be one of {', '.join(TEST_CHOICES)}; got {tests!r}")
     run = store.get_run(run_id)
     if run is None:
         raise LookupError(f"run {run_id} does not exist")
     trials = store.trials_for_run(run_id)
-    report = RescoreReport(run_id=None, parent_run_id=run_id, policy_version=str(POLICY_VERSION), trials=len(trials))
+    report = RescoreReport(run_id=None, parent_run_id=run_id, policy_version=str(POLICY_VERSION),
+                           grading_protocol=protocol, tests=tests, trials=len(trials))
     jobs = _plan(store, run, trials, report)
     started_at = utcnow()
     own_pool = pool is None and bool(jobs)
@@ -255,22 +375,38 @@ def rescore_run(
     finally:
         if own_pool:
             pool.close()
-    outcomes = _tally(report, jobs)
+    outcomes = _tally(report, run, jobs, _grading_records(store, run_id) if jobs else {})
     report.run_id = _store_child(store, run, report, outcomes, started_at)
     return report
 
 
-def _store_child(store: Any, run: Any, report: RescoreReport, outcomes: list, started_at: Any) -> int:
-    finished_at = utcnow()
-    config = {k: v for k, v in (run.config or {}).items() if k in CARRIED_CONFIG}
+def _child_config(run: Any, report: RescoreReport, outcomes: list) -> dict[str, Any]:
+    config = {k: copy.deepcopy(v) for k, v in (run.config or {}).items() if k in CARRIED_CONFIG}
+    recorded = recorded_benchmark(run.config)
+    if recorded and "benchmark_file" not in config:
+        config["benchmark_file"] = copy.deepcopy((run.config or {}).get("reference", {}).get("benchmark_file"))
+    protocols: dict[str, Counter] = {}
+    for job, *_ in outcomes:
+        protocols.setdefault(job.trial.condition, Counter())[job.settings.protocol] += 1
+    conditions = config.setdefault("conditions", {})
+    if isinstance(conditions, dict):
+        for condition, counts in protocols.items():
+            entry = conditions.setdefault(condition, {"condition": condition})
+            if isinstance(entry, dict):
+                entry["grading_protocol"] = counts.most_common(1)[0][0]
     summary = report.to_dict()
     summary.pop("run_id")
     config["rescore"] = summary
+    return config
+
+
+def _store_child(store: Any, run: Any, report: RescoreReport, outcomes: list, started_at: Any) -> int:
+    finished_at = utcnow()
     run_row = {
         "kind": "rescore",
         "title": f"rescore of run {run.id}: {run.title}" if run.title else f"rescore of run {run.id}",
         "status": "done",
-        "config": config,
+        "config": _child_config(run, report, outcomes),
         "benchmark": run.benchmark,
         "host": hostname(),
         "versions": runtime_versions() | {"sandbox_policy": report.policy_version},
@@ -287,8 +423,9 @@ def _store_child(store: Any, run: Any, report: RescoreReport, outcomes: list, st
     with transaction(store) as conn:
         (child_id,) = insert_rows(conn, Run.__table__, [run_row])  # type: ignore[attr-defined]
         trial_rows = []
-        for job, now_passed, now_class in outcomes:
+        for job, now_passed, now_class, reason in outcomes:
             t, result = job.trial, job.result or {}
+            change = f"{verdict_word(t.passed, t.error_class)} -> {verdict_word(now_passed, now_class)}"
             trial_rows.append(
                 {
                     "run_id": child_id,
@@ -306,10 +443,12 @@ def _store_child(store: Any, run: Any, report: RescoreReport, outcomes: list, st
                     "error_class": now_class,
                     "test_source": "problem",
                     "feedback_source": t.feedback_source,
+                    "grading_protocol": job.settings.protocol,
+                    "suite_digest": job.plan.digest,
                     "final_code": t.final_code,
                     "explanation": t.explanation,
-                    "message": f"rescored trial {t.id} of run {run.id}: "
-                    f"{verdict_word(t.passed, t.error_class)} -> {verdict_word(now_passed, now_class)}",
+                    "message": f"rescored trial {t.id} of run {run.id} under {job.settings.protocol}: {change}"
+                    + (f" ({reason})" if reason else ""),
                     "wallclock_s": t.wallclock_s,
                     "tokens_in": t.tokens_in,
                     "tokens_out": t.tokens_out,
@@ -336,7 +475,7 @@ def _store_child(store: Any, run: Any, report: RescoreReport, outcomes: list, st
                 "duration_s": float((job.result or {}).get("duration_s", 0.0) or 0.0),
                 "created_at": finished_at,
             }
-            for trial_id, (job, _p, _c) in zip(trial_ids, outcomes, strict=True)
+            for trial_id, (job, *_rest) in zip(trial_ids, outcomes, strict=True)
         ]
         insert_rows(conn, Execution.__table__, executions)  # type: ignore[attr-defined]
     return child_id

@@ -5,6 +5,11 @@ per-problem pass rates (mean over trials). Reported together: the mean
 difference in percentage points with a percentile bootstrap CI over problems,
 the Wilcoxon signed-rank test on the per-problem differences, the exact McNemar
 test on per-problem majority outcomes, and (over a family) Holm's adjustment.
+
+Two counts of "discordant" problems exist and both are reported, each by its name:
+`problems_differ` (problems whose pass rates differ at all: the published paper's
+"Disc." column, and the Wilcoxon n) and `majority_discordant` (problems whose
+majority outcome differs: McNemar's b + c).
 """
 
 from __future__ import annotations
@@ -93,8 +98,8 @@ class PairedComparison:
     a: str
     b: str
     n: int
-    discordant: int
-    nonzero: int
+    problems_differ: int  # pass rates differ at all: the paper's "Disc." (Wilcoxon's n)
+    majority_discordant: int  # majority outcomes differ: McNemar's b + c
     delta_pp: float
     ci_lo: float
     ci_hi: float
@@ -144,8 +149,8 @@ def defer_paired(
             a=a,
             b=b,
             n=len(common),
-            discordant=len(a_only) + len(b_only),
-            nonzero=nonzero,
+            problems_differ=nonzero,
+            majority_discordant=len(a_only) + len(b_only),
             delta_pp=float(diffs.mean() * 100.0),
             ci_lo=lo * 100.0,
             ci_hi=hi * 100.0,
@@ -171,8 +176,9 @@ def compare_paired(
 ) -> PairedComparison:
     """Compare per-problem pass rates of two arms over the problems both have (delta = b - a).
 
-    `discordant` counts problems whose majority outcome differs (McNemar's b + c);
-    `nonzero` counts problems whose pass rates differ at all (Wilcoxon's n).
+    `problems_differ` counts problems whose pass rates differ at all (the paper's "Disc.",
+    Wilcoxon's n); `majority_discordant` counts problems whose majority outcome differs
+    (McNemar's b + c).
     Degenerate inputs give defined values and a `note`, never an exception.
     """
     return defer_paired(rates_a, rates_b, BootstrapBatch(n_boot, seed), a=a, b=b)()

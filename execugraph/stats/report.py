@@ -143,6 +143,9 @@ def report_from_arms(
             "wilcoxon": f"two-sided signed-rank on per-problem differences, zeros dropped, exact up to "
             f"{EXACT_WILCOXON_MAX_N} non-zero differences, normal approximation above",
             "mcnemar": "exact two-sided binomial test on problems whose majority outcome differs",
+            "problems_differ": "problems whose per-problem pass rates differ at all (the paper's Disc. column; "
+            "the Wilcoxon n)",
+            "majority_discordant": "problems whose majority outcome differs (McNemar's b + c)",
             "majority_rule": MAJORITY_RULE,
             "holm": f"Holm-Bonferroni over the {len(pairs)} comparison(s) of this report; p_holm adjusts "
             "p_wilcoxon, p_holm_mcnemar adjusts p_mcnemar",

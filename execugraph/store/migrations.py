@@ -21,6 +21,7 @@ from sqlalchemy import (
     Connection,
     DateTime,
     Engine,
+    Float,
     Index,
     MetaData,
     String,
@@ -97,10 +98,19 @@ def _m0003_problem_difficulty(conn: Connection) -> None:
     _add_column(conn, "problem", Column("rationale", Text, nullable=False, server_default=""))
 
 
+def _m0005_grading_protocol(conn: Connection) -> None:
+    """Record each trial's grading protocol and suite digest; keep a problem's prompt preamble and own timeout."""
+    _add_column(conn, "trial", Column("grading_protocol", String, nullable=True))
+    _add_column(conn, "trial", Column("suite_digest", String, nullable=True))
+    _add_column(conn, "problem", Column("preamble", Text, nullable=False, server_default=""))
+    _add_column(conn, "problem", Column("timeout_s", Float, nullable=True))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _m0001_initial),
     Migration("0002_worker_control", _m0002_worker_control),
     Migration("0003_problem_difficulty", _m0003_problem_difficulty),
+    Migration("0005_grading_protocol", _m0005_grading_protocol),
 )
 LATEST = MIGRATIONS[-1].name
 

@@ -28,6 +28,7 @@ RUN_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 TRIAL_STATUSES = ("queued", "running", "done", "error", "cancelled")
 TEST_SOURCES = ("problem", "generated", "smoke")
 FEEDBACK_SOURCES = ("grading", "visible", "generated")
+GRADING_PROTOCOLS = ("standalone", "with-prompt")  # execugraph.grading.PROTOCOLS
 EXECUTION_PURPOSES = ("grading", "feedback", "optimizer", "smoke")
 
 
@@ -164,6 +165,9 @@ class Trial(SQLModel, table=True):
     error_class: str | None = None
     test_source: str | None = None
     feedback_source: str | None = None
+    # How the program met its tests (None: not recorded, e.g. a published log) and which tests they were.
+    grading_protocol: str | None = None
+    suite_digest: str | None = None
     final_code: str | None = Field(default=None, sa_type=CleanText)
     explanation: str | None = Field(default=None, sa_type=CleanText)
     message: str | None = Field(default=None, sa_type=CleanText)
@@ -266,6 +270,8 @@ class ProblemRecord(SQLModel, table=True):
     source: str = ""
     difficulty: str = ""
     rationale: str = Field(default="", sa_type=CleanText)
+    preamble: str = Field(default="", sa_type=CleanText)
+    timeout_s: float | None = None
 
     @classmethod
     def from_problem(cls, problem: Problem) -> ProblemRecord:
@@ -282,6 +288,8 @@ class ProblemRecord(SQLModel, table=True):
             source=problem.source,
             difficulty=problem.difficulty,
             rationale=problem.rationale,
+            preamble=problem.preamble,
+            timeout_s=problem.timeout_s,
         )
 
     def to_problem(self) -> Problem:
@@ -298,6 +306,8 @@ class ProblemRecord(SQLModel, table=True):
             source=self.source,
             difficulty=self.difficulty,
             rationale=self.rationale,
+            preamble=self.preamble or "",
+            timeout_s=self.timeout_s,
         )
 
 

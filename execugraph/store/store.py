@@ -30,6 +30,7 @@ from execugraph.store.errors import StoreReadOnlyError, StoreUnavailableError
 from execugraph.store.models import (
     EXECUTION_PURPOSES,
     FEEDBACK_SOURCES,
+    GRADING_PROTOCOLS,
     RUN_KINDS,
     RUN_STATUSES,
     TEST_SOURCES,
@@ -53,6 +54,7 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("trial", "status"): TRIAL_STATUSES,
     ("trial", "test_source"): TEST_SOURCES,
     ("trial", "feedback_source"): FEEDBACK_SOURCES,
+    ("trial", "grading_protocol"): GRADING_PROTOCOLS,
     ("execution", "purpose"): EXECUTION_PURPOSES,
 }
 _TRIAL_KEY = bulk.KEY_COLUMNS

@@ -270,11 +270,11 @@ def models_needed(config: Any, problem: Any) -> list[str]:
 
 
 def parse_upload(benchmark: str, data: bytes, name: str, max_bytes: int | None = None) -> list[Any]:
-    """Problems from an uploaded suite file (`user` schema or APPS rows); BenchmarkFormatError names each fault.
+    """Problems from an uploaded suite file (`user` schema, APPS rows or the published layout); faults are named.
 
     A file over `max_bytes` (default: the upload_max_bytes setting) is refused with FileTooLargeError.
     """
-    from execugraph.benchmarks import parse_apps_jsonl, parse_user_jsonl
+    from execugraph.benchmarks import parse_apps_jsonl, parse_published_jsonl, parse_user_jsonl
     from execugraph.settings import load_settings
     from execugraph.suite_files import check_size
 
@@ -283,6 +283,8 @@ def parse_upload(benchmark: str, data: bytes, name: str, max_bytes: int | None =
 
     if benchmark == "apps":
         return parse_apps_jsonl(data, source=name)
+    if benchmark == "published":
+        return parse_published_jsonl(data, source=name)
     return parse_user_jsonl(data, source=name, benchmark=benchmark)
 
 

@@ -193,8 +193,11 @@ def test_cli_json_matches_build_report(cli_runs):
     for run in printed["runs"]:
         assert {"id", "trials", "pass_rate", "categories"} <= set(run)
     (pair,) = printed["pairs"]
-    assert {"a", "b", "n", "discordant", "delta_pp", "ci_lo", "ci_hi", "p_wilcoxon", "p_mcnemar", "p_holm"} <= set(pair)
+    assert {"a", "b", "n", "problems_differ", "majority_discordant", "delta_pp", "ci_lo", "ci_hi", "p_wilcoxon",
+            "p_mcnemar", "p_holm"} <= set(pair)
     assert (pair["a"], pair["b"], pair["n"]) == (ids[0], ids[1], len(PROBLEMS))
+    sensitivity = printed.pop("protocol_sensitivity")  # the CLI adds it beside the shared report
+    assert (sensitivity["available"], sensitivity["applies"]) == (False, False)  # internal-30 has no prompt
     with Store.open(str(cli_runs["db"])) as store:
         assert printed == build_report(store, ids[:2])
     assert printed == build_report_from_records(cli_runs["records"], ids[:2], runs_meta=cli_runs["meta"])

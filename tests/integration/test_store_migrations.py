@@ -204,12 +204,14 @@ def test_database_at_0001_is_upgraded_with_rows_intact(db_url: str) -> None:
             "def f(): return 1",
         )
         assert trial.feedback_source is None
+        assert (trial.grading_protocol, trial.suite_digest) == (None, None), "0005 columns defaulted"
         assert [(s.seq, s.node, s.output) for s in store.steps_for_trial(10)] == [(1, "planner", {"plan": "p"})]
         assert store.llm_calls_for_trial(10)[0].messages == [{"role": "user", "content": "q"}]
         assert store.executions_for_trial(10)[0].results == [{"name": "t1", "passed": True}]
         assert store.hits_for_trial(10)[0].technique_id == "dp"
         problem = store.get_problem("internal30", "p1")
         assert (problem.statement, problem.difficulty, problem.rationale) == ("s", "", ""), "0003 columns defaulted"
+        assert (problem.preamble, problem.timeout_s) == ("", None), "0005 columns defaulted"
         assert store.cache_get("k").response == "r"
         assert store.run_progress(1)["passed"] == 1
 

@@ -15,7 +15,7 @@ from execugraph.benchmarks import (
 
 
 def test_names_and_spellings():
-    assert BENCHMARKS == ("internal30", "humaneval", "apps", "user")
+    assert BENCHMARKS == ("internal30", "humaneval", "apps", "user", "published")
     assert canonical_name("Internal-30") == "internal30"
     assert canonical_name("HumanEval-164") == "humaneval"
     with pytest.raises(UnknownBenchmarkError) as caught:
@@ -25,7 +25,7 @@ def test_names_and_spellings():
 
 
 def test_file_benchmarks_need_a_path():
-    for name in ("apps", "user"):
+    for name in ("apps", "user", "published"):
         with pytest.raises(TypeError, match="path="):
             load_benchmark(name)
 

@@ -68,6 +68,7 @@ def test_parses_every_kind_with_defaults():
         ({"tests": [{"kind": "stdio", "stdin": "1"}]}, r"\.expected_stdout"),
         ({"tests": [{"kind": "stdio", "stdin": 1, "expected_stdout": ""}]}, r"\.stdin"),
         ({"tests": [{"kind": "stdio", "expected_stdout": "", "name": ""}]}, r"\.name"),
+        ({"preamble": 3, "tests": [{"kind": "stdio", "expected_stdout": ""}]}, "preamble: must be a string"),
     ],
 )
 def test_malformed_suites_name_the_problem(suite, message):
@@ -112,3 +113,14 @@ def test_limits_reject_nonsense(kwargs):
 def test_limits_budget():
     assert Limits(timeout_s=2).job_budget_s(3) == 8
     assert Limits(timeout_s=2, suite_timeout_s=3).job_budget_s(10) == 5
+
+
+def test_a_preamble_goes_verbatim_before_the_candidates_code_and_reaches_only_the_candidate():
+    from sandbox.scoring import job_request
+
+    suite = parse_suite({"preamble": "from typing import List\n", "entry_point": "f", "tests": [
+        {"kind": "assert", "source": "def check(c):\n    assert c([]) == 0\n", "call": "check(candidate)"}]})
+    assert suite.program("def f(x: List[int]): return 0\n") == "from typing import List\ndef f(x: List[int]): return 0\n"
+    job, judge_payload = job_request("def f(x): return 0\n", suite, {"timeout_s": 1})
+    assert job["code"].startswith("from typing import List\n") and b"List" not in judge_payload
+    assert parse_suite({"tests": [{"kind": "stdio", "expected_stdout": ""}]}).program("x = 1\n") == "x = 1\n"

@@ -31,13 +31,13 @@ def test_known_answer_small_case():
     # a only: p4; b only: p2, p5 -> 3 discordant; McNemar = binomial(1 of 3, 1/2) two-sided = 1.0.
     res = compare_paired(RATES_A, RATES_B, a="A", b="B")
     assert res.n == 5
-    assert res.nonzero == 4
+    assert res.problems_differ == 4
     assert res.delta_pp == pytest.approx(20.0)
     assert res.p_wilcoxon == pytest.approx(14 / 16)
     assert res.wilcoxon_method == "exact"
     assert res.a_only == ["p4"]
     assert res.b_only == ["p2", "p5"]
-    assert res.discordant == 3
+    assert res.majority_discordant == 3
     assert res.p_mcnemar == pytest.approx(1.0)
     # the bootstrap mean of five values from {-1, 0, .5, 1} is a multiple of 0.1; CI brackets the estimate
     assert res.ci_lo < res.delta_pp < res.ci_hi
@@ -153,14 +153,14 @@ def test_constant_differences_give_a_point_ci():
 
 def test_no_common_problems():
     res = compare_paired({"a": 1.0}, {"b": 0.0})
-    assert (res.n, res.discordant, res.delta_pp, res.ci_lo, res.ci_hi) == (0, 0, 0.0, 0.0, 0.0)
+    assert (res.n, res.majority_discordant, res.delta_pp, res.ci_lo, res.ci_hi) == (0, 0, 0.0, 0.0, 0.0)
     assert res.p_wilcoxon == 1.0 and res.p_mcnemar == 1.0
     assert "no common problems" in res.note
 
 
 def test_all_differences_zero():
     res = compare_paired({"a": 0.5, "b": 1.0}, {"a": 0.5, "b": 1.0, "c": 0.0})
-    assert res.n == 2 and res.nonzero == 0 and res.discordant == 0
+    assert res.n == 2 and res.problems_differ == 0 and res.majority_discordant == 0
     assert (res.delta_pp, res.ci_lo, res.ci_hi, res.p_wilcoxon, res.p_mcnemar) == (0.0, 0.0, 0.0, 1.0, 1.0)
     assert "zero" in res.note
 
@@ -187,6 +187,6 @@ def test_strong_effect_is_significant():
     a = {f"p{i}": 0.0 for i in range(20)}
     b = {f"p{i}": 1.0 for i in range(20)}
     res = compare_paired(a, b)
-    assert res.delta_pp == 100.0 and res.discordant == 20
+    assert res.delta_pp == 100.0 and res.majority_discordant == 20
     assert res.p_wilcoxon == pytest.approx(2 / 2**20)
     assert res.p_mcnemar == pytest.approx(2 / 2**20)

@@ -90,7 +90,7 @@ def test_pair_matches_hand_computation(report):
     (pair,) = report["pairs"]
     # differences 0, .5, .5, 1 -> +50 pp; Wilcoxon W+ = 1.5 + 1.5 + 3 = 6 of max 6 with n = 3 -> p = 2/8
     # majority: run 2 alone solves p2 and p4 (p3 at 1 of 2 is a tie, not solved) -> McNemar 0 vs 2 -> p = 2/4
-    assert (pair["a"], pair["b"], pair["n"], pair["discordant"], pair["nonzero"]) == ("1", "2", 4, 2, 3)
+    assert (pair["a"], pair["b"], pair["n"], pair["majority_discordant"], pair["problems_differ"]) == ("1", "2", 4, 2, 3)
     assert pair["delta_pp"] == pytest.approx(50.0)
     assert pair["p_wilcoxon"] == pytest.approx(0.25)
     assert pair["p_mcnemar"] == pytest.approx(0.5)

@@ -1,0 +1,120 @@
+"""Why a rescored verdict differs from the recorded one, in words a reader can check.
+
+A flip is only informative with its cause: the tests changed (n then, m now), the grading
+protocol changed, the sandbox policy changed (a module the old harness refused), a
+timeout (not reproducible near the limit), a published trial that was never graded, a
+custom judge we do not have. `explain` lists every cause that applies, most telling first;
+when none does, it says the program behaved differently under identical grading.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_REFUSED_IMPORT = re.compile(
+    r"(import of \S+ is not allowed|ModuleNotFoundError[^\n]*|ImportError[^\n]*|not allowed[^\n]*import[^\n]*)"
+)
+UNKNOWN_PROTOCOL = "unknown"
+
+
+@dataclass
+class Recorded:
+    """What a trial's record says about how it was graded."""
+
+    passed: bool
+    error_class: str | None
+    tests_total: int
+    suite_digest: str | None
+    protocol: str  # a protocol name, or UNKNOWN_PROTOCOL for published logs that do not say
+    policy: str | None  # sandbox policy of its grading execution, None when there was none
+    stderr: str = ""
+    test_source: str | None = None
+
+
+@dataclass
+class Regraded:
+    """How the rescore graded it."""
+
+    passed: bool
+    error_class: str | None
+    tests_total: int
+    suite_digest: str
+    protocol: str
+    protocol_applies: bool  # the problem has a prompt preamble, so protocols can differ
+    policy: str
+    suite_matches: bool  # the suite is the one the trial recorded (by digest)
+    custom_judge_tests: int = 0
+    timeout_s: float | None = None
+    causes: list[dict[str, str]] = field(default_factory=list)
+
+
+def _suite_cause(then: Recorded, now: Regraded) -> str | None:
+    if then.suite_digest:
+        if now.suite_matches:
+            return None
+        if then.tests_total and then.tests_total != now.tests_total:
+            return f"the suite differs from the one recorded ({then.tests_total} tests then, {now.tests_total} now)"
+        return f"the suite differs from the one recorded (same count, {now.tests_total} tests, different tests)"
+    if then.tests_total and then.tests_total != now.tests_total:
+        return f"the suite differs from the one recorded ({then.tests_total} tests then, {now.tests_total} now)"
+    return None
+
+
+def _protocol_cause(then: Recorded, now: Regraded) -> str | None:
+    if not now.protocol_applies:
+        return None
+    if then.protocol == UNKNOWN_PROTOCOL:
+        return f"graded now under {now.protocol}; the record does not say which protocol graded it then"
+    if then.protocol != now.protocol:
+        return f"the grading protocol differs ({then.protocol} then, {now.protocol} now)"
+    return None
+
+
+def _policy_cause(then: Recorded, now: Regraded) -> str | None:
+    if then.policy is None or then.policy == now.policy:
+        return None
+    detail = f"the sandbox policy changed ({then.policy} then, {now.policy} now)"
+    refused = _REFUSED_IMPORT.search(then.stderr or "")
+    if refused and (now.passed or now.error_class != then.error_class):
+        detail += f": the old harness refused a module ({refused.group(0).strip()[:160]})"
+    return detail
+
+
+def _timeout_cause(then: Recorded, now: Regraded) -> str | None:
+    if "timeout" not in (then.error_class, now.error_class):
+        return None
+    limit = f" of {now.timeout_s:g} s per test" if now.timeout_s else ""
+    side = "then" if then.error_class == "timeout" else "now"
+    return f"a timeout {side} (wall-clock limit{limit}; verdicts near the limit are not reproducible under load)"
+
+
+def explain(then: Recorded, now: Regraded) -> list[dict[str, str]]:
+    """Every cause that can account for the two verdicts differing (`cause` code, `detail` text)."""
+    causes: list[dict[str, str]] = []
+    if then.test_source == "none" or (then.policy is None and not then.tests_total and not then.passed):
+        source = f", recorded test source {then.test_source!r}" if then.test_source else ""
+        causes.append({"cause": "not_graded_then",
+                       "detail": f"the recorded trial was never graded (it ended before any test ran{source})"})
+    for code, finder in (
+        ("suite_changed", _suite_cause),
+        ("protocol_changed", _protocol_cause),
+        ("policy_changed", _policy_cause),
+        ("timeout", _timeout_cause),
+    ):
+        detail = finder(then, now)
+        if detail:
+            causes.append({"cause": code, "detail": detail})
+    if now.custom_judge_tests:
+        causes.append({"cause": "custom_judge", "detail": f"{now.custom_judge_tests} test(s) had a custom judge "
+                       "in the published harness, which is not published; compared exactly here"})
+    if not causes:
+        causes.append({"cause": "unexplained", "detail": "same tests, protocol and sandbox policy: the program "
+                       "behaved differently (nondeterministic, or bound by time or memory)"})
+    return causes
+
+
+def reason_text(causes: list[dict[str, Any]]) -> str:
+    """The causes as one sentence for tables and the terminal."""
+    return "; ".join(c["detail"] for c in causes)

