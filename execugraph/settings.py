@@ -7,13 +7,14 @@ the code takes explicit arguments and tests can point things at `tmp_path`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_ROOT / "data"
 DEFAULT_DB_PATH = PROJECT_ROOT / "runs.db"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+DEFAULT_OPENAI_BASE_URL = "http://localhost:8000/v1"
 DEFAULT_MODEL = "llamacpp:default"
 
 
@@ -27,6 +28,9 @@ class Settings:
     default_model: str
     llama_threads: int | None
     embed_backend: str  # "onnx" (ONNX Runtime, torch as fallback) or "torch"
+    openai_base_url: str = DEFAULT_OPENAI_BASE_URL  # an OpenAI-compatible server (vLLM, llama.cpp, LM Studio, ...)
+    # Sent as the bearer token to that server; never stored, exported, logged or shown (hence repr=False).
+    openai_api_key: str | None = field(default=None, repr=False)
 
 
 def _db_url_from(value: str | None) -> str:
@@ -54,4 +58,6 @@ def load_settings(db: str | None = None) -> Settings:
         default_model=os.environ.get("EXECUGRAPH_MODEL", DEFAULT_MODEL),
         llama_threads=int(threads) if threads else None,
         embed_backend=os.environ.get("EXECUGRAPH_EMBED_BACKEND", "onnx"),
+        openai_base_url=normalise_host(os.environ.get("EXECUGRAPH_OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL),
+        openai_api_key=os.environ.get("EXECUGRAPH_OPENAI_API_KEY") or None,
     )
