@@ -169,7 +169,7 @@ class EndpointWaiter:
                         permanent=False,
                     ) from exc
                 if tries == 0:
-                    log.warning("%s failed (%s); waiting for it to come back", self.endpoint, fault.summary)
+                    log.warning("%s unreachable (%s); trials wait for it, retrying", self.endpoint, fault.summary)
                 self._sleep(min(self.backoff.delay(tries), max(0.0, self.budget_s - elapsed) + 0.05))
                 tries += 1
                 continue
