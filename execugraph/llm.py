@@ -259,7 +259,9 @@ def _openai_chat(
         api_key=SecretStr(settings.openai_api_key or NO_KEY),
         temperature=temperature,
         seed=seed,
-        max_tokens=max_tokens,
+        # sent as the classic `max_tokens`: ChatOpenAI renames its own field to `max_completion_tokens`, which
+        # llama.cpp's server, LM Studio and Ollama's /v1 ignore; extra_body reaches the request unrenamed
+        extra_body={"max_tokens": max_tokens},
         stop=stop,
         timeout=timeout_s,
         max_retries=0,

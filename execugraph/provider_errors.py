@@ -53,7 +53,7 @@ def _own_verdict(exc: BaseException) -> Fault | None:
     from execugraph.llm import LLMError
 
     names = _class_names(exc)
-    text = f"{type(exc).__name__}: {exc}"
+    text = _with_root_cause(exc)
     if isinstance(exc, LLMError):
         return Fault(False, str(exc))
     if "ContextOverflowError" in names or "LengthFinishReasonError" in names:
@@ -78,6 +78,18 @@ def _own_verdict(exc: BaseException) -> Fault | None:
     if isinstance(exc, OSError) and exc.errno in _TRANSIENT_ERRNOS:
         return Fault(True, text)
     return None
+
+
+def _with_root_cause(exc: BaseException) -> str:
+    """`OpenAIConnectionError: Connection error. (ConnectError: [Errno 111] Connection refused)`."""
+    text = f"{type(exc).__name__}: {exc}"
+    root, seen = exc, {id(exc)}
+    while (nxt := root.__cause__ or root.__context__) is not None and id(nxt) not in seen and len(seen) < 8:
+        seen.add(id(nxt))
+        root = nxt
+    if root is not exc and str(root) and str(root) not in text:
+        text += f" ({type(root).__name__}: {root})"
+    return text
 
 
 def _short(exc: BaseException) -> str:
