@@ -39,6 +39,7 @@ FAST = ScaleOptions(
     worker_cpus=0.5,  # up to four worker actors fit on a 2-core cluster
     poll_s=0.05,
     all_down_grace_s=30.0,
+    reroute_after_s=1.0,  # a trial leaves an unreachable endpoint for another after 1 s
     worker_start_timeout_s=120.0,
 )
 
