@@ -12,7 +12,9 @@ every attempt:
   partial trace is wiped (`leases.reset_trial`, which also supersedes the lost
   attempt) and the trial is resubmitted to a live worker, reason noted;
 - the trial ended with an LLM error and its endpoint now fails its health
-  check -> the endpoint is drained and the trial rerun on another, reason noted;
+  check, or the endpoint stayed unreachable past the trial's wait (with several
+  endpoints a worker waits only `reroute_after_s` before giving a trial back)
+  -> the endpoint is drained and the trial rerun on another, reason noted;
 - anything else is the trial's result, as the local runner would store it.
 
 After `max_attempts` a trial is stored as an error naming every attempt, so a
