@@ -121,6 +121,7 @@ class Worker:
             options = ScaleOptions(heartbeat_s=self.heartbeat_s, stale_after_s=self.stale_after_s)
             return drive_claimed_run(self.store, run_id, self.worker_id, stop=self.stop, options=options)
         leases.requeue_inflight(self.store, run_id)
+        self._halted.discard(run_id)  # a resumed run starts without the cancel this worker saw before
         lost = threading.Event()
         beat_stop = threading.Event()
 
