@@ -1,4 +1,5 @@
-"""The Batch page says which LLM endpoint a running batch waits on, and the form's fault settings reach the spec."""
+"""The Batch page and LLM endpoints: the waiting line of a running batch, the form's fault settings, and the
+pre-flight refusal of an `openai:` model whose server cannot be reached."""
 
 from __future__ import annotations
 
@@ -40,3 +41,17 @@ def test_outage_budget_and_read_timeout_from_the_form_are_stored(app, db_store):
     assert run.config["batch"]["outage_budget_s"] == 150.0 and run.config["batch"]["llm_timeout_s"] == 120.0
     config = run.config["conditions"]["single-oneshot"]
     assert config["outage_budget_s"] == 150.0 and config["llm_timeout_s"] == 120.0
+
+
+def test_an_unreachable_openai_server_blocks_the_launch(app, db_store):
+    at = app("batch", state={Batch.DEFAULT_MODEL: "openai:qwen-coder"})
+    at.multiselect(key=Batch.CATEGORIES).set_value(["dp"])
+    at.number_input(key=Batch.SUBSET).set_value(1)
+    at.multiselect(key=Batch.CONDITIONS).set_value(["single-oneshot"])
+    at.run()
+    at.button(key=Batch.LAUNCH).click().run()
+    no_exception(at)
+    errors = [str(e.value) for e in at.error]
+    assert any("openai:qwen-coder" in e and "OpenAI-compatible server not reachable at http://127.0.0.1:9/v1" in e
+               and "EXECUGRAPH_OPENAI_BASE_URL" in e for e in errors), errors
+    assert at.session_state[Batch.LAUNCHED] is None and db_store.list_runs(kind="batch") == []
