@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from execugraph.batch_spec import BatchSpec, parse_seeds
+from execugraph.batch_spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
 from execugraph.settings import load_settings
 
 
@@ -43,13 +43,34 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ray-address", help="executor ray: cluster to join, HOST:6379 (default: RAY_ADDRESS, "
                         "a cluster started on this machine, else a new local one); see docs/scale-out.md")
     parser.add_argument("--ray-workers", type=int, help="executor ray: trial-running worker actors (default: one per node)")
-    parser.add_argument("--ollama-hosts", default="", help="executor ray: comma-separated Ollama endpoints to balance "
-                        "trials over, e.g. http://a:11434,http://b:11434 (default: OLLAMA_HOST)")
+    parser.add_argument("--endpoints", default="", help="executor ray: comma-separated LLM servers to balance trials "
+                        "over: Ollama (http://a:11434) or OpenAI-compatible (http://a:8000/v1; a path ending in /v1 "
+                        "means OpenAI-compatible, or write openai=URL / ollama=URL); default: OLLAMA_HOST or "
+                        "EXECUGRAPH_OPENAI_BASE_URL, whichever the models use")
+    parser.add_argument("--ollama-hosts", default="", help="executor ray: comma-separated Ollama endpoints "
+                        "(the older spelling of --endpoints for Ollama servers)")
     parser.add_argument("--endpoint-concurrency", type=int,
-                        help="executor ray: trials in flight per Ollama endpoint (default: --concurrency)")
+                        help="executor ray: trials in flight per LLM endpoint (default: --concurrency)")
+    add_fault_flags(parser)
     parser.add_argument("--title", default="")
     parser.add_argument("--config", type=Path, help="rerun from an exported config.json (other grid flags ignored)")
     parser.add_argument("--wait", action="store_true", help="run here (or wait for the worker) with a progress bar")
+
+
+def add_fault_flags(parser: argparse.ArgumentParser) -> None:
+    """--outage-budget-s and --llm-timeout-s, shared by `batch` and `run`."""
+    parser.add_argument("--outage-budget-s", type=float, default=None,
+                        help=f"how long an LLM endpoint may stay unreachable (its trials wait, retrying with "
+                        f"backoff) before they end as llm_error (default: {DEFAULT_OUTAGE_BUDGET_S:.0f})")
+    parser.add_argument("--llm-timeout-s", type=float, default=None,
+                        help=f"read timeout of one LLM call; a timeout is retried like an outage "
+                        f"(default: {DEFAULT_LLM_TIMEOUT_S:.0f}, room for a cold model load)")
+
+
+def fault_settings(args: argparse.Namespace) -> dict[str, float]:
+    """The fault flags that were given, as RunConfig / BatchSpec fields."""
+    values = {"outage_budget_s": args.outage_budget_s, "llm_timeout_s": args.llm_timeout_s}
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
@@ -57,7 +78,7 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         from execugraph.suite_files import locate_suite
 
         data = locate_suite(json.loads(args.config.read_text()), args.config.resolve().parent)
-        return BatchSpec(**data.get("batch", data))
+        return BatchSpec(**(data.get("batch", data) | fault_settings(args)))
     models = {}
     for item in args.role_model:
         role, sep, spec = item.partition("=")
@@ -84,8 +105,10 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         ray_address=args.ray_address,
         ray_workers=args.ray_workers,
         ollama_hosts=[h for h in args.ollama_hosts.split(",") if h.strip()],
+        endpoints=[h for h in args.endpoints.split(",") if h.strip()],
         endpoint_concurrency=args.endpoint_concurrency,
         title=args.title,
+        **fault_settings(args),
     )
 
 
@@ -183,17 +206,28 @@ def run_status(args: argparse.Namespace) -> int:
         print(f"status: no such run: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
     rows = []
+    waiting = active_waits(store, runs)
     for run in runs:
         p = progress(store, run.id)
         rows.append({"id": run.id, "title": run.title, "status": run.status, "done": p.done, "total": p.total,
-                     "passed": p.passed, "errors": p.error, "pass_rate": p.pass_rate, "eta_s": p.eta_s})
+                     "passed": p.passed, "errors": p.error, "pass_rate": p.pass_rate, "eta_s": p.eta_s,
+                     "waiting": waiting.get(run.id, [])})
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         for r in rows:
             rate = "-" if r["pass_rate"] is None else f"{r['pass_rate']:.0%}"
             print(f"#{r['id']:<5} {r['status']:<10} {r['done']:>5}/{r['total']:<5} pass {rate:>4}  {r['title']}")
+            for line in r["waiting"]:
+                print(f"       {line}")
     return 0
+
+
+def active_waits(store, runs) -> dict[int, list[str]]:
+    """`waiting: <endpoint> unreachable since HH:MM:SS, retrying` lines of the queued and running runs."""
+    from execugraph.outages import waiting_lines
+
+    return waiting_lines(store, [r.id for r in runs if r.status in ("queued", "running")])
 
 
 def configure_cancel(parser: argparse.ArgumentParser) -> None:

@@ -9,6 +9,33 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from execugraph.conditions import resolve_condition
 from execugraph.config import FeedbackSource, GradingProtocol, RunConfig
 
+DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
+DEFAULT_LLM_TIMEOUT_S = RunConfig.model_fields["llm_timeout_s"].default
+ENDPOINT_KINDS = ("ollama", "openai")
+
+
+def parse_endpoint(text: str) -> tuple[str, str]:
+    """`http://h:11434` -> ("ollama", url); `http://h:8000/v1` -> ("openai", url); `openai=URL` / `ollama=URL` say so.
+
+    A bare URL whose path ends in /v1 is an OpenAI-compatible server (vLLM, llama.cpp, LM Studio,
+    Ollama's /v1), anything else an Ollama server; `host:port` gets http://.
+    """
+    from execugraph.settings import normalise_host
+
+    raw = text.strip()
+    kind, sep, rest = raw.partition("=")
+    if sep and kind.strip() in ENDPOINT_KINDS:
+        kind, raw = kind.strip(), rest.strip()
+    else:
+        kind = ""
+    url = normalise_host(raw) if raw else ""
+    scheme, _, where = url.partition("://")
+    if scheme not in ("http", "https") or not where or " " in where:
+        raise ValueError(f"bad endpoint {text!r}: use http://HOST:PORT (Ollama) or http://HOST:PORT/v1 (OpenAI-compatible)")
+    if not kind:
+        kind = "openai" if url.endswith("/v1") else "ollama"
+    return kind, url
+
 
 def parse_seeds(text: str) -> list[int]:
     """`0-4`, `1,3,7` or `0-2,9` -> sorted unique ints; a clear ValueError otherwise."""
@@ -55,8 +82,15 @@ class BatchSpec(BaseModel):
     # Scale-out (executor "ray" only; see docs/scale-out.md)
     ray_address: str | None = None  # None: RAY_ADDRESS, a cluster started on this machine, or a new local one
     ray_workers: int | None = Field(default=None, ge=1, le=1024)  # trial-running actors; None: one per node
-    ollama_hosts: list[str] = Field(default_factory=list)  # LLM endpoints to balance over; empty: OLLAMA_HOST
+    ollama_hosts: list[str] = Field(default_factory=list)  # Ollama endpoints to balance over (older name)
+    # LLM servers to balance over, Ollama or OpenAI-compatible (see parse_endpoint); empty: OLLAMA_HOST or
+    # EXECUGRAPH_OPENAI_BASE_URL, whichever the batch's models use
+    endpoints: list[str] = Field(default_factory=list)
     endpoint_concurrency: int | None = Field(default=None, ge=1, le=256)  # trials in flight per endpoint
+    # Endpoint faults: how long an LLM endpoint may stay unreachable before its trials end, and the read
+    # timeout of one call (both copied into every condition's RunConfig)
+    outage_budget_s: float = Field(default=DEFAULT_OUTAGE_BUDGET_S, ge=0, le=7 * 86400)
+    llm_timeout_s: float = Field(default=DEFAULT_LLM_TIMEOUT_S, gt=0, le=86400)
     overrides: dict[str, Any] = Field(default_factory=dict)  # extra RunConfig fields for every condition
     title: str = ""
 
@@ -92,10 +126,36 @@ class BatchSpec(BaseModel):
             hosts.append(host)
         return hosts
 
+    @field_validator("endpoints")
+    @classmethod
+    def _endpoints_are_urls(cls, value: list[str]) -> list[str]:
+        seen: list[str] = []
+        for raw in value:
+            kind, url = parse_endpoint(str(raw))
+            entry = f"{kind}={url}"
+            if entry in seen:
+                raise ValueError(f"endpoint {url} is listed twice")
+            seen.append(entry)
+        return seen
+
+    def endpoint_list(self) -> list[tuple[str, str]]:
+        """(kind, url) of every endpoint to balance over, `ollama_hosts` included; kind is ollama or openai."""
+        return [("ollama", h) for h in self.ollama_hosts] + [parse_endpoint(e) for e in self.endpoints]
+
+    @model_validator(mode="after")
+    def _one_kind_of_endpoint(self) -> BatchSpec:
+        kinds = {kind for kind, _ in self.endpoint_list()}
+        if len(kinds) > 1:
+            raise ValueError("endpoints mix Ollama and OpenAI-compatible servers; list servers of one kind")
+        urls = [url for _, url in self.endpoint_list()]
+        if len(set(urls)) != len(urls):
+            raise ValueError("an endpoint is listed both in ollama_hosts and in endpoints")
+        return self
+
     @model_validator(mode="after")
     def _scale_out_needs_ray(self) -> BatchSpec:
         used = [name for name, value in (("ray_address", self.ray_address), ("ray_workers", self.ray_workers),
-                                         ("ollama_hosts", self.ollama_hosts),
+                                         ("ollama_hosts", self.ollama_hosts), ("endpoints", self.endpoints),
                                          ("endpoint_concurrency", self.endpoint_concurrency)) if value]
         if used and self.executor != "ray":
             raise ValueError(f"{', '.join(used)} only apply to executor 'ray' (got executor {self.executor!r})")
@@ -103,13 +163,14 @@ class BatchSpec(BaseModel):
 
     def run_config(self, condition: str) -> RunConfig:
         """The exact RunConfig of one condition in this batch."""
+        faults = {"outage_budget_s": self.outage_budget_s, "llm_timeout_s": self.llm_timeout_s}
         return resolve_condition(
             condition,
             models=self.models,
             default_model=self.default_model,
             feedback_tests=self.feedback_tests,
             grading_protocol=self.grading_protocol,
-            **self.overrides,
+            **(faults | self.overrides),
         )
 
     def select(self, problems: list[Any]) -> list[Any]:

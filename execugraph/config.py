@@ -35,7 +35,10 @@ class RunConfig(BaseModel):
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     seed: int = 0
     max_tokens: int = Field(default=768, ge=16, le=32768)
-    llm_timeout_s: float = Field(default=300.0, gt=0)
+    # Read timeout of one LLM call: long enough for a server to load a large model cold (a timeout is retried).
+    llm_timeout_s: float = Field(default=900.0, gt=0, le=86400)
+    # How long an endpoint may stay unreachable (errors waited out with backoff) before its trials end.
+    outage_budget_s: float = Field(default=600.0, ge=0, le=7 * 86400)
     test_timeout_s: float = Field(default=5.0, gt=0, le=600)
     memory_mb: int = Field(default=512, ge=32, le=65536)
     cache: bool | None = None

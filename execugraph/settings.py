@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_ROOT / "data"
 DEFAULT_DB_PATH = PROJECT_ROOT / "runs.db"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+DEFAULT_OPENAI_BASE_URL = "http://localhost:8000/v1"
 DEFAULT_MODEL = "llamacpp:default"
 DEFAULT_IMPORT_MAX_BYTES = 1024**3  # what one import may unpack to
 DEFAULT_UPLOAD_MAX_BYTES = 200 * 1024**2  # one file uploaded to the dashboard (a suite, a zip to import)
@@ -32,6 +33,9 @@ class Settings:
     embed_backend: str  # "onnx" (ONNX Runtime, torch as fallback) or "torch"
     import_max_bytes: int = DEFAULT_IMPORT_MAX_BYTES  # EXECUGRAPH_IMPORT_MAX_BYTES, e.g. 2GiB
     upload_max_bytes: int = DEFAULT_UPLOAD_MAX_BYTES  # EXECUGRAPH_UPLOAD_MAX_BYTES, e.g. 50MiB
+    openai_base_url: str = DEFAULT_OPENAI_BASE_URL  # an OpenAI-compatible server (vLLM, llama.cpp, LM Studio, ...)
+    # Sent as the bearer token to that server; never stored, exported, logged or shown (hence repr=False).
+    openai_api_key: str | None = field(default=None, repr=False)
 
 
 def _db_url_from(value: str | None) -> str:
@@ -101,4 +105,6 @@ def load_settings(db: str | None = None) -> Settings:
         embed_backend=os.environ.get("EXECUGRAPH_EMBED_BACKEND", "onnx"),
         import_max_bytes=_size_from_env("EXECUGRAPH_IMPORT_MAX_BYTES", DEFAULT_IMPORT_MAX_BYTES),
         upload_max_bytes=_size_from_env("EXECUGRAPH_UPLOAD_MAX_BYTES", DEFAULT_UPLOAD_MAX_BYTES),
+        openai_base_url=normalise_host(os.environ.get("EXECUGRAPH_OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL),
+        openai_api_key=os.environ.get("EXECUGRAPH_OPENAI_API_KEY") or None,
     )

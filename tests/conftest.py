@@ -7,7 +7,8 @@
 - `sqlite_store`: a fresh Store on SQLite only, for tests that need a store
   but are not about the database.
 Every test also gets EXECUGRAPH_DB pointing into its tmp_path, so nothing a
-test runs can write the developer's ./runs.db.
+test runs can write the developer's ./runs.db, and EXECUGRAPH_OPENAI_BASE_URL
+pointing at a closed loopback port.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ PG_URL_ENV = "EXECUGRAPH_TEST_PG_URL"
 @pytest.fixture(autouse=True)
 def _isolated_db_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EXECUGRAPH_DB", str(tmp_path / "runs.db"))
+    # no test reaches an OpenAI-compatible server someone runs on this machine, unless it starts its own
+    monkeypatch.setenv("EXECUGRAPH_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.delenv("EXECUGRAPH_OPENAI_API_KEY", raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -62,7 +62,36 @@ def grid_inputs(problems: list[Any]) -> None:
                 help="local: threads in the background worker; ray: one Ray task per trial (docs/scale-out.md)")
     ray = st.session_state[Batch.EXECUTOR] == "ray"
     b.text_input("Ray address (empty = local cluster)", key=Batch.RAY_ADDRESS, disabled=not ray)
-    c.text_input("Ollama hosts (comma-separated, empty = OLLAMA_HOST)", key=Batch.OLLAMA_HOSTS, disabled=not ray)
+    c.text_input(
+        "LLM endpoints (comma-separated)",
+        key=Batch.OLLAMA_HOSTS,
+        disabled=not ray,
+        help="Ollama servers (http://host:11434) or OpenAI-compatible ones (http://host:8000/v1) to balance "
+        "trials over; empty: OLLAMA_HOST or EXECUGRAPH_OPENAI_BASE_URL, whichever the models use",
+    )
+    fault_inputs()
+
+
+def fault_inputs() -> None:
+    """How long trials wait for an LLM endpoint that stopped answering, and the read timeout of one call."""
+    a, b = st.columns(2)
+    a.number_input(
+        "Outage budget per endpoint (minutes)",
+        min_value=0.0,
+        max_value=7 * 24 * 60.0,
+        step=1.0,
+        key=Batch.OUTAGE_BUDGET_MIN,
+        help="While an LLM endpoint is down its trials wait and retry (the batch shows 'waiting: ...'); "
+        "only after this long do they end as llm_error",
+    )
+    b.number_input(
+        "LLM read timeout (seconds)",
+        min_value=1.0,
+        max_value=86400.0,
+        step=60.0,
+        key=Batch.LLM_TIMEOUT_S,
+        help="Per call; generous by default so a server can load a large model cold (a timeout is retried)",
+    )
 
 
 def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, models: dict[str, str]) -> BatchSpec:
@@ -83,6 +112,8 @@ def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, 
         feedback_tests=s[Batch.FEEDBACK],
         executor=s[Batch.EXECUTOR],
         **_ray_fields(s),
+        outage_budget_s=float(s[Batch.OUTAGE_BUDGET_MIN]) * 60.0,
+        llm_timeout_s=float(s[Batch.LLM_TIMEOUT_S]),
         title=s[Batch.TITLE].strip(),
     )
 
@@ -92,4 +123,4 @@ def _ray_fields(s: Any) -> dict[str, Any]:
     if s[Batch.EXECUTOR] != "ray":
         return {}
     hosts = [h.strip() for h in s[Batch.OLLAMA_HOSTS].split(",") if h.strip()]
-    return {"ray_address": s[Batch.RAY_ADDRESS].strip() or None, "ollama_hosts": hosts}
+    return {"ray_address": s[Batch.RAY_ADDRESS].strip() or None, "endpoints": hosts}

@@ -24,6 +24,12 @@ def _line(row: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def _waiting(where: Any, row: dict[str, Any]) -> None:
+    """The LLM endpoints this batch's trials are waiting on (they retry until it answers or the budget ends)."""
+    for line in row.get("waiting") or []:
+        where.warning(line, icon=":material/cloud_off:")
+
+
 def _start_worker() -> None:
     resources.start_worker(resources.db_url())
 
@@ -59,6 +65,7 @@ def progress_panel(store: Any) -> None:
             left.progress(row["done"] / row["total"] if row["total"] else 0.0, text=_line(row))
             if row["error"]:
                 left.caption(f":red[{row['error']}]")
+            _waiting(left, row)
             if row["status"] in ("queued", "running"):
                 right.button(
                     "Cancel",

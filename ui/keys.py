@@ -66,7 +66,9 @@ class Batch:
     FEEDBACK = "batch.feedback"
     EXECUTOR = "batch.executor"
     RAY_ADDRESS = "batch.ray_address"
-    OLLAMA_HOSTS = "batch.ollama_hosts"
+    OLLAMA_HOSTS = "batch.ollama_hosts"  # the LLM endpoints field (Ollama or OpenAI-compatible servers)
+    OUTAGE_BUDGET_MIN = "batch.outage_budget_min"
+    LLM_TIMEOUT_S = "batch.llm_timeout_s"
     TITLE = "batch.title"
     BASELINE = "batch.baseline"
     LAUNCH = "batch.launch"
@@ -194,6 +196,8 @@ DEFAULTS: dict[str, Any] = {
     Batch.EXECUTOR: "local",
     Batch.RAY_ADDRESS: "",
     Batch.OLLAMA_HOSTS: "",
+    Batch.OUTAGE_BUDGET_MIN: 10.0,
+    Batch.LLM_TIMEOUT_S: 900.0,
     Batch.TITLE: "",
     Batch.BASELINE: 0.5,
     Batch.LAUNCHED: None,

@@ -60,14 +60,14 @@ def db_url() -> str:
 
 
 @st.cache_data(ttl=30, show_spinner=False)
-def _health(url: str, ollama_host: str) -> list[Check]:
+def _health(url: str, ollama_host: str, openai_base_url: str = "") -> list[Check]:
     return run_checks(load_settings(url), load_model=False)
 
 
 def health() -> list[Check]:
     """Provider, database and sandbox checks, refreshed at most every 30 s."""
     s = settings()
-    return _health(s.db_url, s.ollama_host)
+    return _health(s.db_url, s.ollama_host, s.openai_base_url)
 
 
 def start_worker(url: str) -> bool:
@@ -95,11 +95,16 @@ def worker_alive() -> bool:
 
 
 @st.cache_data(ttl=30, show_spinner=False)
-def model_choices(ollama_host: str) -> tuple[list[str], str | None]:
-    """Pickable model specs and, when Ollama is down, why (cached 30 s)."""
+def _model_choices(ollama_host: str, openai_base_url: str) -> tuple[list[str], str | None]:
     from execugraph.views import model_choices as choices
 
-    return choices(ollama_host)
+    return choices(ollama_host, openai_base_url)
+
+
+def model_choices(ollama_host: str, openai_base_url: str | None = None) -> tuple[list[str], str | None]:
+    """Pickable model specs (embedded, Ollama's, the OpenAI-compatible server's) and, when no server answers,
+    why (cached 30 s)."""
+    return _model_choices(ollama_host, openai_base_url or settings().openai_base_url)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model and the technique index...")

@@ -12,7 +12,9 @@ every attempt:
   partial trace is wiped (`leases.reset_trial`, which also supersedes the lost
   attempt) and the trial is resubmitted to a live worker, reason noted;
 - the trial ended with an LLM error and its endpoint now fails its health
-  check -> the endpoint is drained and the trial rerun on another, reason noted;
+  check, or the endpoint stayed unreachable past the trial's wait (with several
+  endpoints a worker waits only `reroute_after_s` before giving a trial back)
+  -> the endpoint is drained and the trial rerun on another, reason noted;
 - anything else is the trial's result, as the local runner would store it.
 
 After `max_attempts` a trial is stored as an error naming every attempt, so a
@@ -43,7 +45,7 @@ from execugraph.runner import Progress, batch_spec_of, progress
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
 from execugraph.scaleout.workers import WorkerPool, WorkerSlot
 from execugraph.settings import load_settings
-from execugraph.store import leases
+from execugraph.store import leases, utcnow
 
 log = logging.getLogger("execugraph.scaleout")
 
@@ -57,7 +59,10 @@ class ScaleOptions:
     health_every_s: float = 5.0  # periodic GET /api/tags of every endpoint
     probe_timeout_s: float = 2.0
     max_attempts: int = 4  # per trial, counting the first
-    all_down_grace_s: float = 120.0  # no healthy endpoint this long with work left -> run failed
+    # no healthy endpoint this long with work left -> run failed; None: the batch's outage budget
+    all_down_grace_s: float | None = None
+    # with several endpoints, a trial waits this long for an unreachable one, then moves to another
+    reroute_after_s: float = 20.0
     worker_cpus: float = 1.0  # Ray CPU resource each worker actor reserves
     worker_start_timeout_s: float = 180.0
     poll_s: float = 0.25
@@ -76,15 +81,31 @@ class Attempt:
     worker: WorkerSlot | None = None
 
 
-def ollama_models(configs: dict[str, RunConfig]) -> list[str]:
-    """The Ollama model names any role of any condition uses (what a healthy endpoint must serve)."""
+def served_models(configs: dict[str, RunConfig], kind: str = "ollama") -> list[str]:
+    """The model names of provider `kind` any role of any condition uses (what a healthy endpoint must serve)."""
     names = set()
     for config in configs.values():
         for role in ROLES:
             spec = parse_spec(config.model_for(role))
-            if spec.provider == "ollama":
+            if spec.provider == kind:
                 names.add(spec.name)
     return sorted(names)
+
+
+def ollama_models(configs: dict[str, RunConfig]) -> list[str]:
+    """The Ollama model names any role of any condition uses."""
+    return served_models(configs, "ollama")
+
+
+def batch_endpoints(spec: BatchSpec, configs: dict[str, RunConfig]) -> tuple[str, list[str]]:
+    """(kind, urls) of the endpoints to balance over: the batch's own, else the configured server its models use."""
+    listed = spec.endpoint_list()
+    if listed:
+        return listed[0][0], [url for _, url in listed]
+    settings = load_settings()
+    if served_models(configs, "openai") and not served_models(configs, "ollama"):
+        return "openai", [settings.openai_base_url]
+    return "ollama", [settings.ollama_host]
 
 
 def cluster_nodes() -> list[dict[str, Any]]:
@@ -121,6 +142,9 @@ class RayBatchDriver:
         self.concurrency = 1  # trials in flight in total, from the batch spec
         self._problems: dict[tuple[str, str], Any] = {}
         self._last_progress = 0.0
+        self.kind = "ollama"  # of the endpoints balanced over (ollama | openai)
+        self.grace_s: float = 120.0
+        self._down_since: dict[str, Any] = {}  # url -> when the driver first saw it drained
 
     # -- lifecycle
 
@@ -172,9 +196,12 @@ class RayBatchDriver:
 
     def _drive(self, spec: BatchSpec) -> tuple[str, str | None]:
         configs = {c: spec.run_config(c) for c in spec.conditions}
-        models = ollama_models(configs)
-        hosts = spec.ollama_hosts or [load_settings().ollama_host]
+        self.kind, hosts = batch_endpoints(spec, configs)
+        models = served_models(configs, self.kind)
         self.concurrency = spec.concurrency
+        self.grace_s = self.options.all_down_grace_s
+        if self.grace_s is None:
+            self.grace_s = spec.outage_budget_s
         self.balancer = EndpointBalancer(
             hosts,
             spec.endpoint_concurrency or spec.concurrency,
@@ -182,6 +209,8 @@ class RayBatchDriver:
             checked=bool(models),
             check_every_s=self.options.health_every_s,
             probe_timeout_s=self.options.probe_timeout_s,
+            kind=self.kind,
+            on_health=self._note_health,
         )
         self.balancer.check_all()
         self.balancer.start()
@@ -227,10 +256,10 @@ class RayBatchDriver:
                 work_left = bool(retry) or not queue_empty
                 if work_left and endpoints_down:
                     down_since = down_since or now
-                    if now - down_since > self.options.all_down_grace_s:
+                    if now - down_since > self.grace_s:
                         failure = (
                             f"no LLM endpoint passed its health check for "
-                            f"{self.options.all_down_grace_s:.0f} s: {self.balancer.describe()}"
+                            f"{self.grace_s:.0f} s: {self.balancer.describe()}"
                         )
                         log.error("run %s: %s", self.run_id, failure)
                 else:
@@ -306,7 +335,10 @@ class RayBatchDriver:
                 "config": configs[attempt.trial.condition],
                 "seed": attempt.trial.seed,
                 "trial_index": attempt.trial.trial_index,
-                "ollama_host": endpoint.url,
+                "ollama_host": endpoint.url if self.kind == "ollama" else None,
+                "openai_base_url": endpoint.url if self.kind == "openai" else None,
+                # with somewhere else to go, an unreachable endpoint is left for another instead of waited out
+                "reroute_after_s": self.options.reroute_after_s if len(self.balancer.endpoints) > 1 else None,
             }
             in_flight[self.pool.submit(worker, task)] = attempt
         return queue_empty
@@ -341,9 +373,13 @@ class RayBatchDriver:
         if outcome.get("superseded"):
             log.warning("trial %s: %s", attempt.trial.id, outcome.get("message"))
             return
-        if outcome["status"] == "error" and outcome.get("error_class") == "llm_error" and self.balancer.checked:
+        if outcome["status"] == "error" and outcome.get("error_class") == "llm_error" and (
+            self.balancer.checked or outcome.get("unreachable")
+        ):
             # an endpoint already drained is not probed again for every trial that failed on it
             reason = endpoint.reason if not endpoint.healthy else self.balancer.check(endpoint)
+            if reason is None and outcome.get("unreachable"):  # it stopped answering calls: try elsewhere
+                reason = f"unreachable from the trial ({outcome['unreachable']})"
             if reason is not None:
                 first = (outcome.get("message") or "").strip().splitlines()[:1]
                 self._retry(
@@ -376,6 +412,17 @@ class RayBatchDriver:
         retry.appendleft(attempt)
 
     # -- status
+
+    def _note_health(self, endpoint: Endpoint, reason: str | None) -> None:
+        """Show a drained endpoint as a wait while no endpoint is healthy; clear it when it is back."""
+        assert self.balancer is not None
+        if reason is None:
+            self._down_since.pop(endpoint.url, None)
+            self.store.note_endpoint_up(self.run_id, endpoint.url)
+            return
+        since = self._down_since.setdefault(endpoint.url, utcnow())
+        if not self.balancer.healthy():
+            self.store.note_endpoint_down(self.run_id, endpoint.url, since, reason)
 
     def _cancel_requested(self) -> bool:
         run = self.store.get_run(self.run_id)

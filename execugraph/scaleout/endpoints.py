@@ -1,13 +1,14 @@
-"""Balancing trials over several Ollama endpoints, with health checks and draining.
+"""Balancing trials over several LLM endpoints (Ollama or OpenAI-compatible), with health checks and draining.
 
 Each endpoint has a limit on trials in flight (a trial talks to one endpoint at
 a time, so this bounds its concurrent LLM calls, like OLLAMA_NUM_PARALLEL on
 the server). A new trial goes to the healthy endpoint with the most free
-slots. Health is GET /api/tags answering in time and listing every Ollama
-model the batch uses: checked for all endpoints at start, then periodically
-by a background thread, and at once for an endpoint a trial just failed on.
-A failing endpoint is drained (gets no new trials; the reason is kept) and
-re-admitted when a check passes again.
+slots. Health is the endpoint's model list answering in time and naming every
+model of its kind the batch uses: GET /api/tags for Ollama, GET /models under
+the /v1 base URL for an OpenAI-compatible server. It is checked for all
+endpoints at start, then periodically by a background thread, and at once for
+an endpoint a trial just failed on. A failing endpoint is drained (gets no new
+trials; the reason is kept) and re-admitted when a check passes again.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import urllib.error
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from execugraph.health import ollama_models
+from execugraph.health import ollama_models, openai_models
 
 log = logging.getLogger("execugraph.scaleout")
 
@@ -30,6 +31,19 @@ Probe = Callable[[str, float], list[str]]
 def full_model_name(name: str) -> str:
     """Ollama treats `name` without a tag as `name:latest`."""
     return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+def _openai_probe(url: str, timeout: float) -> list[str]:
+    from execugraph.settings import load_settings
+
+    return openai_models(url, timeout_s=timeout, api_key=load_settings().openai_api_key)
+
+
+# kind -> (the probe, the path it reads, how a model name is compared)
+KINDS: dict[str, tuple[Probe, str, Callable[[str], str]]] = {
+    "ollama": (lambda url, timeout: ollama_models(url, timeout_s=timeout), "/api/tags", full_model_name),
+    "openai": (_openai_probe, "/models", lambda name: name),
+}
 
 
 @dataclass
@@ -52,8 +66,10 @@ class Endpoint:
 class EndpointBalancer:
     """Hands out endpoint slots to trials; drains and re-admits endpoints on health checks.
 
-    With `checked=False` (no role of the batch uses Ollama) endpoints are never
-    probed: they only bound concurrency.
+    With `checked=False` (no role of the batch uses a model of this kind) endpoints
+    are never probed: they only bound concurrency. `on_health(endpoint, reason)` is
+    called after every check that found it unhealthy (reason) or that re-admitted
+    it (None).
     """
 
     def __init__(
@@ -66,17 +82,24 @@ class EndpointBalancer:
         check_every_s: float = 5.0,
         probe_timeout_s: float = 2.0,
         probe: Probe | None = None,
+        kind: str = "ollama",
+        on_health: Callable[[Endpoint, str | None], None] | None = None,
     ) -> None:
         self.endpoints = [Endpoint(url, limit) for url in urls]
         if not self.endpoints:
             raise ValueError("at least one LLM endpoint is needed")
         if limit < 1:
             raise ValueError(f"per-endpoint concurrency must be at least 1, got {limit}")
-        self.required = sorted({full_model_name(m) for m in required_models})
+        if kind not in KINDS:
+            raise ValueError(f"unknown endpoint kind {kind!r}; use {' or '.join(KINDS)}")
+        default_probe, self._path, self._name = KINDS[kind]
+        self.kind = kind
+        self.required = sorted({self._name(m) for m in required_models})
         self.checked = checked
         self.check_every_s = check_every_s
         self.probe_timeout_s = probe_timeout_s
-        self._probe = probe or (lambda url, timeout: ollama_models(url, timeout_s=timeout))
+        self._probe = probe or default_probe
+        self._on_health = on_health
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -118,6 +141,7 @@ class EndpointBalancer:
         if not self.checked:
             return None
         reason = self._diagnose(endpoint.url)
+        readmitted = False
         with self._lock:
             if reason is not None and endpoint.healthy:
                 endpoint.healthy, endpoint.reason = False, reason
@@ -126,8 +150,14 @@ class EndpointBalancer:
             elif reason is None and not endpoint.healthy:
                 log.warning("LLM endpoint %s passes its health check again (was: %s)", endpoint.url, endpoint.reason)
                 endpoint.healthy, endpoint.reason = True, None
+                readmitted = True
             elif reason is not None:
                 endpoint.reason = reason
+        if self._on_health is not None and (reason is not None or readmitted):
+            try:
+                self._on_health(endpoint, reason)
+            except Exception:  # reporting must never stop the health checks
+                log.exception("on_health callback failed for %s", endpoint.url)
         return reason
 
     def check_all(self) -> None:
@@ -136,12 +166,13 @@ class EndpointBalancer:
 
     def _diagnose(self, url: str) -> str | None:
         try:
-            served = {full_model_name(m) for m in self._probe(url, self.probe_timeout_s)}
+            served = {self._name(m) for m in self._probe(url, self.probe_timeout_s)}
         except Exception as exc:  # refused, reset, timeout, HTTP 503, garbage: all mean "do not send trials"
-            return f"health check GET {url}/api/tags failed: {_why(exc)}"
+            return f"health check GET {url.rstrip('/')}{self._path} failed: {_why(exc)}"
         missing = [m for m in self.required if m not in served]
         if missing:
-            return f"health check: model(s) {', '.join(missing)} not pulled on {url}"
+            verb = "pulled on" if self.kind == "ollama" else "served by"
+            return f"health check: model(s) {', '.join(missing)} not {verb} {url}"
         return None
 
     def start(self) -> None:

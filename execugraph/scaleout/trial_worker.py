@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from datetime import datetime
 from typing import Any
 
@@ -68,20 +69,28 @@ class TrialWorker:
         token: datetime = task["token"]
         fenced = FencedStore(store, task["trial_id"], token)
         where = {"host": socket.gethostname(), "pid": os.getpid()}
+        config = task["config"]
+        reroute = task.get("reroute_after_s")
+        if reroute is not None and reroute < config.outage_budget_s:  # the driver moves it elsewhere instead
+            config = config.model_copy(update={"outage_budget_s": reroute})
+        deps = TrialDeps(pool=pool, ollama_host=task.get("ollama_host"), openai_base_url=task.get("openai_base_url"),
+                         interrupted=_superseded_check(fenced))
         try:
             fenced.check()
             result = run_trial(
                 task["problem"],
-                task["config"],
+                config,
                 fenced,
                 run_id=task["run_id"],
                 seed=task["seed"],
                 trial_index=task["trial_index"],
                 trial_id=task["trial_id"],
-                deps=TrialDeps(pool=pool, ollama_host=task["ollama_host"]),
+                deps=deps,
             )
         except SupersededError as exc:
             return {"superseded": True, "message": str(exc), **where}
+        if result.status == "abandoned":
+            return {"superseded": True, "message": result.message, **where}
         error_class = None if result.passed else result.verdict
         return {
             "superseded": False,
@@ -89,6 +98,7 @@ class TrialWorker:
             "passed": result.passed,
             "error_class": error_class,
             "message": result.message,
+            "unreachable": result.unreachable,
             **where,
         }
 
@@ -105,6 +115,24 @@ class TrialWorker:
             pool.close()
         if store is not None:
             store.close()
+
+
+def _superseded_check(fenced: FencedStore, every_s: float = 2.0) -> Any:
+    """While a trial waits for its endpoint: stop waiting (writing nothing) once the driver has moved on."""
+    from execugraph.outages import TrialInterrupted
+
+    last = [time.monotonic()]
+
+    def interrupted() -> TrialInterrupted | None:
+        now = time.monotonic()
+        if now - last[0] < every_s:
+            return None
+        last[0] = now
+        if fenced.is_current():
+            return None
+        return TrialInterrupted("abandoned", f"trial {fenced.trial_id}: the driver superseded this attempt")
+
+    return interrupted
 
 
 def _ray_node_id() -> str | None:

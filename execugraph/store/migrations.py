@@ -22,11 +22,14 @@ from sqlalchemy import (
     DateTime,
     Engine,
     Float,
+    ForeignKey,
     Index,
+    Integer,
     MetaData,
     String,
     Table,
     Text,
+    UniqueConstraint,
     false,
     select,
     text,
@@ -98,6 +101,25 @@ def _m0003_problem_difficulty(conn: Connection) -> None:
     _add_column(conn, "problem", Column("rationale", Text, nullable=False, server_default=""))
 
 
+def _m0004_endpoint_waits(conn: Connection) -> None:
+    """Runs record the LLM endpoints their trials are waiting on, so other processes can show it."""
+    metadata = MetaData()
+    Table("run", metadata, Column("id", Integer, primary_key=True))  # only for the foreign key
+    wait = Table(
+        "endpoint_wait",
+        metadata,
+        Column("id", Integer, primary_key=True),
+        Column("run_id", Integer, ForeignKey("run.id"), nullable=False),
+        Column("endpoint", String, nullable=False),
+        Column("since", DateTime(timezone=True), nullable=False),
+        Column("last_error", Text, nullable=False),
+        Column("updated_at", DateTime(timezone=True), nullable=False),
+        UniqueConstraint("run_id", "endpoint", name="uq_endpoint_wait_run_endpoint"),
+    )
+    Index("ix_endpoint_wait_run_id", wait.c.run_id)
+    wait.create(conn)
+
+
 def _m0005_grading_protocol(conn: Connection) -> None:
     """Record each trial's grading protocol and suite digest; keep a problem's prompt preamble and own timeout."""
     _add_column(conn, "trial", Column("grading_protocol", String, nullable=True))
@@ -110,6 +132,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _m0001_initial),
     Migration("0002_worker_control", _m0002_worker_control),
     Migration("0003_problem_difficulty", _m0003_problem_difficulty),
+    Migration("0004_endpoint_waits", _m0004_endpoint_waits),
     Migration("0005_grading_protocol", _m0005_grading_protocol),
 )
 LATEST = MIGRATIONS[-1].name

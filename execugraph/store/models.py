@@ -325,6 +325,23 @@ class LLMCacheEntry(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class EndpointWait(SQLModel, table=True):
+    """An LLM endpoint a run's trials are waiting on (it stopped answering); removed when it answers again.
+
+    Written by whichever process runs the trials, read by `status` and the dashboard in others.
+    """
+
+    __tablename__ = "endpoint_wait"
+    __table_args__ = (UniqueConstraint("run_id", "endpoint", name="uq_endpoint_wait_run_endpoint"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="run.id", index=True)
+    endpoint: str
+    since: datetime  # when the outage started (first failed call)
+    last_error: str = Field(default="", sa_type=CleanText)
+    updated_at: datetime = Field(default_factory=utcnow)  # last failed call: a wait not renewed is stale
+
+
 class SchemaMigration(SQLModel, table=True):
     """One applied migration; the newest name is the schema version."""
 
@@ -334,4 +351,6 @@ class SchemaMigration(SQLModel, table=True):
     applied_at: datetime = Field(default_factory=utcnow)
 
 
-STORE_TABLES = (Run, Trial, Step, LLMCall, Execution, RetrievalHit, ProblemRecord, LLMCacheEntry, SchemaMigration)
+STORE_TABLES = (
+    Run, Trial, Step, LLMCall, Execution, RetrievalHit, ProblemRecord, LLMCacheEntry, EndpointWait, SchemaMigration,
+)

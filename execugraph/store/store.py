@@ -24,7 +24,7 @@ from sqlmodel import Session, SQLModel, select
 
 from execugraph.problem import Problem
 from execugraph.settings import load_settings
-from execugraph.store import bulk, migrations, queries
+from execugraph.store import bulk, migrations, queries, waits
 from execugraph.store.engine import display_url, writer
 from execugraph.store.errors import StoreReadOnlyError, StoreUnavailableError
 from execugraph.store.models import (
@@ -35,6 +35,7 @@ from execugraph.store.models import (
     RUN_STATUSES,
     TEST_SOURCES,
     TRIAL_STATUSES,
+    EndpointWait,
     Execution,
     LLMCacheEntry,
     LLMCall,
@@ -326,6 +327,7 @@ class Store:
         """
         trial_ids = select(_table(Trial).c.id).where(_table(Trial).c.run_id == run_id).scalar_subquery()
         with self._write() as session:
+            session.exec(delete(_table(EndpointWait)).where(_table(EndpointWait).c.run_id == run_id))
             for child in (LLMCall, Execution, RetrievalHit, Step):
                 table = _table(child)
                 session.exec(delete(table).where(table.c.trial_id.in_(trial_ids)))
@@ -657,3 +659,22 @@ class Store:
         """Pass rates and costs overall, per condition, per category and per pair (see queries.run_summary)."""
         with self.engine.connect() as conn:
             return queries.run_summary(conn, run_id)
+
+    # -- endpoint waits (see waits.py) ------------------------------------------
+
+    def note_endpoint_down(self, run_id: int, endpoint: str, since: datetime, last_error: str) -> None:
+        """Record that the run's trials wait on `endpoint`, unreachable since `since` (refreshes an existing wait)."""
+        _check_fields(EndpointWait, {"since": since})
+        waits.note_down(self.engine, run_id, endpoint, since, last_error)
+
+    def note_endpoint_up(self, run_id: int, endpoint: str) -> None:
+        """`endpoint` answered again: the run no longer waits on it."""
+        waits.note_up(self.engine, run_id, endpoint)
+
+    def clear_endpoint_waits(self, run_id: int) -> None:
+        """Forget every endpoint wait of the run."""
+        waits.clear(self.engine, run_id)
+
+    def endpoint_waits(self, run_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+        """Live waits per run (oldest outage first); waits whose writer stopped refreshing them are left out."""
+        return waits.current(self.engine, list(run_ids))

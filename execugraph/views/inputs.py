@@ -95,16 +95,35 @@ def adhoc_tests_from_assert(source: str, call: str = "", entry_point: str | None
     return [test]
 
 
-def model_choices(ollama_host: str) -> tuple[list[str], str | None]:
-    """Model specs one can pick now (embedded first, then pulled Ollama models) and why Ollama is missing."""
+def model_choices(ollama_host: str, openai_base_url: str | None = None) -> tuple[list[str], str | None]:
+    """Model specs one can pick now (embedded first, then Ollama's and the OpenAI-compatible server's models)
+    and, when neither server answers, why."""
     from execugraph.health import ollama_models
 
+    choices, missing = [EMBEDDED_SPEC], []
     try:
-        pulled = ollama_models(ollama_host)
+        choices += [f"ollama:{name}" for name in ollama_models(ollama_host)]
     except (OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return [EMBEDDED_SPEC], f"Ollama not reachable at {ollama_host} ({reason})"
-    return [EMBEDDED_SPEC, *(f"ollama:{name}" for name in pulled)], None
+        missing.append(f"Ollama not reachable at {ollama_host} ({getattr(exc, 'reason', exc)})")
+    served, why = _openai_served(openai_base_url)
+    if served is None:
+        missing.append(why)
+    else:
+        choices += [f"openai:{name}" for name in served]
+    return choices, "; ".join(missing) if len(missing) == 2 else None
+
+
+def _openai_served(base_url: str | None) -> tuple[list[str] | None, str]:
+    """The models the OpenAI-compatible server lists, or None and why not."""
+    from execugraph.health import openai_models
+    from execugraph.settings import load_settings
+
+    settings = load_settings()
+    url = base_url or settings.openai_base_url
+    try:
+        return openai_models(url, api_key=settings.openai_api_key), ""
+    except (OSError, ValueError) as exc:
+        return None, f"OpenAI-compatible server not reachable at {url} ({getattr(exc, 'reason', exc)})"
 
 
 @dataclass(frozen=True)
@@ -119,14 +138,17 @@ class ModelProblem:
         return f"{self.spec}: {self.problem} - {self.fix}"
 
 
-def model_problems(specs: list[str], ollama_host: str) -> list[ModelProblem]:
+def model_problems(specs: list[str], ollama_host: str, openai_base_url: str | None = None) -> list[ModelProblem]:
     """Pre-flight check of model specs before a launch; empty when all of them can be served."""
     from execugraph.health import ollama_models
     from execugraph.llm import LLMError, embedded_model_path, parse_spec
+    from execugraph.settings import load_settings
 
     problems: list[ModelProblem] = []
     pulled: list[str] | None = None
     reachable = True
+    served: tuple[list[str] | None, str] | None = None
+    openai_url = openai_base_url or load_settings().openai_base_url
     for spec in dict.fromkeys(specs):
         try:
             parsed = parse_spec(spec)
@@ -153,6 +175,26 @@ def model_problems(specs: list[str], ollama_host: str) -> list[ModelProblem]:
                         spec,
                         f"model {parsed.name!r} is not pulled on {ollama_host}",
                         f"run `ollama pull {parsed.name}` or choose another model",
+                    )
+                )
+        elif parsed.provider == "openai":
+            served = served or _openai_served(openai_url)
+            listed, why = served
+            if listed is None:
+                problems.append(
+                    ModelProblem(
+                        spec,
+                        why,
+                        "start the server (vLLM, llama-server, LM Studio; see the README) and set "
+                        "EXECUGRAPH_OPENAI_BASE_URL, or choose another model",
+                    )
+                )
+            elif parsed.name not in listed:
+                problems.append(
+                    ModelProblem(
+                        spec,
+                        f"model {parsed.name!r} is not served by {openai_url} (it serves: {', '.join(listed) or 'none'})",
+                        "pick one of those, or start the server with that model",
                     )
                 )
         elif parsed.provider == "llamacpp":

@@ -135,9 +135,11 @@ def conditions_in_runs(store: Any, run_ids: Sequence[int]) -> list[str]:
 
 def active_batches(store: Any, *, recent: int = 3) -> list[dict[str, Any]]:
     """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
+    from execugraph.outages import waiting_lines
     from execugraph.runner import progress
 
     active = [r for s in ACTIVE_STATUSES for r in store.list_runs(kind="batch", status=s, limit=50)]
+    waiting = waiting_lines(store, [r.id for r in active])
     active.sort(key=lambda r: r.id)
     finished = [r for r in store.list_runs(kind="batch", limit=recent + len(active)) if r.status not in ACTIVE_STATUSES]
     rows = []
@@ -157,6 +159,7 @@ def active_batches(store: Any, *, recent: int = 3) -> list[dict[str, Any]]:
                 "pass_rate": p.pass_rate,
                 "eta_s": p.eta_s,
                 "error": run.error,
+                "waiting": waiting.get(run.id, []),  # `waiting: <endpoint> unreachable since ..., retrying`
             }
         )
     return rows

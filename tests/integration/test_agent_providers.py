@@ -83,9 +83,11 @@ def test_unreachable_ollama_names_the_host(sqlite_store, pool, problem):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     host = f"http://127.0.0.1:{port}"
-    config = resolve_condition("single-oneshot", default_model=f"ollama:{MODEL}")
+    config = resolve_condition("single-oneshot", default_model=f"ollama:{MODEL}", outage_budget_s=1.0)
     _, result = run_single(sqlite_store, problem, config, TrialDeps(pool=pool, ollama_host=host))
-    assert result.status == "error" and "not reachable" in result.message and host in result.message
+    # waited out for the (short) outage budget, then ended naming the host, the last error and how long
+    assert result.status == "error" and f"{host} unreachable for " in result.message
+    assert "last error: ConnectionError" in result.message and "outage budget 1 s" in result.message
 
 
 def test_greedy_calls_are_cached_and_hits_recorded(sqlite_store, pool, problem):

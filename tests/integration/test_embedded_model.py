@@ -41,7 +41,8 @@ def test_bad_specs_and_missing_files_are_clear_errors(tmp_path):
     with pytest.raises(LLMError, match="bad model spec"):
         parse_spec("gpt4")
     with pytest.raises(LLMError, match="bad model spec"):
-        parse_spec("openai:gpt-4")
+        parse_spec("vertex:gemini")
+    assert parse_spec("openai:Qwen/Qwen2.5-Coder-7B-Instruct").provider == "openai"
     with pytest.raises(LLMError, match="not found"):
         make_chat_model(f"llamacpp:{tmp_path / 'missing.gguf'}")
     with pytest.raises(LLMError, match="run id"):

@@ -39,6 +39,7 @@ FAST = ScaleOptions(
     worker_cpus=0.5,  # up to four worker actors fit on a 2-core cluster
     poll_s=0.05,
     all_down_grace_s=30.0,
+    reroute_after_s=1.0,  # a trial leaves an unreachable endpoint for another after 1 s
     worker_start_timeout_s=120.0,
 )
 
@@ -388,3 +389,37 @@ def test_scale_out_fields_are_validated():
     with pytest.raises(ValueError, match="bad Ollama host"):
         BatchSpec(executor="ray", ollama_hosts=["ftp://a"])
     assert BatchSpec(executor="ray", ollama_hosts=["a:11434"]).ollama_hosts == ["http://a:11434"]
+
+
+def test_with_one_endpoint_an_outage_is_waited_out_by_the_workers(ray_cluster, tmp_path):
+    store = Store.open(f"sqlite:///{tmp_path / 'wait.db'}")
+    expected = 4 * 2 * 2
+    with standin(0.3) as a:
+        run_id = enqueue_batch(store, ray_spec([a.url], outage_budget_s=300), problems(4))
+        with DriverThread(store, run_id) as runner:
+            wait_until(lambda: progress(store, run_id).done >= 2, what="2 finished trials")
+            a.set_down(True, mode="503")
+            wait_until(lambda: store.endpoint_waits([run_id]), what="the wait to be recorded")
+            time.sleep(2)
+            assert Counter(t.status for t in store.trials_for_run(run_id))["error"] == 0
+            a.set_down(False)
+            assert runner.join() == "done"
+    assert_complete_and_unique(store, run_id, expected)  # every trial once, none an error
+    assert store.endpoint_waits([run_id]) == {}
+
+
+def test_openai_compatible_endpoints_through_the_endpoints_flag(ray_cluster, tmp_path):
+    from tests.support.openai_server import ALIAS, LlamaCppServer
+
+    store = Store.open(f"sqlite:///{tmp_path / 'openai.db'}")
+    with LlamaCppServer(log=tmp_path / "server.log") as server:
+        spec = ray_spec([], endpoints=[server.base_url], conditions=["single-oneshot"], default_model=f"openai:{ALIAS}",
+                        overrides={"cache": False, "max_tokens": 64}, concurrency=2, ray_workers=1)
+        assert spec.endpoint_list() == [("openai", server.base_url)]
+        run_id = enqueue_batch(store, spec, problems(1))
+        assert run_on_ray(store, run_id, options=FAST) == "done"
+    trials = store.trials_for_run(run_id)
+    assert len(trials) == 2 and {t.status for t in trials} == {"done"}
+    for trial in trials:
+        (call,) = store.llm_calls_for_trial(trial.id)
+        assert call.provider == "openai" and call.tokens_in > 0 and call.tokens_out > 0

@@ -25,6 +25,7 @@ What the real client raises (pinned by tests/integration/test_ollama_client.py):
     set_down(mode="reset") httpx.ReadError (connection reset by peer), also for calls in flight
     set_down(mode="503")   ollama.ResponseError, status_code 503
     set_down(mode="refuse") the listening socket is closed: new connections are refused as above
+    set_slow(seconds)       every chat call answers that much later (a server loading a model cold)
     latency > client timeout httpx.ReadTimeout
     validate_model_on_init  ChatOllama(...) raises ValueError "Model `x` not found in Ollama ..."
 
@@ -466,6 +467,7 @@ class OllamaStandIn:
         self._lock = threading.Lock()
         self._state = threading.Condition(self._lock)  # wakes latency sleepers when the endpoint dies
         self._down_mode: DownMode | None = None
+        self.slow_s = 0.0  # extra delay per chat call (set_slow)
         self._in_flight = 0
         self._limit = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
         self._connections: set[socket.socket] = set()
@@ -531,6 +533,14 @@ class OllamaStandIn:
         elif not down and previous == "refuse":
             self.start()  # rebinds the same port (SO_REUSEADDR)
 
+    def set_slow(self, seconds: float) -> None:
+        """Delay every chat call by `seconds` more (0 ends it), like a server loading a large model."""
+        if seconds < 0:
+            raise ValueError(f"seconds must be >= 0, got {seconds}")
+        with self._state:
+            self.slow_s = seconds
+            self._state.notify_all()
+
     # -- assertions
 
     @property
@@ -565,8 +575,8 @@ class OllamaStandIn:
             record.outcome, record.reply, record.finished_at = outcome, reply, time.monotonic()
 
     def _wait_latency(self) -> bool:
-        """Sleep the configured latency; return True early if the endpoint goes down meanwhile."""
-        deadline = time.monotonic() + self.latency_s
+        """Sleep the configured latency (plus any slowness); return True early if the endpoint goes down meanwhile."""
+        deadline = time.monotonic() + self.latency_s + self.slow_s
         with self._state:
             while self._down_mode is None:
                 left = deadline - time.monotonic()

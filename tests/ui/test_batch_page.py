@@ -143,4 +143,4 @@ def test_the_ray_executor_and_its_endpoints_reach_the_stored_spec(app, db_store)
     no_exception(at)
     spec = db_store.get_run(at.session_state[Batch.LAUNCHED]).config["batch"]
     assert spec["executor"] == "ray" and spec["ray_address"] is None
-    assert spec["ollama_hosts"] == ["http://127.0.0.1:11434", "http://127.0.0.1:11435"]
+    assert spec["endpoints"] == ["ollama=http://127.0.0.1:11434", "ollama=http://127.0.0.1:11435"]

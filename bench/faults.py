@@ -1,0 +1,173 @@
+"""A batch through repeated LLM endpoint outages: nothing may be lost, run twice or turned into an error.
+
+A real `worker` subprocess runs a batch against a loopback Ollama-compatible stand-in (real HTTP,
+real sandbox, real SQLite store). Between short stretches of service the endpoint fails the way
+real servers do, each for up to `--outage-s` seconds: killed (listener gone, open connections
+reset), HTTP 503, connections reset, connections refused, and answers slower than the read
+timeout. During every outage the script asks `python -m execugraph status` (another process)
+whether it shows `waiting: <endpoint> unreachable since HH:MM:SS, retrying`.
+
+Printed at the end: trials lost, run twice and errored (all must be 0), status lines shown (one
+per outage), and whether the run ended `done` with every trial graded. Exit status 1 otherwise.
+
+Adding a fault: append a `Phase(name, begin, end)` to the list `phases()` returns (or pass one to
+`run_bench(extra_phases=...)`); `begin()` starts the fault, `end()` ends it. A database-lock phase
+(another connection holding SQLite's write lock) belongs there too; see `Phase`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from execugraph.batch_spec import BatchSpec  # noqa: E402
+from execugraph.outages import waiting_lines  # noqa: E402
+from execugraph.runner import enqueue_batch, progress  # noqa: E402
+from execugraph.store import Store  # noqa: E402
+from tests.support.bench_workload import REPLIES, problems  # noqa: E402
+from tests.support.ollama_server import OllamaStandIn  # noqa: E402
+from tests.support.role_responder import role_responder  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Phase:
+    """One fault: `begin()` starts it, `end()` ends it (after the outage length, or when told).
+
+    The hook for faults beyond the endpoint: e.g. a database lock is
+    `Phase("db-lock", begin=<open a second SQLite connection and BEGIN IMMEDIATE>, end=<roll it back>)`;
+    while it lasts the batch must stall, not fail, exactly as during an endpoint outage.
+    """
+
+    name: str
+    begin: Callable[[], None]
+    end: Callable[[], None]
+    endpoint_fault: bool = True  # the run should show a `waiting:` line while it lasts
+
+
+def phases(server: OllamaStandIn, slow_s: float) -> list[Phase]:
+    """The endpoint faults, in the order they are applied."""
+
+    def kill() -> None:
+        server.stop()  # the process is gone: new connections refused, open ones reset
+
+    def revive() -> None:
+        server.start()  # the same port again, as a restarted `ollama serve`
+
+    return [
+        Phase("killed", kill, revive),
+        Phase("http 503", lambda: server.set_down(True, mode="503"), lambda: server.set_down(False)),
+        Phase("reset", lambda: server.set_down(True, mode="reset"), lambda: server.set_down(False)),
+        Phase("refused", lambda: server.set_down(True, mode="refuse"), lambda: server.set_down(False, mode="refuse")),
+        Phase("slow answers", lambda: server.set_slow(slow_s), lambda: server.set_slow(0.0)),
+    ]
+
+
+def status_text(db_url: str, run_id: int) -> str:
+    """What `python -m execugraph status RUN` prints (another process, as a user would run it)."""
+    result = subprocess.run([sys.executable, "-m", "execugraph", "--db", db_url, "status", str(run_id)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return result.stdout
+
+
+def wait_for(check: Callable[[], bool], timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def run_bench(args: argparse.Namespace, extra_phases: Sequence[Phase] = ()) -> int:
+    with tempfile.TemporaryDirectory() as tmp, OllamaStandIn(
+        responder=role_responder(REPLIES), models=["m"], latency_s=args.latency_ms / 1000
+    ) as server:
+        db_url = f"sqlite:///{tmp}/faults.db"
+        store = Store.open(db_url)
+        schedule = [*phases(server, slow_s=args.timeout_s * 2 + 1), *extra_phases]
+        total = args.per_stretch * (len(schedule) + 1) + args.concurrency
+        spec = BatchSpec(benchmark="bench", conditions=["single-oneshot"], seeds=[0], default_model="ollama:m",
+                         concurrency=args.concurrency, overrides={"cache": False},
+                         outage_budget_s=max(600.0, args.outage_s * 5), llm_timeout_s=args.timeout_s)
+        run_id = enqueue_batch(store, spec, problems(total))
+        env = os.environ | {"OLLAMA_HOST": server.url, "PYTHONUNBUFFERED": "1"}
+        log = open(Path(tmp) / "worker.log", "w+")  # noqa: SIM115 - read back below
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "execugraph", "--db", db_url, "worker", "--once", "--poll-s", "0.2"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
+        )
+        print(f"{total} single-oneshot trials, concurrency {args.concurrency}, LLM latency {args.latency_ms:.0f} ms, "
+              f"read timeout {args.timeout_s:.0f} s, outages of {args.outage_s:.0f} s")
+        print(f"{'phase':<14} {'trials done before':>18} {'status line shown':>18} {'after':>7}")
+        shown = 0
+        try:
+            for phase in schedule:
+                target = progress(store, run_id).done + args.per_stretch
+                if not wait_for(lambda target=target: progress(store, run_id).done >= target, 300):
+                    raise SystemExit(f"the batch stopped progressing before phase {phase.name!r}")
+                before = progress(store, run_id).done
+                phase.begin()
+                began = time.monotonic()
+                seen_after = None
+                while time.monotonic() - began < args.outage_s:
+                    if seen_after is None and phase.endpoint_fault and "waiting: " in status_text(db_url, run_id):
+                        seen_after = time.monotonic() - began
+                    time.sleep(0.5)
+                phase.end()
+                shown += seen_after is not None
+                after = "-" if seen_after is None else f"{seen_after:.0f} s"
+                print(f"{phase.name:<14} {before:>18} {('yes' if seen_after is not None else 'no'):>18} {after:>7}")
+            worker.wait(timeout=600)
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()
+        return report(store, run_id, total, shown, len([p for p in schedule if p.endpoint_fault]), log)
+
+
+def report(store: Store, run_id: int, total: int, shown: int, outages: int, log) -> int:
+    trials = store.trials_for_run(run_id)
+    statuses = Counter(t.status for t in trials)
+    lost = total - statuses["done"] - statuses["error"]
+    twice = errored = ungraded = 0
+    for trial in trials:
+        nodes = [s.node for s in store.steps_for_trial(trial.id)]
+        calls = len(store.llm_calls_for_trial(trial.id))
+        twice += nodes.count("grade") > 1 or nodes.count("generator") > 1 or calls != trial.llm_calls
+        errored += trial.status == "error"
+        ungraded += trial.status == "done" and "grade" not in nodes
+    run = store.get_run(run_id)
+    waits = waiting_lines(store, [run_id])
+    print(f"\ntrials lost {lost}, run twice {twice}, errored {errored}; status lines shown {shown} of {outages} "
+          f"outages; run {run.status}, {statuses['done'] - ungraded}/{total} trials graded; waits left {len(waits)}")
+    ok = lost == twice == errored == ungraded == 0 and run.status == "done" and shown == outages and not waits
+    if not ok:
+        log.seek(0)
+        print("worker log (tail):\n" + "".join(log.readlines()[-20:]))
+    return 0 if ok else 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--outage-s", type=float, default=60.0, help="length of each outage")
+    parser.add_argument("--per-stretch", type=int, default=3, help="trials that finish between two outages")
+    parser.add_argument("--concurrency", type=int, default=3)
+    parser.add_argument("--latency-ms", type=float, default=300.0)
+    parser.add_argument("--timeout-s", type=float, default=5.0, help="per-call read timeout of the batch")
+    sys.exit(run_bench(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
