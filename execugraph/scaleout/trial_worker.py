@@ -17,7 +17,7 @@ import threading
 from datetime import datetime
 from typing import Any
 
-from execugraph.scaleout.fencing import FencedStore, SupersededError
+from execugraph.store.fencing import SupersededError
 
 
 class TrialWorker:
@@ -66,10 +66,10 @@ class TrialWorker:
 
         store, pool = self._resources()
         token: datetime = task["token"]
-        fenced = FencedStore(store, task["trial_id"], token)
+        fenced = store.fenced(task["trial_id"], token)
         where = {"host": socket.gethostname(), "pid": os.getpid()}
         try:
-            fenced.check()
+            fenced.check_attempt()
             result = run_trial(
                 task["problem"],
                 task["config"],
