@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -52,7 +53,10 @@ def spec(**overrides) -> BatchSpec:
     return BatchSpec(**(values | overrides))
 
 
-def start_worker(db_url: str, host: str) -> subprocess.Popen:
+def start_worker(
+    db_url: str, host: str, *, lease_s: float = 1.5, heartbeat_s: float = 0.3, log: Path | None = None
+) -> subprocess.Popen:
+    """A `worker --once` subprocess; its stderr goes to `log` when given (a pipe otherwise)."""
     env = os.environ | {"OLLAMA_HOST": host, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
         [
@@ -66,14 +70,14 @@ def start_worker(db_url: str, host: str) -> subprocess.Popen:
             "--poll-s",
             "0.2",
             "--stale-after-s",
-            "1.5",
+            str(lease_s),
             "--heartbeat-s",
-            "0.3",
+            str(heartbeat_s),
         ],
         cwd=PROJECT_ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.PIPE if log is None else log.open("ab"),
     )
 
 
@@ -86,6 +90,7 @@ def assert_complete_and_unique(store: Store, run_id: int, expected: int) -> None
         steps = store.steps_for_trial(trial.id)
         nodes = [s.node for s in steps]
         assert nodes[0] == "generator" and nodes[-1] == "grade" and all(s.ended_at for s in steps)
+        assert nodes.count("grade") == 1, (trial.id, nodes)  # one attempt's trace, never two
         assert [s.seq for s in steps] == list(range(len(steps))) or [s.seq for s in steps] == list(
             range(1, len(steps) + 1)
         )
