@@ -8,7 +8,6 @@ import logging
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -121,11 +120,12 @@ def run_batch(args: argparse.Namespace) -> int:
 
         status = run_on_ray(store, run_id, on_progress=print_progress)
     else:
-        from execugraph.runner import Worker
+        from execugraph.runner import Worker, claim_or_wait
 
         worker = Worker(store, worker_id=f"cli-{os.getpid()}")
-        claimed_at = time.monotonic()
-        if _claim(store, run_id, worker.worker_id):
+        # Run it here; if a background worker took it first, follow its progress, and take the run
+        # over should that worker die (its lease runs out).
+        while (claimed_at := claim_or_wait(store, run_id, worker.worker_id, on_progress=print_progress)) is not None:
             worker.process_run(run_id, claimed_at=claimed_at)
         status = wait_for(store, run_id, on_progress=print_progress)
     sys.stderr.write("\n")
@@ -137,13 +137,6 @@ def run_batch(args: argparse.Namespace) -> int:
     print(json.dumps({"run_id": run_id, "status": word, "passed": final.passed, "graded": final.graded,
                       "errors": final.error, "total": final.total}))
     return 0 if is_clean(word) else 1
-
-
-def _claim(store, run_id: int, worker_id: str) -> bool:
-    """Claim this run for an in-process worker unless a background worker already took it."""
-    from execugraph.store import leases
-
-    return leases.claim_run(store, worker_id, only=run_id) == run_id
 
 
 def configure_worker(parser: argparse.ArgumentParser) -> None:

@@ -14,13 +14,12 @@ import logging
 import os
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execugraph.runner import Progress, batch_spec_of, progress, wait_for
+from execugraph.runner import Progress, batch_spec_of, claim_or_wait, progress, wait_for
 from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions, cluster_nodes
 from execugraph.store import leases
 
@@ -138,15 +137,15 @@ def run_on_ray(
 ) -> str:
     """Claim a queued (or abandoned) batch run and drive it on Ray; returns its final status.
 
-    When another live worker holds the run, waits for it to finish instead, as
-    the local `batch --wait` does.
+    When another live worker holds the run, waits for it to finish instead (and
+    takes it over if that worker's lease runs out), as the local `batch --wait` does.
     """
     if store.get_run(run_id) is None:
         raise LookupError(f"run {run_id} does not exist")
     options = options or ScaleOptions()
     worker_id = worker_id or f"ray-driver:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-    claimed_at = time.monotonic()
-    if leases.claim_run(store, worker_id, options.stale_after_s, only=run_id) != run_id:
+    claimed_at = claim_or_wait(store, run_id, worker_id, options.stale_after_s, on_progress=on_progress)
+    if claimed_at is None:  # another driver or worker finished it
         return wait_for(store, run_id, on_progress=on_progress)
     status = drive_claimed_run(
         store, run_id, worker_id, options=options, on_progress=on_progress, ray_address=ray_address,

@@ -318,6 +318,31 @@ def resume(store: Any, run_id: int) -> int:
     return leases.requeue_cancelled(store, run_id)
 
 
+def claim_or_wait(
+    store: Any,
+    run_id: int,
+    worker_id: str,
+    stale_after_s: float = STALE_AFTER_S,
+    on_progress: Callable[[Progress], None] | None = None,
+    poll_s: float = 1.0,
+) -> float | None:
+    """Claim `run_id` for `worker_id`, waiting while another worker holds it, and taking it over if that
+    worker's lease runs out (it died). Returns the monotonic time the claim was sent, or None once the
+    run has left queued/running in other hands."""
+    while True:
+        sent = time.monotonic()
+        if leases.claim_run(store, worker_id, stale_after_s, only=run_id) == run_id:
+            return sent
+        run = store.get_run(run_id)
+        if run is None:
+            raise LookupError(f"run {run_id} does not exist")
+        if on_progress:
+            on_progress(progress(store, run_id))
+        if run.status not in ("queued", "running"):
+            return None
+        time.sleep(poll_s)
+
+
 def wait_for(store: Any, run_id: int, on_progress: Callable[[Progress], None] | None = None,
              poll_s: float = 1.0, timeout_s: float | None = None) -> str:
     """Block until the run leaves queued/running; returns its final status."""

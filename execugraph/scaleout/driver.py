@@ -343,6 +343,13 @@ class RayBatchDriver:
         try:
             outcome = ray.get(ref)
         except RayTaskError as exc:  # our code raised inside the worker (e.g. the database went away)
+            if isinstance(getattr(exc, "cause", None), StoreBusyError):
+                # the store refused writes past its retry budget: nothing about the trial; run it again
+                # later without charging an attempt (and never record "database is locked" as its result)
+                log.warning("trial %s: %s; queued again", attempt.trial.id, exc.cause)
+                attempt.token = leases.reset_trial(self.store, attempt.trial.id)
+                retry.append(attempt)
+                return
             cause = str(exc.cause) if getattr(exc, "cause", None) is not None else str(exc).splitlines()[0]
             self._retry(attempt, retry, f"attempt {n} crashed in {worker.where}: {cause[:300]}", "harness_error")
             return

@@ -22,6 +22,7 @@ from execugraph.store import Store
 from execugraph.trial import TrialDeps
 from tests.support.ollama_server import OllamaStandIn, scripted_responder
 from tests.support.scripted import fenced
+from tests.support.waiting import wait_until
 
 MODEL = "standin:latest"
 GOOD = fenced("def double(x):\n    return 2 * x\n")
@@ -125,12 +126,11 @@ def test_sigkill_three_times_then_resume_loses_and_duplicates_nothing(tmp_path):
     expected = 8 * 2 * 2
     rng = random.Random(7)
     with OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL], latency_s=0.15) as server:
-        for _ in range(3):
-            worker = start_worker(db_url, server.url)
+        for round_ in range(3):
+            worker = start_worker(db_url, server.url, log=tmp_path / f"worker{round_}.log")
             target = progress(store, run_id).done + rng.randint(1, 4)
-            deadline = time.monotonic() + 120
-            while progress(store, run_id).done < target and time.monotonic() < deadline:
-                time.sleep(0.02)
+            # each worker takes over the run its killed predecessor left (waiting out its lease if need be)
+            wait_until(lambda t=target: progress(store, run_id).done >= t, 180, f"{target} trials done")
             time.sleep(rng.uniform(0.0, 0.3))  # land anywhere inside the next trial
             worker.send_signal(signal.SIGKILL)
             worker.wait()
@@ -173,8 +173,7 @@ def test_cancel_mid_batch_then_resume_completes_exactly(sqlite_store):
         worker = Worker(sqlite_store, deps_factory=lambda: TrialDeps(pool=pool, ollama_host=server.url))
         thread = threading.Thread(target=worker.run_forever, kwargs={"poll_s": 0.1, "exit_when_idle": True})
         thread.start()
-        while progress(sqlite_store, run_id).done < 3:
-            time.sleep(0.05)
+        wait_until(lambda: progress(sqlite_store, run_id).done >= 3, 180, "3 trials done")
         request_cancel(sqlite_store, run_id)
         thread.join(timeout=60)
         assert not thread.is_alive()
