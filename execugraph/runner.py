@@ -118,33 +118,31 @@ class Worker:
 
         With `exit_when_idle`, runs still leased to another worker are waited for
         until their lease either runs out (then this worker takes them over) or is
-        renewed (their worker is alive). Returns 0, or 1 when the database stayed
-        unusable past the retry budget while idle-exiting.
+        renewed (their worker is alive). Returns 0, or 1 when `exit_when_idle` and
+        the database stayed unusable past the retry budget.
         """
         idle_since = time.monotonic()
         watch = TakeoverWatch(self.store, self.worker_id, self.stale_after_s)
-        failed = False
         while not self.stop.is_set():
             claimed_at = time.monotonic()
             try:
                 run_id = leases.claim_run(self.store, self.worker_id, self.stale_after_s)
-            except StoreBusyError as exc:
+                if run_id is not None:
+                    self.process_run(run_id, claimed_at=claimed_at)
+                    idle_since = time.monotonic()
+                    continue
+            except StoreBusyError as exc:  # the database stayed unusable past the retry budget
                 log.error("worker %s: %s", self.worker_id, exc)
-                failed = True
                 if exit_when_idle:
                     return 1
                 self.stop.wait(poll_s)
                 continue
-            if run_id is None:
-                if exit_when_idle and watch.pending():
-                    self.stop.wait(poll_s)
-                    continue
-                if exit_when_idle or (idle_exit_s is not None and time.monotonic() - idle_since > idle_exit_s):
-                    return 1 if failed and exit_when_idle else 0
+            if exit_when_idle and watch.pending():
                 self.stop.wait(poll_s)
                 continue
-            self.process_run(run_id, claimed_at=claimed_at)
-            idle_since = time.monotonic()
+            if exit_when_idle or (idle_exit_s is not None and time.monotonic() - idle_since > idle_exit_s):
+                return 0
+            self.stop.wait(poll_s)
         return 0
 
     def process_run(self, run_id: int, *, claimed_at: float | None = None) -> str:
