@@ -14,11 +14,12 @@ step, its LLM-call rows matching its counters), no harness_error, run done.
 from __future__ import annotations
 
 import signal
+import threading
 import time
 from pathlib import Path
 
 from execugraph.runner import enqueue_batch, progress
-from execugraph.store import Store
+from execugraph.store import Store, utcnow
 from tests.integration.test_runner import GOOD, MODEL, assert_complete_and_unique, problems, spec, start_worker
 from tests.support.db_lock import DatabaseLock
 from tests.support.ollama_server import OllamaStandIn, scripted_responder
@@ -66,26 +67,50 @@ def test_a_write_lock_held_past_the_busy_timeout_runs_no_trial_twice(db_url: str
         assert "lease renewal failed (OperationalError: database is locked)" in text
 
 
+class Gate:
+    """A stand-in responder that answers the first `free` calls at once and holds the others until opened,
+    so a worker can be caught mid-trial by state, not by timing."""
+
+    def __init__(self, free: int) -> None:
+        self.free = free
+        self.calls = 0
+        self.held = 0
+        self.opened = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, model, messages, options) -> str:
+        with self._lock:
+            self.calls += 1
+            hold = self.calls > self.free
+            self.held += hold
+        if hold:
+            self.opened.wait(300)
+        return GOOD
+
+
 def test_a_worker_frozen_past_its_lease_is_taken_over_and_abandons_its_trials(db_url: str, tmp_path: Path) -> None:
     store = Store.open(db_url)
     run_id = enqueue_batch(store, spec(conditions=["single-oneshot"], concurrency=2), problems(8))
     expected = 8 * 2
     first_log, second_log = tmp_path / "first.log", tmp_path / "second.log"
-    with OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL], latency_s=0.4) as server:
+    gate = Gate(free=3)
+    with OllamaStandIn(responder=gate, models=[MODEL]) as server:
         first = start_worker(db_url, server.url, lease_s=2.0, heartbeat_s=0.3, log=first_log)
         second = None
         try:
-            wait_until(lambda: in_flight(store, run_id, 2), what="the first worker mid-batch")
-            first.send_signal(signal.SIGSTOP)  # frozen: no heartbeat, trials stuck mid-flight
+            wait_until(lambda: gate.held == 2, what="the first worker with two trials waiting on the model")
+            first.send_signal(signal.SIGSTOP)  # frozen: no heartbeat, two trials stuck mid-flight
             frozen_owner = store.get_run(run_id).worker_id
             stranded = {t.id for t in store.trials_for_run(run_id, status="running")}
-            assert frozen_owner and stranded
+            assert frozen_owner and len(stranded) == 2
+            gate.opened.set()  # their answers reach the frozen worker's sockets; it reads them when thawed
             second = start_worker(db_url, server.url, lease_s=2.0, heartbeat_s=0.3, log=second_log)
             wait_until(lambda: store.get_run(run_id).worker_id not in (None, frozen_owner), what="the takeover")
             first.send_signal(signal.SIGCONT)
             first_text = finish(first, first_log)
             finish(second, second_log)
         finally:
+            gate.opened.set()
             first.send_signal(signal.SIGCONT)
             first.kill()
             if second is not None:
@@ -101,38 +126,45 @@ def test_worker_once_after_a_sigkill_waits_for_the_dead_lease_and_finishes(db_ur
     run_id = enqueue_batch(store, spec(conditions=["single-oneshot"]), problems(6))
     expected = 6 * 2
     log = tmp_path / "second.log"
-    with OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL], latency_s=0.3) as server:
-        # a lease longer than a worker takes to start, so the second one finds it still running
-        first = start_worker(db_url, server.url, lease_s=12.0, heartbeat_s=0.3, log=tmp_path / "first.log")
-        wait_until(lambda: in_flight(store, run_id, 1), what="the first worker mid-batch")
+    gate = Gate(free=2)
+    with OllamaStandIn(responder=gate, models=[MODEL]) as server:
+        # the default 30 s lease: far longer than a worker takes to start, even on a loaded machine
+        first = start_worker(db_url, server.url, lease_s=30.0, heartbeat_s=0.3, log=tmp_path / "first.log")
+        wait_until(lambda: gate.held == 1, what="the first worker waiting on the model mid-trial")
         first.send_signal(signal.SIGKILL)
         first.wait()
+        killed_at = utcnow()
+        gate.opened.set()
         assert store.get_run(run_id).status == "running"  # left under the dead worker's lease
-        started = time.monotonic()
+        lease_end = store.get_run(run_id).lease_expires_at
         second = start_worker(db_url, server.url, lease_s=LEASE_S, heartbeat_s=0.3, log=log)
         try:
             text = finish(second, log)
         finally:
             second.kill()
     assert "waiting to take it over" in text
-    assert time.monotonic() - started > 1.0  # it waited rather than leaving at once
     assert store.get_run(run_id).status == "done"
     assert_complete_and_unique(store, run_id, expected)
+    # nothing was started between the kill and the end of the dead worker's lease: it was waited out
+    assert not [t.id for t in store.trials_for_run(run_id) if killed_at < t.started_at < lease_end]
 
 
 def test_worker_once_leaves_a_run_to_its_live_worker(sqlite_store: Store, tmp_path: Path) -> None:
     db_url = str(sqlite_store.engine.url)
     run_id = enqueue_batch(sqlite_store, spec(conditions=["single-oneshot"]), problems(6))
-    with OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL], latency_s=0.3) as server:
+    gate = Gate(free=1)
+    with OllamaStandIn(responder=gate, models=[MODEL]) as server:
         live = start_worker(db_url, server.url, lease_s=12.0, heartbeat_s=0.3, log=tmp_path / "live.log")
         try:
-            wait_until(lambda: in_flight(sqlite_store, run_id, 1), what="the live worker mid-batch")
+            wait_until(lambda: gate.held == 1, what="the live worker waiting on the model mid-trial")
             log = tmp_path / "once.log"
             text = finish(start_worker(db_url, server.url, lease_s=LEASE_S, log=log), log, timeout_s=120)
             assert f"run {run_id} is being served by live worker" in text
             assert sqlite_store.get_run(run_id).status == "running"
+            gate.opened.set()
             finish(live, tmp_path / "live.log")
         finally:
+            gate.opened.set()
             live.kill()
     assert_complete_and_unique(sqlite_store, run_id, 6 * 2)
 
