@@ -1,7 +1,11 @@
 """The Store: the one object through which runs, trials and their traces are written and read.
 
 Every write is its own short transaction, committed before the method
-returns, so a killed worker loses at most the step it was in. Methods are
+returns, so a killed worker loses at most the step it was in, and retried as
+a whole on transient database errors (a lock held elsewhere, a dropped
+connection; see `retry`). `Store.fenced` gives one attempt of a trial a view
+whose writes check the attempt's token inside the same transaction (see
+`fencing`). Methods are
 safe to call from many threads (each opens its own session from the engine's
 pool) and from many processes (see `engine.py` for SQLite's locking). They
 return plain values, dicts, or SQLModel objects detached from any session.
