@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import signal
 import sys
@@ -115,9 +116,11 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
 def print_progress(p) -> None:
     width = 30
     filled = int(width * p.done / p.total) if p.total else 0
-    rate = "-" if p.pass_rate is None else f"{p.pass_rate:.0%}"
     eta = "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} pass {rate} eta {eta}   ")
+    errors = f", {p.error} errors" if p.error else ""
+    sys.stderr.write(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} {p.counts.rate_text()}{errors} eta {eta}   "
+    )
     sys.stderr.flush()
 
 
@@ -146,30 +149,34 @@ def run_batch(args: argparse.Namespace) -> int:
 
         status = run_on_ray(store, run_id, on_progress=print_progress)
     else:
-        from execugraph.runner import Worker
+        from execugraph.runner import Worker, claim_or_wait
 
         worker = Worker(store, worker_id=f"cli-{os.getpid()}")
-        if _claim(store, run_id, worker.worker_id):
-            worker.process_run(run_id)
+        # Run it here; if a background worker took it first, follow its progress, and take the run
+        # over should that worker die (its lease runs out).
+        while (claimed_at := claim_or_wait(store, run_id, worker.worker_id, on_progress=print_progress)) is not None:
+            worker.process_run(run_id, claimed_at=claimed_at)
         status = wait_for(store, run_id, on_progress=print_progress)
     sys.stderr.write("\n")
-    print(json.dumps({"run_id": run_id, "status": status}))
-    return 0 if status == "done" else 1
+    from execugraph.run_outcome import is_clean
+    from execugraph.runner import progress
 
-
-def _claim(store, run_id: int, worker_id: str) -> bool:
-    """Claim this run for an in-process worker unless a background worker already took it."""
-    from execugraph.store import leases
-
-    return leases.claim_run(store, worker_id, only=run_id) == run_id
+    final = progress(store, run_id)
+    word = final.status or status
+    print(json.dumps({"run_id": run_id, "status": word, "passed": final.passed, "graded": final.graded,
+                      "errors": final.error, "total": final.total}))
+    return 0 if is_clean(word) else 1
 
 
 def configure_worker(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--once", action="store_true", help="exit when no queued batch is left")
+    parser.add_argument("--once", action="store_true",
+                        help="exit when no queued batch is left (runs leased to a worker that stopped "
+                        "heart-beating are waited for and taken over; runs of live workers are left to them)")
     parser.add_argument("--singleton", action="store_true", help="exit at once if a worker for this DB is alive")
     parser.add_argument("--poll-s", type=float, default=1.0)
     parser.add_argument("--stale-after-s", type=float, default=30.0,
-                        help="take over a run whose worker has not heart-beaten for this long")
+                        help="lease length: this worker holds a run this long past each renewal, and stops "
+                        "working on it if it cannot renew for that long; others take it over only after that")
     parser.add_argument("--heartbeat-s", type=float, default=5.0)
     parser.add_argument("--idle-exit-s", type=float, default=None, help="exit after this long without work")
 
@@ -184,14 +191,17 @@ def run_worker(args: argparse.Namespace) -> int:
         if try_singleton_lock(store.engine.url.render_as_string(hide_password=False)) is None:
             print("worker: another worker is already serving this database", file=sys.stderr)
             return 0
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per LLM call would drown the rest
     worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s)
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())
     print(f"worker {worker.worker_id} serving {store.url}", file=sys.stderr, flush=True)
-    worker.run_forever(poll_s=args.poll_s, exit_when_idle=args.once, idle_exit_s=args.idle_exit_s)
-    return 0
+    return worker.run_forever(poll_s=args.poll_s, exit_when_idle=args.once, idle_exit_s=args.idle_exit_s)
 
 
 def configure_status(parser: argparse.ArgumentParser) -> None:
+    """`status`: one line per run, `#ID STATUS FINISHED/TOTAL passed P/G graded (RATE), E errors  TITLE`;
+    a run that finished with errored trials reads `done with errors`."""
     parser.add_argument("run_ids", nargs="*", type=int, help="runs to show (default: recent batches)")
     parser.add_argument("--json", action="store_true")
 
@@ -205,21 +215,18 @@ def run_status(args: argparse.Namespace) -> int:
     if missing:
         print(f"status: no such run: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
-    rows = []
+    rows, lines = [], []
     waiting = active_waits(store, runs)
     for run in runs:
         p = progress(store, run.id)
-        rows.append({"id": run.id, "title": run.title, "status": run.status, "done": p.done, "total": p.total,
-                     "passed": p.passed, "errors": p.error, "pass_rate": p.pass_rate, "eta_s": p.eta_s,
+        rows.append({"id": run.id, "title": run.title, "status": p.status, "passed": p.passed, "graded": p.graded,
+                     "errors": p.error, "total": p.total, "finished": p.done, "done": p.done, "running": p.running,
+                     "pass_rate": p.pass_rate, "pass_rate_of": "graded", "eta_s": p.eta_s,
                      "waiting": waiting.get(run.id, [])})
-    if args.json:
-        print(json.dumps(rows, indent=2))
-    else:
-        for r in rows:
-            rate = "-" if r["pass_rate"] is None else f"{r['pass_rate']:.0%}"
-            print(f"#{r['id']:<5} {r['status']:<10} {r['done']:>5}/{r['total']:<5} pass {rate:>4}  {r['title']}")
-            for line in r["waiting"]:
-                print(f"       {line}")
+        lines.append(f"#{run.id:<5} {p.status:<16} {p.done:>5}/{p.total:<5} {p.counts.rate_text()}, "
+                     f"{p.error} errors  {run.title}")
+        lines.extend(f"       {line}" for line in waiting.get(run.id, []))
+    print(json.dumps(rows, indent=2) if args.json else "\n".join(lines))
     return 0
 
 

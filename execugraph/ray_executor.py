@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execugraph.runner import Progress, batch_spec_of, progress, wait_for
+from execugraph.runner import Progress, batch_spec_of, claim_or_wait, progress, wait_for
 from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions, cluster_nodes
 from execugraph.store import leases
 
@@ -85,8 +85,11 @@ def drive_claimed_run(
     on_progress: Callable[[Progress], None] | None = None,
     stop: threading.Event | None = None,
     ray_address: str | None = None,
+    claimed_at: float | None = None,
 ) -> str:
     """Drive a run already claimed by `worker_id` on Ray until done, cancelled, failed or stopped.
+
+    `claimed_at` is the monotonic time just before the claim was sent (see `run_lease`).
 
     Same contract as `runner.Worker.process_run`: the lease is heart-beaten and
     released here, and the status the run was left in is returned ("queued"
@@ -105,7 +108,9 @@ def drive_claimed_run(
             db_url = worker_db_url(store)
         except ValueError as exc:
             return _give_up(store, run_id, worker_id, str(exc))
-        driver = RayBatchDriver(store, run_id, worker_id, db_url, options=options, on_progress=on_progress, stop=stop)
+        driver = RayBatchDriver(
+            store, run_id, worker_id, db_url, options=options, on_progress=on_progress, stop=stop, claimed_at=claimed_at
+        )
         return driver.run()
     finally:
         if made:
@@ -132,17 +137,19 @@ def run_on_ray(
 ) -> str:
     """Claim a queued (or abandoned) batch run and drive it on Ray; returns its final status.
 
-    When another live worker holds the run, waits for it to finish instead, as
-    the local `batch --wait` does.
+    When another live worker holds the run, waits for it to finish instead (and
+    takes it over if that worker's lease runs out), as the local `batch --wait` does.
     """
     if store.get_run(run_id) is None:
         raise LookupError(f"run {run_id} does not exist")
     options = options or ScaleOptions()
     worker_id = worker_id or f"ray-driver:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-    if leases.claim_run(store, worker_id, options.stale_after_s, only=run_id) != run_id:
+    claimed_at = claim_or_wait(store, run_id, worker_id, options.stale_after_s, on_progress=on_progress)
+    if claimed_at is None:  # another driver or worker finished it
         return wait_for(store, run_id, on_progress=on_progress)
     status = drive_claimed_run(
-        store, run_id, worker_id, options=options, on_progress=on_progress, ray_address=ray_address
+        store, run_id, worker_id, options=options, on_progress=on_progress, ray_address=ray_address,
+        claimed_at=claimed_at,
     )
     if on_progress is not None:
         on_progress(progress(store, run_id))

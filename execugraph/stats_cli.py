@@ -118,6 +118,10 @@ def format_report(report: dict) -> str:
                 [[a["label"], *(_pct(a["categories"].get(c, {}).get("pass_rate")) for c in categories)] for a in arms],
             )
         )
+    flagged = [a for a in arms if a.get("flag")]
+    if flagged:
+        out += ["", "Arms with ungraded trials (their comparisons rest on fewer graded trials)"]
+        out += [f"! {a['label']}: {a['flag']}" for a in flagged]
     out += ["", "Paired comparisons (b - a over common problems; Holm over this family)"]
     if not report["pairs"]:
         out.append("(one arm only: nothing to compare; give more runs or --conditions)")
@@ -138,7 +142,7 @@ def format_report(report: dict) -> str:
                         _p(p["p_wilcoxon"]),
                         _p(p["p_mcnemar"]),
                         _p(p["p_holm"]),
-                        p["note"],
+                        " ".join(filter(None, [p["note"], *(f"! {x} ungraded" for x in p.get("ungraded_arms", []))])),
                     ]
                     for p in report["pairs"]
                 ],

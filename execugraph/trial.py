@@ -18,6 +18,7 @@ from execugraph.model_router import ModelRouter
 from execugraph.outages import TrialInterrupted
 from execugraph.problem import Problem
 from execugraph.settings import load_settings
+from execugraph.store import StoreBusyError, SupersededError
 from execugraph.store.leases import llm_calls_for_run, reset_trial
 from sandbox import default_pool
 
@@ -79,7 +80,12 @@ def run_trial(
     trial_id: int | None = None,
     deps: TrialDeps | None = None,
 ) -> TrialResult:
-    """Run one trial to completion; provider failures end it with status `error`, never an exception."""
+    """Run one trial to completion; provider failures end it with status `error`, never an exception.
+
+    Two things are raised instead of being recorded as the trial's result: SupersededError
+    (a fenced attempt that lost its trial; see `store.fencing`) and StoreBusyError (the
+    database refused writes past the retry budget): neither says anything about the trial.
+    """
     deps = deps or TrialDeps()
     emit = deps.emit or (lambda event: None)
     if seed is not None and seed != config.seed:
@@ -136,6 +142,8 @@ def run_trial(
     except LLMError as exc:
         status, message, error_kind = "error", str(exc), "llm_error"
         unreachable = getattr(exc, "endpoint", None)
+    except (SupersededError, StoreBusyError):
+        raise  # the attempt was abandoned, or the store cannot take its writes: not a result of the trial
     except Exception as exc:  # a bug or sandbox failure must not take a batch down with it
         status, error_kind = "error", "harness_error"
         message = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"

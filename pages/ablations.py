@@ -36,6 +36,8 @@ try:
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {exc}", icon=":material/error:")
     st.stop()
+for flagged in views.ungraded_flags(report):
+    st.warning(f"**{flagged['arm']}**: {flagged['flag']}", icon=":material/warning:")
 arms = views.arm_rate_rows(report)
 if not any(a["trials"] for a in arms):
     empty_state(

@@ -32,7 +32,9 @@ st.dataframe(
     hide_index=True,
     key="runs.table",
     column_config={
-        "pass_rate": st.column_config.ProgressColumn("pass rate", format="percent", min_value=0, max_value=1),
+        "pass_rate": st.column_config.ProgressColumn(
+            "pass rate (passed/graded)", format="percent", min_value=0, max_value=1
+        ),
         "created": st.column_config.DatetimeColumn("created", format="YYYY-MM-DD HH:mm"),
     },
 )

@@ -42,6 +42,8 @@ except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {exc}", icon=":material/error:")
     st.stop()
 
+for flagged in views.ungraded_flags(report):
+    st.warning(f"**{flagged['arm']}**: {flagged['flag']}", icon=":material/warning:")
 pairs = views.pairs_table(report)
 if not pairs:
     empty_state("Only one arm to look at: pick a second run, or a run with at least two conditions.")

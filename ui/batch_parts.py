@@ -14,11 +14,13 @@ from ui.widgets import duration, pct
 
 
 def _line(row: dict[str, Any]) -> str:
-    parts = [f"{row['done']}/{row['total']} trials", f"pass rate so far {pct(row['pass_rate'])}"]
+    parts = [
+        f"{row['done']}/{row['total']} trials finished",
+        f"passed {row['passed']}/{row['graded']} graded ({pct(row['pass_rate'])})",
+        f"{row['errors']} errored",
+    ]
     if row["running"]:
         parts.append(f"{row['running']} running")
-    if row["errors"]:
-        parts.append(f"{row['errors']} errored")
     if row["eta_s"] is not None:
         parts.append(f"ETA {duration(row['eta_s'])}")
     return " · ".join(parts)

@@ -16,9 +16,9 @@ def summary_panel(store: Any, run: Any) -> None:
     summary = store.run_summary(run.id)
     overall = summary["overall"]
     m = st.columns(5)
-    m[0].metric("Trials", f"{overall['finished']}/{overall['trials']}", help="finished / all")
-    m[1].metric("Pass rate", pct(overall["pass_rate"], 1))
-    m[2].metric("Errors", overall["errors"])
+    m[0].metric("Graded", f"{overall['graded']}/{overall['trials']}", help="trials judged by their tests / all trials")
+    m[1].metric(f"Pass rate ({overall['passed']}/{overall['graded']} graded)", pct(overall["pass_rate"], 1))
+    m[2].metric("Errors", overall["errors"], help="trials that ended in an error: not graded, not in the pass rate")
     m[3].metric("Mean wall clock", duration(overall["mean_wallclock_s"]))
     m[4].metric("Tokens", f"{overall['tokens_in'] + overall['tokens_out']:,}")
     if run.error:
@@ -26,9 +26,9 @@ def summary_panel(store: Any, run: Any) -> None:
     if not overall["trials"]:
         st.info("This run has no trials.")
         return
-    columns = ["trials", "finished", "passed", "pass_rate", "errors", "mean_retries", "mean_wallclock_s", "llm_calls"]
+    columns = ["passed", "graded", "pass_rate", "errors", "trials", "mean_retries", "mean_wallclock_s", "llm_calls"]
     config = {
-        "pass_rate": st.column_config.NumberColumn("pass rate", format="percent"),
+        "pass_rate": st.column_config.NumberColumn("pass rate (passed/graded)", format="percent"),
         "mean_wallclock_s": st.column_config.NumberColumn("mean s", format="%.2f"),
         "mean_retries": st.column_config.NumberColumn("mean retries", format="%.2f"),
     }
@@ -55,7 +55,7 @@ def summary_panel(store: Any, run: Any) -> None:
                 conditions,
                 categories,
                 [[values.get((c, k)) for k in categories] for c in conditions],
-                title="Pass rate by condition and category",
+                title="Pass rate (passed / graded) by condition and category",
                 colour_title="%",
                 percent=True,
             ),

@@ -11,7 +11,7 @@ into any database and exporting again gives the same bytes, and the importer
 maps the numbers to fresh database ids.
 
 Not exported: the run's lease bookkeeping (`worker_id`, `heartbeat_at`,
-`cancel_requested`) and the `imported_from` marker an import adds to a run's
+`lease_expires_at`, `cancel_requested`) and the `imported_from` marker an import adds to a run's
 config (it records which bundle the run came from, for de-duplication).
 """
 
@@ -38,7 +38,7 @@ RETRIEVAL_HITS = "retrieval_hits.jsonl"
 PROBLEMS = "problems.jsonl"
 
 IMPORT_MARKER = "imported_from"  # key an import adds to Run.config; never exported
-RUN_SKIPPED = ("worker_id", "heartbeat_at", "cancel_requested")
+RUN_SKIPPED = ("worker_id", "heartbeat_at", "lease_expires_at", "cancel_requested")
 TRIAL_DERIVED = "verdict"  # derived from passed/status/error_class; checked, not stored
 
 CODECS: dict[str, ColumnCodec] = {

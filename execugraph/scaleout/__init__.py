@@ -4,7 +4,8 @@
 - `workers`: the pool of Ray actors that run trials (one per node by default).
 - `trial_worker`: TrialWorker, what runs inside each Ray worker process.
 - `endpoints`: EndpointBalancer, per-endpoint limits, health checks and draining.
-- `fencing`: FencedStore, so a superseded attempt can never write into its trial.
 
+Attempts write through `Store.fenced` (`execugraph.store.fencing`), so a superseded attempt can
+never write into its trial; the run lease is `execugraph.run_lease.RunLease`, as for local batches.
 Entry points are in `execugraph.ray_executor`; docs/scale-out.md explains the design.
 """

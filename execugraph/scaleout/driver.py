@@ -41,11 +41,12 @@ from ray.exceptions import RayError, RayTaskError
 from execugraph.batch_spec import BatchSpec
 from execugraph.config import ROLES, RunConfig
 from execugraph.llm import parse_spec
+from execugraph.run_lease import RunLease
 from execugraph.runner import Progress, batch_spec_of, progress
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
 from execugraph.scaleout.workers import WorkerPool, WorkerSlot
 from execugraph.settings import load_settings
-from execugraph.store import leases, utcnow
+from execugraph.store import StoreBusyError, leases, utcnow
 
 log = logging.getLogger("execugraph.scaleout")
 
@@ -126,6 +127,7 @@ class RayBatchDriver:
         options: ScaleOptions | None = None,
         on_progress: Callable[[Progress], None] | None = None,
         stop: threading.Event | None = None,
+        claimed_at: float | None = None,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -134,7 +136,9 @@ class RayBatchDriver:
         self.options = options or ScaleOptions()
         self.on_progress = on_progress
         self.stop = stop or threading.Event()
-        self.lost = threading.Event()
+        self.lost = threading.Event()  # set when the run was taken over (see run_lease)
+        self.claimed_at = time.monotonic() if claimed_at is None else claimed_at
+        self.lease: RunLease  # created by run()
         self.pool: WorkerPool | None = None
         self.balancer: EndpointBalancer | None = None
         self.workers_ready = threading.Event()
@@ -149,26 +153,35 @@ class RayBatchDriver:
     # -- lifecycle
 
     def run(self) -> str:
-        leases.requeue_inflight(self.store, self.run_id)  # left by a driver or worker that died
-        spec = batch_spec_of(self.store.get_run(self.run_id))
-        beat_stop = threading.Event()
-        beater = threading.Thread(
-            target=self._beat, args=(beat_stop,), name=f"ray-heartbeat-{self.run_id}", daemon=True
-        )
-        beater.start()
+        self.lease = RunLease(
+            self.store,
+            self.run_id,
+            self.worker_id,
+            lease_s=self.options.stale_after_s,
+            heartbeat_s=self.options.heartbeat_s,
+            claimed_at=self.claimed_at,
+        ).start()
         status, error, interrupted = "done", None, None
         try:
+            leases.requeue_inflight(self.store, self.run_id)  # left by a driver or worker that died
+            spec = batch_spec_of(self.store.get_run(self.run_id))
             status, error = self._drive(spec)
         except KeyboardInterrupt as exc:  # Ctrl-C on `batch --wait`: pause, a later driver resumes
             status, interrupted = "queued", exc
+        except leases.LeaseLostError as exc:
+            self.lease.lose(str(exc))
+        except StoreBusyError as exc:  # the database stayed locked past the budget: leave the run to resume
+            log.error("run %s: %s; leaving it for a later driver", self.run_id, exc)
+            self.lease.lose(str(exc))
         except Exception as exc:  # a broken batch is marked failed, never left hanging
             log.exception("Ray batch %s failed", self.run_id)
             status, error = "failed", f"{type(exc).__name__}: {exc}"
         finally:
-            beat_stop.set()
-            self._teardown()
-            beater.join()
-        if not self.lost.is_set():
+            self._teardown()  # kills the worker actors: in-flight attempts are abandoned, their tokens fenced
+            self.lease.close()
+        if self.lease.lost:
+            self.lost.set()
+        else:
             leases.requeue_inflight(self.store, self.run_id)  # attempts cut short run again on resume
             if status == "cancelled":
                 leases.cancel_queued(self.store, self.run_id)
@@ -178,13 +191,6 @@ class RayBatchDriver:
         if interrupted is not None:
             raise interrupted
         return status
-
-    def _beat(self, beat_stop: threading.Event) -> None:
-        while not beat_stop.wait(self.options.heartbeat_s):
-            if not leases.heartbeat(self.store, self.run_id, self.worker_id):
-                log.warning("run %s: lease lost to another worker; stopping", self.run_id)
-                self.lost.set()
-                return
 
     def _teardown(self) -> None:
         if self.balancer is not None:
@@ -240,8 +246,16 @@ class RayBatchDriver:
         next_cancel_check = 0.0
         while True:
             now = time.monotonic()
-            if self.lost.is_set():
+            if self.lease.lost:
                 return "queued", None  # the new owner re-queues our trials; teardown kills our attempts
+            if not self.lease.held():
+                # Not renewed within the lease period: start nothing new, and give up every attempt in
+                # flight unless the lease is renewed (then nobody can have taken the run) in time.
+                state = self.lease.wait_decided(self.lease.wait_budget_s)
+                if state != "held":
+                    self.lease.lose(f"lease {state}: not renewed for {self.options.stale_after_s:.0f} s or more")
+                    return "queued", None
+                continue
             if now >= next_cancel_check:
                 cancelled = cancelled or self._cancel_requested()
                 next_cancel_check = now + max(self.options.poll_s, 0.5)
@@ -309,7 +323,7 @@ class RayBatchDriver:
             if retry:
                 attempt = retry.popleft()
             else:
-                trial = leases.claim_trial(self.store, self.run_id)
+                trial = leases.claim_trial(self.store, self.run_id, self.worker_id)
                 if trial is None:
                     self.balancer.release(endpoint)
                     self.pool.release(worker)
@@ -361,6 +375,13 @@ class RayBatchDriver:
         try:
             outcome = ray.get(ref)
         except RayTaskError as exc:  # our code raised inside the worker (e.g. the database went away)
+            if isinstance(getattr(exc, "cause", None), StoreBusyError):
+                # the store refused writes past its retry budget: nothing about the trial; run it again
+                # later without charging an attempt (and never record "database is locked" as its result)
+                log.warning("trial %s: %s; queued again", attempt.trial.id, exc.cause)
+                attempt.token = leases.reset_trial(self.store, attempt.trial.id)
+                retry.append(attempt)
+                return
             cause = str(exc.cause) if getattr(exc, "cause", None) is not None else str(exc).splitlines()[0]
             self._retry(attempt, retry, f"attempt {n} crashed in {worker.where}: {cause[:300]}", "harness_error")
             return

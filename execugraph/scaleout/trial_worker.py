@@ -18,7 +18,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from execugraph.scaleout.fencing import FencedStore, SupersededError
+from execugraph.store.fencing import SupersededError
 
 
 class TrialWorker:
@@ -67,7 +67,7 @@ class TrialWorker:
 
         store, pool = self._resources()
         token: datetime = task["token"]
-        fenced = FencedStore(store, task["trial_id"], token)
+        fenced = store.fenced(task["trial_id"], token)
         where = {"host": socket.gethostname(), "pid": os.getpid()}
         config = task["config"]
         reroute = task.get("reroute_after_s")
@@ -76,7 +76,7 @@ class TrialWorker:
         deps = TrialDeps(pool=pool, ollama_host=task.get("ollama_host"), openai_base_url=task.get("openai_base_url"),
                          interrupted=_superseded_check(fenced))
         try:
-            fenced.check()
+            fenced.check_attempt()
             result = run_trial(
                 task["problem"],
                 config,
@@ -117,7 +117,7 @@ class TrialWorker:
             store.close()
 
 
-def _superseded_check(fenced: FencedStore, every_s: float = 2.0) -> Any:
+def _superseded_check(fenced: Any, every_s: float = 2.0) -> Any:
     """While a trial waits for its endpoint: stop waiting (writing nothing) once the driver has moved on."""
     from execugraph.outages import TrialInterrupted
 
@@ -128,9 +128,11 @@ def _superseded_check(fenced: FencedStore, every_s: float = 2.0) -> Any:
         if now - last[0] < every_s:
             return None
         last[0] = now
-        if fenced.is_current():
-            return None
-        return TrialInterrupted("abandoned", f"trial {fenced.trial_id}: the driver superseded this attempt")
+        try:
+            fenced.check_attempt()  # `fenced` is a Store.fenced(...) view
+        except SupersededError as exc:
+            return TrialInterrupted("abandoned", str(exc))
+        return None
 
     return interrupted
 

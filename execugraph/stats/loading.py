@@ -126,6 +126,8 @@ def load_report_inputs(
                     tally = arm.tallies[problem_id] = ProblemTally(problem_id, category or UNCATEGORISED)
                 tally.trials += int(n)
                 tally.passed += int(p or 0)
+                if status == "error":
+                    arm.errored += int(n)
 
         scope = and_(T.run_id.in_(keys), T.status.in_(COUNTED_STATUSES))
         if conditions:

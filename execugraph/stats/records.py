@@ -149,6 +149,7 @@ class ArmData:
     retries_used: dict[int, Tally] = field(default_factory=dict)
     costs: CostColumns = field(default_factory=CostColumns)
     not_counted: dict[str, int] = field(default_factory=dict)  # status -> trials left out of every rate
+    errored: int = 0  # counted trials that ended in an error (never graded; they count as failures here)
     samples: dict[tuple[int, int], int] = field(default_factory=dict)  # (drawn, passed) -> best-of-N trials
 
     @property
@@ -190,6 +191,7 @@ def arm_from_records(
             tally = arm.tallies[rec.problem_id] = ProblemTally(rec.problem_id, rec.category or UNCATEGORISED)
         tally.trials += 1
         tally.passed += int(passed)
+        arm.errored += int(rec.status == "error")
         if not passed:
             arm.errors[rec.failure_class] = arm.errors.get(rec.failure_class, 0) + 1
         _bump(arm.test_sources, rec.test_source or UNKNOWN, passed)

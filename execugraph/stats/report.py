@@ -69,7 +69,27 @@ def _arm_section(arm: ArmData, rates: dict, costs: dict) -> dict:
         "retries_used": retries_used_distribution(arm),
         "cost": costs,
         "not_counted": dict(sorted(arm.not_counted.items())),
+        **ungraded_section(arm),
     }
+
+
+def ungraded_section(arm: ArmData) -> dict:
+    """How many of the arm's trials were never graded, and the flag shown wherever the arm is compared.
+
+    Errored trials count as failures in these statistics (an arm cannot look
+    better by crashing); unfinished ones (queued, running, cancelled) are left
+    out. Either way the comparison rests on fewer graded trials than planned.
+    """
+    unfinished = sum(arm.not_counted.values())
+    flag = None
+    if arm.errored or unfinished:
+        parts = []
+        if arm.errored:
+            parts.append(f"{arm.errored} ended in an error (counted as failures)")
+        if unfinished:
+            parts.append(f"{unfinished} unfinished (left out)")
+        flag = f"{arm.errored + unfinished} of {arm.trials + unfinished} trials not graded: {', '.join(parts)}"
+    return {"ungraded": {"errors": arm.errored, "unfinished": unfinished}, "flag": flag}
 
 
 def _run_section(run: RunInfo, rates: dict) -> dict:
@@ -123,13 +143,14 @@ def report_from_arms(
     pending_runs = [_rate_sections(merge_tallies([a for a in arms if a.run_id == r.id]), batch) for r in runs]
     pairs = [finish() for finish in pending_pairs]
     adjust_family(pairs)
+    flagged = {a.label for a in arms if ungraded_section(a)["flag"]}
     costs = {a.label: cost_summary(a.costs) for a in arms}
     report = {
         "schema": REPORT_SCHEMA,
         "conditions": list(conditions) if conditions else None,
         "runs": [_run_section(r, finish()) for r, finish in zip(runs, pending_runs, strict=True)],
         "arms": [_arm_section(a, finish(), costs[a.label]) for a, finish in zip(arms, pending_arms, strict=True)],
-        "pairs": [p.as_dict() for p in pairs],
+        "pairs": [{**p.as_dict(), "ungraded_arms": [x for x in (p.a, p.b) if x in flagged]} for p in pairs],
         "retry_budgets": by_retry_budget(arms, costs),
         "unknown_budget": [a.label for a in arms if a.retry_budget is None],
         "cost_vs_accuracy": [cost_accuracy_point(a, costs[a.label]) for a in arms],

@@ -2,19 +2,27 @@
 
 Claims are single conditional UPDATEs, so two workers (threads, processes or
 machines sharing PostgreSQL) can never own the same run or run the same trial.
-A worker that dies stops heart-beating; after `stale_after_s` its run may be
-claimed again, and its in-flight trials are wiped and re-queued, never duplicated.
+A worker holds a run until `lease_expires_at`, which it pushes forward with
+every renewal (its own lease length, so a takeover honours the holder's
+setting). Only after that instant may another worker claim the run; the new
+owner then wipes and re-queues the trials left `running`, which also changes
+their fencing token (`started_at`), so the old owner's late writes are refused
+(see `fencing`). Every write here is retried on transient database errors
+(`retry`), except a lease renewal: the heartbeat retries that itself, because
+each renewal must carry the time it was sent.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import Connection, and_, delete, or_, select, update
 
 from execugraph.store.engine import writer
 from execugraph.store.models import Execution, LLMCall, RetrievalHit, Run, Step, Trial, utcnow
+from execugraph.store.retry import write_transaction
 
 RUN = Run.__table__  # type: ignore[attr-defined]
 TRIAL = Trial.__table__  # type: ignore[attr-defined]
@@ -27,15 +35,28 @@ NO_RESULT = {
 }
 
 
-def claim_run(store: Any, worker_id: str, stale_after_s: float = 30.0, only: int | None = None) -> int | None:
-    """Take the oldest queued run (or run `only`), or a running one whose worker stopped heart-beating."""
-    cutoff = utcnow() - timedelta(seconds=stale_after_s)
-    free = or_(
-        RUN.c.worker_id.is_(None),
+class LeaseLostError(RuntimeError):
+    """This worker no longer holds the run (another worker took it over, or it was released)."""
+
+
+def _expired(now: datetime, stale_after_s: float) -> Any:
+    """The run's lease has run out: past its stored end, or (rows leased before lease ends were
+    stored) its last heartbeat is older than `stale_after_s`."""
+    return or_(
         RUN.c.heartbeat_at.is_(None),
-        RUN.c.heartbeat_at < cutoff,
-        RUN.c.worker_id == worker_id,
+        and_(RUN.c.lease_expires_at.is_not(None), RUN.c.lease_expires_at < now),
+        and_(RUN.c.lease_expires_at.is_(None), RUN.c.heartbeat_at < now - timedelta(seconds=stale_after_s)),
     )
+
+
+def claim_run(store: Any, worker_id: str, stale_after_s: float = 30.0, only: int | None = None) -> int | None:
+    """Take the oldest queued run (or run `only`), or a running one whose lease has run out.
+
+    `stale_after_s` is this worker's lease length: the claimed run is held until
+    now + `stale_after_s` unless renewed (`heartbeat`).
+    """
+    now = utcnow()
+    free = or_(RUN.c.worker_id.is_(None), RUN.c.worker_id == worker_id, _expired(now, stale_after_s))
     wanted = and_(
         RUN.c.kind.in_(CLAIMABLE_KINDS),
         RUN.c.status.in_(("queued", "running")),
@@ -46,60 +67,109 @@ def claim_run(store: Any, worker_id: str, stale_after_s: float = 30.0, only: int
         wanted = and_(wanted, RUN.c.id == only)
     with store.engine.connect() as conn:
         candidates = [row.id for row in conn.execute(select(RUN.c.id).where(wanted).order_by(RUN.c.id).limit(20))]
-    now = utcnow()
     for run_id in candidates:
-        with writer(store.engine).begin() as conn:
+
+        def claim(conn: Connection, run_id: int = run_id) -> bool:
+            at = utcnow()  # the lease starts when the claim is made, not when the candidates were read
+            held = and_(wanted, RUN.c.id == run_id)
             claimed = conn.execute(
                 update(RUN)
-                .where(RUN.c.id == run_id, wanted)
-                .values(worker_id=worker_id, heartbeat_at=now, status="running")
+                .where(held)
+                .values(
+                    worker_id=worker_id,
+                    heartbeat_at=at,
+                    lease_expires_at=at + timedelta(seconds=stale_after_s),
+                    status="running",
+                )
             ).rowcount
             if claimed:
-                conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.started_at.is_(None)).values(started_at=now))
-                return run_id
+                conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.started_at.is_(None)).values(started_at=at))
+            return bool(claimed)
+
+        if write_transaction(store.engine, claim, what=f"claim run {run_id}"):
+            return run_id
     return None
 
 
-def heartbeat(store: Any, run_id: int, worker_id: str) -> bool:
-    """Renew the lease; False when another worker took the run over (stop working on it)."""
+def heartbeat(store: Any, run_id: int, worker_id: str, *, lease_s: float = 30.0, at: datetime | None = None) -> bool:
+    """Renew the lease once: held until `at` (default now) + `lease_s`; False when another worker holds the run.
+
+    Not retried: a renewal that waited for a lock must not claim to be newer than
+    when it was sent, so callers (`run_lease.RunLease`) retry with a fresh `at`.
+    """
+    at = at or utcnow()
     with writer(store.engine).begin() as conn:
         return bool(
             conn.execute(
-                update(RUN).where(RUN.c.id == run_id, RUN.c.worker_id == worker_id).values(heartbeat_at=utcnow())
+                update(RUN)
+                .where(RUN.c.id == run_id, RUN.c.worker_id == worker_id)
+                .values(heartbeat_at=at, lease_expires_at=at + timedelta(seconds=lease_s))
             ).rowcount
         )
 
 
+@dataclass(frozen=True)
+class HeldRun:
+    """A running run leased to some worker, and until when."""
+
+    run_id: int
+    worker_id: str
+    expires_at: datetime | None
+
+
+def leased_runs(store: Any, stale_after_s: float = 30.0) -> list[HeldRun]:
+    """Running runs whose worker holds a lease, with the instant it ends (a `worker --once` waits on these)."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(RUN.c.id, RUN.c.worker_id, RUN.c.lease_expires_at, RUN.c.heartbeat_at)
+            .where(
+                RUN.c.kind.in_(CLAIMABLE_KINDS),
+                RUN.c.status.in_(("queued", "running")),
+                RUN.c.cancel_requested.is_(False),
+                RUN.c.worker_id.is_not(None),
+            )
+            .order_by(RUN.c.id)
+        ).all()
+    held = []
+    for run_id, worker_id, expires, beat in rows:
+        if expires is None and beat is not None:
+            expires = beat + timedelta(seconds=stale_after_s)
+        held.append(HeldRun(int(run_id), str(worker_id), expires))
+    return held
+
+
 def release_run(store: Any, run_id: int, worker_id: str, status: str, error: str | None = None) -> None:
-    """Give the run up with its final (or paused) status."""
-    values: dict[str, Any] = {"worker_id": None, "heartbeat_at": None, "status": status}
+    """Give the run up with its final (or paused) status (a no-op if another worker holds it now)."""
+    values: dict[str, Any] = {"worker_id": None, "heartbeat_at": None, "lease_expires_at": None, "status": status}
     if status in ("done", "failed", "cancelled"):
         values["finished_at"] = utcnow()
     if error is not None:
         values["error"] = error
-    with writer(store.engine).begin() as conn:
-        conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.worker_id == worker_id).values(**values))
+    write_transaction(
+        store.engine,
+        lambda conn: conn.execute(update(RUN).where(RUN.c.id == run_id, RUN.c.worker_id == worker_id).values(**values)),
+        what=f"release run {run_id}",
+    )
+
+
+def _lock_trials(conn: Connection, where: Any) -> list[int]:
+    """Ids of the trials matching `where`, row-locked (PostgreSQL) before their trace is touched, so a
+    fenced write in flight either commits first (and is wiped with the rest) or sees the new token."""
+    return [r.id for r in conn.execute(select(TRIAL.c.id).where(where).order_by(TRIAL.c.id).with_for_update())]
 
 
 def requeue_inflight(store: Any, run_id: int) -> int:
     """Wipe the partial trace of trials left `running` by a dead worker and queue them again."""
-    with writer(store.engine).begin() as conn:
-        ids = [
-            r.id for r in conn.execute(select(TRIAL.c.id).where(TRIAL.c.run_id == run_id, TRIAL.c.status == "running"))
-        ]
+
+    def work(conn: Connection) -> int:
+        ids = _lock_trials(conn, and_(TRIAL.c.run_id == run_id, TRIAL.c.status == "running"))
         if not ids:
             return 0
         _delete_children(conn, ids)
-        conn.execute(
-            update(TRIAL)
-            .where(TRIAL.c.id.in_(ids))
-            .values(
-                status="queued",
-                **NO_RESULT,
-                started_at=None,
-            )
-        )
+        conn.execute(update(TRIAL).where(TRIAL.c.id.in_(ids)).values(status="queued", **NO_RESULT, started_at=None))
         return len(ids)
+
+    return write_transaction(store.engine, work, what=f"re-queue the unfinished trials of run {run_id}")
 
 
 def _delete_children(conn: Any, trial_ids: list[int]) -> None:
@@ -114,45 +184,60 @@ def _delete_children(conn: Any, trial_ids: list[int]) -> None:
     conn.execute(delete(Step.__table__).where(Step.__table__.c.trial_id.in_(trial_ids)))  # type: ignore[attr-defined]
 
 
-def claim_trial(store: Any, run_id: int) -> Any | None:
-    """Atomically move one queued trial of the run to `running` and return it (None when none is left)."""
-    while True:
-        with store.engine.connect() as conn:
-            row = conn.execute(
-                select(TRIAL.c.id)
-                .where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued")
-                .order_by(TRIAL.c.id)
-                .limit(1)
+def claim_trial(store: Any, run_id: int, worker_id: str | None = None) -> Any | None:
+    """Atomically move one queued trial of the run to `running` and return it (None when none is left).
+
+    With `worker_id`, the claim happens only while that worker holds the run
+    (checked in the same transaction); otherwise LeaseLostError is raised.
+    """
+
+    def claim(conn: Connection) -> int | None:
+        if worker_id is not None:
+            owner = conn.execute(
+                select(RUN.c.id).where(RUN.c.id == run_id, RUN.c.worker_id == worker_id).with_for_update(read=True)
             ).first()
+            if owner is None:
+                raise LeaseLostError(f"run {run_id} is no longer held by {worker_id}")
+        row = conn.execute(
+            select(TRIAL.c.id)
+            .where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued")
+            .order_by(TRIAL.c.id)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        ).first()
         if row is None:
             return None
-        with writer(store.engine).begin() as conn:
-            won = conn.execute(
-                update(TRIAL)
-                .where(TRIAL.c.id == row.id, TRIAL.c.status == "queued")
-                .values(status="running", started_at=utcnow())
-            ).rowcount
-        if won:
-            return store.get_trial(row.id)
+        won = conn.execute(
+            update(TRIAL)
+            .where(TRIAL.c.id == row.id, TRIAL.c.status == "queued")
+            .values(status="running", started_at=utcnow())
+        ).rowcount
+        return row.id if won else -1
+
+    while True:
+        trial_id = write_transaction(store.engine, claim, what=f"claim a trial of run {run_id}")
+        if trial_id is None:
+            return None
+        if trial_id > 0:
+            return store.get_trial(trial_id)
 
 
 def cancel_queued(store: Any, run_id: int) -> int:
     """Mark the run's still-queued trials cancelled (they are re-queued on resume)."""
-    with writer(store.engine).begin() as conn:
-        return conn.execute(
+    return write_transaction(
+        store.engine,
+        lambda conn: conn.execute(
             update(TRIAL).where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued").values(status="cancelled")
-        ).rowcount
+        ).rowcount,
+        what=f"cancel the queued trials of run {run_id}",
+    )
 
 
 def requeue_cancelled(store: Any, run_id: int) -> int:
     """Resume: cancelled and errored trials go back to the queue; completed ones are kept."""
-    with writer(store.engine).begin() as conn:
-        ids = [
-            r.id
-            for r in conn.execute(
-                select(TRIAL.c.id).where(TRIAL.c.run_id == run_id, TRIAL.c.status.in_(("cancelled", "error")))
-            )
-        ]
+
+    def work(conn: Connection) -> int:
+        ids = _lock_trials(conn, and_(TRIAL.c.run_id == run_id, TRIAL.c.status.in_(("cancelled", "error"))))
         if ids:
             _delete_children(conn, ids)
             conn.execute(
@@ -166,6 +251,8 @@ def requeue_cancelled(store: Any, run_id: int) -> int:
             .values(status="queued", cancel_requested=False, finished_at=None, error=None)
         )
         return len(ids)
+
+    return write_transaction(store.engine, work, what=f"resume run {run_id}")
 
 
 def llm_calls_for_run(store: Any, run_id: int, role: str | None = None) -> list[Any]:
@@ -188,18 +275,13 @@ def reset_trial(store: Any, trial_id: int, status: str = "running") -> Any:
     """
     if status not in ("running", "queued", "cancelled"):
         raise ValueError(f"reset_trial: status must be running, queued or cancelled, not {status!r}")
-    started = utcnow() if status == "running" else None
-    with writer(store.engine).begin() as conn:
+
+    def work(conn: Connection) -> Any:
+        if not _lock_trials(conn, TRIAL.c.id == trial_id):
+            raise LookupError(f"trial {trial_id} does not exist")
+        started = utcnow() if status == "running" else None
         _delete_children(conn, [trial_id])
-        changed = conn.execute(
-            update(TRIAL)
-            .where(TRIAL.c.id == trial_id)
-            .values(
-                status=status,
-                **NO_RESULT,
-                started_at=started,
-            )
-        ).rowcount
-    if not changed:
-        raise LookupError(f"trial {trial_id} does not exist")
-    return started
+        conn.execute(update(TRIAL).where(TRIAL.c.id == trial_id).values(status=status, **NO_RESULT, started_at=started))
+        return started
+
+    return write_transaction(store.engine, work, what=f"reset trial {trial_id}")

@@ -128,12 +128,18 @@ def _m0005_grading_protocol(conn: Connection) -> None:
     _add_column(conn, "problem", Column("timeout_s", Float, nullable=True))
 
 
+def _m0006_lease_epoch(conn: Connection) -> None:
+    """A run's lease ends at a stored instant, set by its holder, so a takeover honours the holder's lease length."""
+    _add_column(conn, "run", Column("lease_expires_at", DateTime(timezone=True), nullable=True))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _m0001_initial),
     Migration("0002_worker_control", _m0002_worker_control),
     Migration("0003_problem_difficulty", _m0003_problem_difficulty),
     Migration("0004_endpoint_waits", _m0004_endpoint_waits),
     Migration("0005_grading_protocol", _m0005_grading_protocol),
+    Migration("0006_lease_epoch", _m0006_lease_epoch),
 )
 LATEST = MIGRATIONS[-1].name
 

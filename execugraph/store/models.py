@@ -133,6 +133,9 @@ class Run(SQLModel, table=True):
     error: str | None = Field(default=None, sa_type=CleanText)
     worker_id: str | None = None
     heartbeat_at: datetime | None = None
+    # Until when the worker in `worker_id` holds the run: written with every renewal from the
+    # holder's own lease length; another worker may take the run over only after it.
+    lease_expires_at: datetime | None = None
     cancel_requested: bool = False
 
 

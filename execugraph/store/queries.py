@@ -97,7 +97,7 @@ def run_progress(conn: Connection, run_id: int) -> dict[str, int]:
     return progress
 
 
-_COUNTS = ("trials", "finished", "passed", "errors", "tokens_in", "tokens_out", "llm_calls")
+_COUNTS = ("trials", "finished", "graded", "passed", "errors", "tokens_in", "tokens_out", "llm_calls")
 
 
 def _cells(conn: Connection, run_id: int) -> list[dict[str, Any]]:
@@ -114,6 +114,7 @@ def _cells(conn: Connection, run_id: int) -> list[dict[str, Any]]:
             t.category,
             func.count().label("trials"),
             func.sum(case((finished, 1), else_=0)).label("finished"),
+            func.sum(case((t.status == "done", 1), else_=0)).label("graded"),
             func.sum(case((t.passed.is_(True), 1), else_=0)).label("passed"),
             func.sum(case((t.status == "error", 1), else_=0)).label("errors"),
             func.sum(case((finished, t.wallclock_s), else_=0.0)).label("wallclock_s"),
@@ -150,7 +151,7 @@ def _roll_up(cells: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[st
         stats = merged[group]
         done = stats["finished"]
         item = {**{k: stats[k] for k in keys}, **{name: stats[name] for name in _COUNTS}}
-        item["pass_rate"] = stats["passed"] / done if done else None
+        item["pass_rate"] = stats["passed"] / stats["graded"] if stats["graded"] else None
         item["mean_wallclock_s"] = stats["wallclock_s"] / done if done else None
         item["mean_retries"] = stats["retries"] / done if done else None
         out.append(item)
@@ -160,10 +161,11 @@ def _roll_up(cells: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[st
 def run_summary(conn: Connection, run_id: int) -> dict[str, Any]:
     """Pass rates and costs of a run overall, per condition, per category and per pair.
 
-    `pass_rate` is passed / finished, where finished means status done or
-    error (a crashed trial counts as a failure; queued, running and cancelled
-    trials are not counted); the means are over finished trials too. None
-    when nothing has finished. Token and call totals cover all trials.
+    `pass_rate` is passed / graded (trials that ran to the end and were judged:
+    status done), the rule of `execugraph.run_outcome`; errored trials are counted
+    in `errors`, never as passed or failed, and queued, running and cancelled ones
+    only in `trials`. The means are over finished (graded + errored) trials. None
+    when nothing counts. Token and call totals cover all trials.
     """
     cells = _cells(conn, run_id)
     overall = _roll_up(cells, ())

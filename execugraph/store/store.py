@@ -1,7 +1,11 @@
 """The Store: the one object through which runs, trials and their traces are written and read.
 
 Every write is its own short transaction, committed before the method
-returns, so a killed worker loses at most the step it was in. Methods are
+returns, so a killed worker loses at most the step it was in, and retried as
+a whole on transient database errors (a lock held elsewhere, a dropped
+connection; see `retry`). `Store.fenced` gives one attempt of a trial a view
+whose writes check the attempt's token inside the same transaction (see
+`fencing`). Methods are
 safe to call from many threads (each opens its own session from the engine's
 pool) and from many processes (see `engine.py` for SQLite's locking). They
 return plain values, dicts, or SQLModel objects detached from any session.
@@ -12,10 +16,10 @@ raises LookupError; nothing already stored is changed by a failed call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+import copy
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, Table, delete, func, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -27,6 +31,7 @@ from execugraph.settings import load_settings
 from execugraph.store import bulk, migrations, queries, waits
 from execugraph.store.engine import display_url, writer
 from execugraph.store.errors import StoreReadOnlyError, StoreUnavailableError
+from execugraph.store.fencing import Fence
 from execugraph.store.models import (
     EXECUTION_PURPOSES,
     FEEDBACK_SOURCES,
@@ -47,6 +52,7 @@ from execugraph.store.models import (
     utcnow,
 )
 from execugraph.store.provenance import hostname, runtime_versions
+from execugraph.store.retry import DEFAULT_POLICY, RetryPolicy, run_with_retry
 
 # Allowed values of the enumerated columns, checked on every write.
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -60,6 +66,7 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
 }
 _TRIAL_KEY = bulk.KEY_COLUMNS
 _ENSURE_OPTIONAL = tuple(bulk.OPTIONAL_COLUMNS)
+T = TypeVar("T")
 _KEY_TYPES = {"problem_id": str, "condition": str, "seed": int, "trial_index": int, "category": str, "benchmark": str}
 
 
@@ -124,10 +131,20 @@ def _lock_trial_for_steps(session: Session, trial_id: int) -> Any:
 
 
 class Store:
-    """The run store on one database; create with `Store.open()` or `Store(engine)`."""
+    """The run store on one database; create with `Store.open()` or `Store(engine)`.
+
+    Every write transaction is retried on transient database errors (a lock held
+    by another process, a dropped connection) under `retry_policy`; see `retry`.
+    """
 
     def __init__(
-        self, engine: Engine, *, migrate: bool = True, read_only: bool = False, read_only_note: str = ""
+        self,
+        engine: Engine,
+        *,
+        migrate: bool = True,
+        read_only: bool = False,
+        read_only_note: str = "",
+        retry_policy: RetryPolicy | None = None,
     ) -> None:
         """Wrap `engine`; unless `migrate` is False (or the store is read-only), bring its schema up to date first.
 
@@ -141,6 +158,8 @@ class Store:
         self.read_only = read_only
         self.read_only_note = read_only_note
         self._where: str | None = None
+        self.retry_policy = retry_policy or DEFAULT_POLICY
+        self._fence: Fence | None = None
         if migrate and not read_only:
             try:
                 migrations.migrate(engine)
@@ -198,16 +217,52 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- attempts ---------------------------------------------------------------
+
+    def fenced(self, trial_id: int, token: datetime, guard: Callable[[], None] | None = None) -> Store:
+        """This store as seen by one attempt of a trial: every write checks, in its own transaction,
+        that the trial is still running under `token` (its started_at), else raises SupersededError.
+
+        `guard` runs before each write (see `fencing`). Reads are unchanged.
+        """
+        view = copy.copy(self)
+        view._fence = Fence(trial_id, token, guard)
+        return view
+
+    @property
+    def fence(self) -> Fence | None:
+        """The attempt this store view writes for, or None for the plain store."""
+        return self._fence
+
+    def check_attempt(self) -> None:
+        """Raise SupersededError unless this view's attempt still owns its trial (no-op without a fence)."""
+        if self._fence is not None:
+            with self.engine.connect() as conn:
+                self._fence.check(conn)
+
+    def _own(self, trial_id: int) -> None:
+        if self._fence is not None and trial_id != self._fence.trial_id:
+            raise ValueError(f"this attempt belongs to trial {self._fence.trial_id}, not {trial_id}")
+
     # -- sessions -------------------------------------------------------------
 
     def _read(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
 
-    @contextmanager
-    def _write(self) -> Iterator[Session]:
-        """One short write transaction, committed on exit (rolled back on error)."""
-        with Session(self._writer, expire_on_commit=False) as session, session.begin():
-            yield session
+    def _transact(self, what: str, work: Callable[[Session], T]) -> T:
+        """Run `work(session)` as one write transaction, committed on return, retried as a whole on
+        transient errors; under a fence the attempt's token is checked first, in the same transaction."""
+        fence = self._fence
+
+        def attempt() -> T:
+            if fence is not None:
+                fence.before_write()
+            with Session(self._writer, expire_on_commit=False) as session, session.begin():
+                if fence is not None:
+                    fence.check(session.connection())
+                return work(session)
+
+        return run_with_retry(attempt, what=what, policy=self.retry_policy)
 
     def _exists(self, model: type[SQLModel], ident: Any) -> bool:
         with self._read() as session:
@@ -215,24 +270,32 @@ class Store:
 
     def _update(self, model: type[SQLModel], ident: int, fields: dict[str, Any]) -> None:
         table = _table(model)
-        with self._write() as session:
+
+        def work(session: Session) -> None:
             result = session.exec(update(table).where(table.c.id == ident).values(**fields))
             if result.rowcount == 0:  # type: ignore[attr-defined]
                 raise LookupError(f"{model.__name__} {ident} does not exist")
 
-    def _insert_child(self, row: SQLModel, *, trial_id: int, step_id: int | None) -> int:
+        self._transact(f"update {model.__name__} {ident}", work)
+
+    def _insert_child(self, make: Callable[[], SQLModel], *, trial_id: int, step_id: int | None) -> int:
         """Insert a row under a trial (and optionally a step), naming a missing parent clearly."""
+        self._own(trial_id)
+
+        def work(session: Session) -> int:
+            row = make()
+            session.add(row)
+            session.flush()
+            return int(row.id)  # type: ignore[attr-defined]
+
         try:
-            with self._write() as session:
-                session.add(row)
-                session.flush()
-                return int(row.id)  # type: ignore[attr-defined]
+            return self._transact(f"store a trace row of trial {trial_id}", work)
         except IntegrityError as exc:
             if not self._exists(Trial, trial_id):
                 raise LookupError(f"trial {trial_id} does not exist") from exc
             if step_id is not None and not self._exists(Step, step_id):
                 raise LookupError(f"step {step_id} does not exist") from exc
-            raise ValueError(f"cannot store {type(row).__name__} for trial {trial_id}: {exc.orig}") from exc
+            raise ValueError(f"cannot store a trace row for trial {trial_id}: {exc.orig}") from exc
 
     # -- runs -----------------------------------------------------------------
 
@@ -256,7 +319,7 @@ class Store:
             raise ValueError(f"Run.models must be a dict of role -> model; got {type(models).__name__}")
         fields = {"kind": kind, "status": status}
         _check_fields(Run, fields)
-        run = Run(
+        values = dict(
             kind=kind,
             title=title,
             status=status,
@@ -268,11 +331,15 @@ class Store:
             host=hostname() if host is None else host,
             tags=_check_tags(tags or []),
         )
+
+        def work(session: Session) -> int:
+            run = Run(**values)
+            session.add(run)
+            session.flush()
+            return int(run.id)  # type: ignore[arg-type]
+
         try:
-            with self._write() as session:
-                session.add(run)
-                session.flush()
-                return int(run.id)  # type: ignore[arg-type]
+            return self._transact("create a run", work)
         except IntegrityError as exc:
             if parent_run_id is not None and not self._exists(Run, parent_run_id):
                 raise LookupError(f"parent run {parent_run_id} does not exist") from exc
@@ -326,7 +393,8 @@ class Store:
         Runs derived from it (rescores) are kept and lose their parent link.
         """
         trial_ids = select(_table(Trial).c.id).where(_table(Trial).c.run_id == run_id).scalar_subquery()
-        with self._write() as session:
+
+        def work(session: Session) -> bool:
             session.exec(delete(_table(EndpointWait)).where(_table(EndpointWait).c.run_id == run_id))
             for child in (LLMCall, Execution, RetrievalHit, Step):
                 table = _table(child)
@@ -336,6 +404,8 @@ class Store:
             session.exec(update(runs).where(runs.c.parent_run_id == run_id).values(parent_run_id=None))
             result = session.exec(delete(runs).where(runs.c.id == run_id))
             return bool(result.rowcount)  # type: ignore[attr-defined]
+
+        return self._transact(f"delete run {run_id}", work)
 
     def rename_run(self, run_id: int, title: str) -> None:
         """Change a run's title."""
@@ -362,23 +432,26 @@ class Store:
         """Record a trial (started now unless queued) and return its id; DuplicateTrialError if its key exists."""
         fields = {"status": status, "feedback_source": feedback_source}
         _check_fields(Trial, fields)
-        trial = Trial(
-            run_id=run_id,
-            problem_id=problem_id,
-            condition=condition,
-            seed=seed,
-            trial_index=trial_index,
-            category=category,
-            benchmark=benchmark,
-            status=status,
-            feedback_source=feedback_source,
-            started_at=None if status == "queued" else utcnow(),
-        )
+
+        def work(session: Session) -> int:
+            trial = Trial(
+                run_id=run_id,
+                problem_id=problem_id,
+                condition=condition,
+                seed=seed,
+                trial_index=trial_index,
+                category=category,
+                benchmark=benchmark,
+                status=status,
+                feedback_source=feedback_source,
+                started_at=None if status == "queued" else utcnow(),
+            )
+            session.add(trial)
+            session.flush()
+            return int(trial.id)  # type: ignore[arg-type]
+
         try:
-            with self._write() as session:
-                session.add(trial)
-                session.flush()
-                return int(trial.id)  # type: ignore[arg-type]
+            return self._transact(f"create a trial of run {run_id}", work)
         except IntegrityError as exc:
             if not self._exists(Run, run_id):
                 raise LookupError(f"run {run_id} does not exist") from exc
@@ -416,8 +489,10 @@ class Store:
             return 0
         if not self._exists(Run, run_id):
             raise LookupError(f"run {run_id} does not exist")
-        with self._write() as session:
-            return bulk.insert_queued_trials(session.connection(), _table(Trial), run_id, keys)
+        return self._transact(
+            f"queue the trials of run {run_id}",
+            lambda session: bulk.insert_queued_trials(session.connection(), _table(Trial), run_id, keys),
+        )
 
     def get_trial(self, trial_id: int) -> Trial | None:
         """The trial, or None."""
@@ -438,6 +513,7 @@ class Store:
 
     def update_trial(self, trial_id: int, **fields: Any) -> None:
         """Set the given Trial columns."""
+        self._own(trial_id)
         _check_fields(Trial, fields)
         if fields:
             self._update(Trial, trial_id, fields)
@@ -464,8 +540,10 @@ class Store:
         The number is taken under the trial's row lock (PostgreSQL) or the
         database write lock (SQLite), so concurrent writers never collide.
         """
+        self._own(trial_id)
         steps = _table(Step)
-        with self._write() as session:
+
+        def work(session: Session) -> int:
             next_seq = _lock_trial_for_steps(session, trial_id)
             result = session.exec(
                 insert(steps).values(
@@ -478,6 +556,8 @@ class Store:
                 )
             )
             return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+        return self._transact(f"add a {node} step to trial {trial_id}", work)
 
     def record_step(
         self,
@@ -510,7 +590,9 @@ class Store:
             if "messages" in call:
                 _check_messages(call["messages"])
         _check_fields(Step, {"started_at": started_at, "ended_at": ended_at})
-        with self._write() as session:
+        self._own(trial_id)
+
+        def work(session: Session) -> int:
             seq = session.exec(_lock_trial_for_steps(session, trial_id)).one()
             step = Step(trial_id=trial_id, seq=int(seq[0] if isinstance(seq, tuple) else seq), node=node,
                         attempt=attempt, started_at=started_at, ended_at=ended_at, output=output)
@@ -520,7 +602,9 @@ class Store:
             session.add_all([LLMCall(trial_id=trial_id, step_id=step_id, **c) for c in calls])
             session.add_all([Execution(trial_id=trial_id, step_id=step_id, **e) for e in runs])
             session.add_all([RetrievalHit(trial_id=trial_id, **h) for h in found])
-        return step_id
+            return step_id
+
+        return self._transact(f"record the {node} step of trial {trial_id}", work)
 
     def finish_step(self, step_id: int, output: dict[str, Any] | None = None) -> None:
         """Mark the step ended now, replacing its output when one is given."""
@@ -542,7 +626,7 @@ class Store:
         if "messages" in fields:
             _check_messages(fields["messages"])
         return self._insert_child(
-            LLMCall(trial_id=trial_id, step_id=step_id, **fields), trial_id=trial_id, step_id=step_id
+            lambda: LLMCall(trial_id=trial_id, step_id=step_id, **fields), trial_id=trial_id, step_id=step_id
         )
 
     def llm_calls_for_trial(self, trial_id: int) -> list[LLMCall]:
@@ -564,8 +648,9 @@ class Store:
             raise ValueError(
                 f"Execution.results must be a list of per-test dicts; got {type(fields['results']).__name__}"
             )
-        row = Execution(trial_id=trial_id, step_id=step_id, **fields)
-        return self._insert_child(row, trial_id=trial_id, step_id=step_id)
+        return self._insert_child(
+            lambda: Execution(trial_id=trial_id, step_id=step_id, **fields), trial_id=trial_id, step_id=step_id
+        )
 
     def executions_for_trial(self, trial_id: int) -> list[Execution]:
         """The trial's sandbox executions in the order they ran."""
@@ -590,9 +675,12 @@ class Store:
                 raise ValueError(f"retrieval hit #{index} has no technique_id")
         if not hits:
             return 0
+        self._own(trial_id)
         try:
-            with self._write() as session:
-                session.add_all([RetrievalHit(trial_id=trial_id, **hit) for hit in hits])
+            self._transact(
+                f"store the retrieval hits of trial {trial_id}",
+                lambda session: session.add_all([RetrievalHit(trial_id=trial_id, **hit) for hit in hits]),
+            )
             return len(hits)
         except IntegrityError as exc:
             if not self._exists(Trial, trial_id):
@@ -610,7 +698,8 @@ class Store:
 
     def _upsert(self, model: type[SQLModel], values: dict[str, Any], key: list[str]) -> None:
         table = _table(model)
-        with self._write() as session:
+
+        def work(session: Session) -> None:
             if self._dialect in ("sqlite", "postgresql"):
                 dialect_insert = sqlite.insert if self._dialect == "sqlite" else postgresql.insert
                 stmt = dialect_insert(table).values(**values)
@@ -618,6 +707,8 @@ class Store:
                 session.exec(stmt.on_conflict_do_update(index_elements=key, set_=changes))
             else:
                 session.merge(model(**values))
+
+        self._transact(f"store a {model.__name__}", work)
 
     def upsert_problem(self, problem: Problem) -> None:
         """Store `problem`, replacing an earlier copy with the same benchmark and id."""

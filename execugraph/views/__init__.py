@@ -30,6 +30,7 @@ from execugraph.views.report import (
     error_rows,
     pairs_table,
     pass_at_k_rows,
+    ungraded_flags,
 )
 from execugraph.views.retrieval import hit_matrix, runs_with_hits
 from execugraph.views.runs import (
@@ -95,4 +96,5 @@ __all__ = [
     "trial_counts",
     "trial_filter_choices",
     "trial_rows",
+    "ungraded_flags",
 ]

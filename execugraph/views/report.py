@@ -117,3 +117,8 @@ def deltas_against(report: dict[str, Any], reference: str = REFERENCE_CONDITION)
             }
         )
     return rows
+
+
+def ungraded_flags(report: dict[str, Any]) -> list[dict[str, str]]:
+    """Arms with trials that were never graded (errors, unfinished), with the report's flag text."""
+    return [{"arm": a["label"], "flag": a["flag"]} for a in report.get("arms", []) if a.get("flag")]

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import case, func, select
 
+from execugraph.run_outcome import Counts, status_word
 from execugraph.store.models import RUN_KINDS, RUN_STATUSES, Run, Trial
 from execugraph.store.queries import FINISHED_STATUSES
 
@@ -26,7 +27,7 @@ def filter_choices(store: Any) -> dict[str, list[str]]:
 
 
 def trial_counts(store: Any, run_ids: Sequence[int]) -> dict[int, dict[str, int]]:
-    """Trials, finished, passed and errored per run, for just these runs (one GROUP BY)."""
+    """Trials, finished, graded, passed and errored per run, for just these runs (one GROUP BY)."""
     if not run_ids:
         return {}
     t = TRIAL.c
@@ -35,6 +36,7 @@ def trial_counts(store: Any, run_ids: Sequence[int]) -> dict[int, dict[str, int]
             t.run_id,
             func.count(),
             func.sum(case((t.status.in_(FINISHED_STATUSES), 1), else_=0)),
+            func.sum(case((t.status == "done", 1), else_=0)),
             func.sum(case((t.passed.is_(True), 1), else_=0)),
             func.sum(case((t.status == "error", 1), else_=0)),
         )
@@ -43,8 +45,14 @@ def trial_counts(store: Any, run_ids: Sequence[int]) -> dict[int, dict[str, int]
     )
     with store.engine.connect() as conn:
         return {
-            int(run_id): {"trials": int(n), "finished": int(f or 0), "passed": int(p or 0), "errors": int(e or 0)}
-            for run_id, n, f, p, e in conn.execute(stmt)
+            int(run_id): {
+                "trials": int(n),
+                "finished": int(f or 0),
+                "graded": int(g or 0),
+                "passed": int(p or 0),
+                "errors": int(e or 0),
+            }
+            for run_id, n, f, g, p, e in conn.execute(stmt)
         }
 
 
@@ -66,7 +74,8 @@ def run_rows(
     tag: str | None = None,
     limit: int = 200,
 ) -> list[dict[str, Any]]:
-    """One table row per matching run (newest first, at most `limit`), with trial counts and pass rate."""
+    """One table row per matching run (newest first, at most `limit`): passed / graded / errors / trials,
+    the pass rate of the graded trials, and the status word (`done with errors`, see `run_outcome`)."""
     runs = store.list_runs(
         kind=kind,
         status=status,
@@ -81,22 +90,24 @@ def run_rows(
     counts = trial_counts(store, [r.id for r in runs])
     rows = []
     for run in runs:
-        c = counts.get(run.id, {"trials": 0, "finished": 0, "passed": 0, "errors": 0})
+        c = counts.get(run.id, {"trials": 0, "finished": 0, "graded": 0, "passed": 0, "errors": 0})
+        outcome = Counts(total=c["trials"], graded=c["graded"], passed=c["passed"], errors=c["errors"])
         rows.append(
             {
                 "id": run.id,
                 "title": run.title,
                 "kind": run.kind,
-                "status": run.status,
+                "status": status_word(run.status, outcome),
                 "benchmark": run.benchmark or "",
                 "models": _models_text(run.models),
                 "tags": ", ".join(run.tags or []),
                 "created": run.created_at,
+                "passed": c["passed"],
+                "graded": c["graded"],
+                "errors": c["errors"],
                 "trials": c["trials"],
                 "finished": c["finished"],
-                "passed": c["passed"],
-                "errors": c["errors"],
-                "pass_rate": c["passed"] / c["finished"] if c["finished"] else None,
+                "pass_rate": outcome.pass_rate,
             }
         )
     return rows
@@ -149,10 +160,11 @@ def active_batches(store: Any, *, recent: int = 3) -> list[dict[str, Any]]:
             {
                 "id": run.id,
                 "title": run.title,
-                "status": run.status,
+                "status": p.status,
                 "cancel_requested": bool(run.cancel_requested),
                 "total": p.total,
                 "done": p.done,
+                "graded": p.graded,
                 "passed": p.passed,
                 "running": p.running,
                 "errors": p.error,

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,7 @@ from execugraph.store import Store
 from execugraph.trial import TrialDeps
 from tests.support.ollama_server import OllamaStandIn, scripted_responder
 from tests.support.scripted import fenced
+from tests.support.waiting import wait_until
 
 MODEL = "standin:latest"
 GOOD = fenced("def double(x):\n    return 2 * x\n")
@@ -52,7 +54,10 @@ def spec(**overrides) -> BatchSpec:
     return BatchSpec(**(values | overrides))
 
 
-def start_worker(db_url: str, host: str) -> subprocess.Popen:
+def start_worker(
+    db_url: str, host: str, *, lease_s: float = 1.5, heartbeat_s: float = 0.3, log: Path | None = None
+) -> subprocess.Popen:
+    """A `worker --once` subprocess; its stderr goes to `log` when given (a pipe otherwise)."""
     env = os.environ | {"OLLAMA_HOST": host, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
         [
@@ -66,14 +71,14 @@ def start_worker(db_url: str, host: str) -> subprocess.Popen:
             "--poll-s",
             "0.2",
             "--stale-after-s",
-            "1.5",
+            str(lease_s),
             "--heartbeat-s",
-            "0.3",
+            str(heartbeat_s),
         ],
         cwd=PROJECT_ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.PIPE if log is None else log.open("ab"),
     )
 
 
@@ -86,6 +91,7 @@ def assert_complete_and_unique(store: Store, run_id: int, expected: int) -> None
         steps = store.steps_for_trial(trial.id)
         nodes = [s.node for s in steps]
         assert nodes[0] == "generator" and nodes[-1] == "grade" and all(s.ended_at for s in steps)
+        assert nodes.count("grade") == 1, (trial.id, nodes)  # one attempt's trace, never two
         assert [s.seq for s in steps] == list(range(len(steps))) or [s.seq for s in steps] == list(
             range(1, len(steps) + 1)
         )
@@ -120,12 +126,11 @@ def test_sigkill_three_times_then_resume_loses_and_duplicates_nothing(tmp_path):
     expected = 8 * 2 * 2
     rng = random.Random(7)
     with OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL], latency_s=0.15) as server:
-        for _ in range(3):
-            worker = start_worker(db_url, server.url)
+        for round_ in range(3):
+            worker = start_worker(db_url, server.url, log=tmp_path / f"worker{round_}.log")
             target = progress(store, run_id).done + rng.randint(1, 4)
-            deadline = time.monotonic() + 120
-            while progress(store, run_id).done < target and time.monotonic() < deadline:
-                time.sleep(0.02)
+            # each worker takes over the run its killed predecessor left (waiting out its lease if need be)
+            wait_until(lambda t=target: progress(store, run_id).done >= t, 180, f"{target} trials done")
             time.sleep(rng.uniform(0.0, 0.3))  # land anywhere inside the next trial
             worker.send_signal(signal.SIGKILL)
             worker.wait()
@@ -168,8 +173,7 @@ def test_cancel_mid_batch_then_resume_completes_exactly(sqlite_store):
         worker = Worker(sqlite_store, deps_factory=lambda: TrialDeps(pool=pool, ollama_host=server.url))
         thread = threading.Thread(target=worker.run_forever, kwargs={"poll_s": 0.1, "exit_when_idle": True})
         thread.start()
-        while progress(sqlite_store, run_id).done < 3:
-            time.sleep(0.05)
+        wait_until(lambda: progress(sqlite_store, run_id).done >= 3, 180, "3 trials done")
         request_cancel(sqlite_store, run_id)
         thread.join(timeout=60)
         assert not thread.is_alive()

@@ -11,16 +11,18 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = f"""
+SCRIPT = """
 import json, sys
-sys.path.insert(0, {str(REPO)!r})
+sys.path.insert(0, sys.argv[1])
 from sandbox import SandboxPool, Limits
-call = {{"entry_point": "f", "tests": [{{"kind": "call", "args": [], "expected": 1}}]}}
+call = {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 1}]}
 programs = [
     "def f():\\n    return 1\\n",
     "def f():\\n    while True:\\n        pass\\n",
@@ -31,7 +33,7 @@ programs = [
 ]
 with SandboxPool(workers=1) as pool:
     results = [pool.run_suite(code, call, Limits(timeout_s=1.0)) for code in programs]
-print(json.dumps({{"verdicts": [r.verdict for r in results], "isolation": results[0].isolation}}))
+print(json.dumps({"verdicts": [r.verdict for r in results], "isolation": results[0].isolation}))
 """
 
 
@@ -58,11 +60,30 @@ def _unprivileged_python() -> list[str] | None:
     return None
 
 
-def test_sandbox_started_without_root_degrades_honestly():
+@pytest.fixture
+def readable_sandbox() -> Iterator[Path]:
+    """A copy of the sandbox package that `nobody` can read: the checkout itself may sit in a private
+    (0700) directory, such as a fresh clone made under `mktemp -d`, where that user cannot reach it."""
+    base = Path(tempfile.mkdtemp(prefix="execugraph-sandbox-"))
+    try:
+        shutil.copytree(REPO / "sandbox", base / "sandbox", ignore=shutil.ignore_patterns("__pycache__"))
+        for path in [base, *base.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_sandbox_started_without_root_degrades_honestly(readable_sandbox: Path):
     command = _unprivileged_python()
     if command is None:
         pytest.skip("needs root, util-linux setpriv and a Python >= 3.11 that the nobody user can run")
-    done = subprocess.run([*command, "-c", SCRIPT], cwd="/", capture_output=True, text=True, timeout=180)
+    probe = subprocess.run([*command, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import sandbox",
+                            str(readable_sandbox)], cwd="/", capture_output=True, text=True, timeout=60)
+    if probe.returncode != 0:
+        pytest.skip(f"the nobody user cannot read {readable_sandbox} (is the temp directory private?)")
+    done = subprocess.run([*command, "-c", SCRIPT, str(readable_sandbox)], cwd="/", capture_output=True, text=True,
+                          timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["verdicts"] == [

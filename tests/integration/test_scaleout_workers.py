@@ -10,9 +10,8 @@ import os
 import pytest
 
 from execugraph.runner import enqueue_batch
-from execugraph.scaleout.fencing import FencedStore, SupersededError
 from execugraph.scaleout.trial_worker import TrialWorker
-from execugraph.store import Store, leases
+from execugraph.store import Store, SupersededError, leases
 from tests.integration.test_runner import GOOD, MODEL, problems, spec
 from tests.support.ollama_server import OllamaStandIn, scripted_responder
 
@@ -24,8 +23,8 @@ def queued_trial(store: Store, n: int = 1) -> tuple[int, list]:
 
 def test_a_superseded_attempt_can_neither_trace_nor_finish(store):
     _, (trial,) = queued_trial(store)
-    old = FencedStore(store, trial.id, trial.started_at)
-    assert old.is_current()
+    old = store.fenced(trial.id, trial.started_at)
+    old.check_attempt()
     old.add_step(trial.id, "generator")
     assert len(store.steps_for_trial(trial.id)) == 1
 
@@ -40,14 +39,16 @@ def test_a_superseded_attempt_can_neither_trace_nor_finish(store):
     row = store.get_trial(trial.id)
     assert row.status == "running" and row.passed is None and row.started_at == token
 
-    current = FencedStore(store, trial.id, token)
+    current = store.fenced(trial.id, token)
     current.finish_trial(trial.id, passed=True, tests_passed=3, tests_total=3)
     row = old.get_trial(trial.id)  # reads pass through the fence
     assert row.status == "done" and row.passed and row.finished_at is not None
     with pytest.raises(SupersededError):  # a finished trial is no attempt's to write any more
         current.finish_trial(trial.id, passed=False)
-    with pytest.raises(ValueError, match="unknown Trial field"):
-        FencedStore(store, trial.id, token).finish_trial(trial.id, colour="red")
+    with pytest.raises(ValueError, match="no settable field 'colour'"):
+        store.fenced(trial.id, token).finish_trial(trial.id, colour="red")
+    with pytest.raises(ValueError, match="belongs to trial"):
+        current.add_step(trial.id + 1, "generator")
 
 
 def test_reset_trial_can_requeue_or_cancel_and_names_a_missing_trial(sqlite_store):

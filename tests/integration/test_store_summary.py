@@ -41,13 +41,15 @@ def _make_run(store: Store, seed: int = 3) -> tuple[int, list[dict]]:
 
 def _expected(rows: list[dict]) -> dict:
     finished = [r for r in rows if r["status"] in ("done", "error")]
+    graded = [r for r in rows if r["status"] == "done"]
     passed = sum(1 for r in rows if r["passed"] is True)
     return {
         "trials": len(rows),
         "finished": len(finished),
+        "graded": len(graded),
         "passed": passed,
         "errors": sum(1 for r in rows if r["status"] == "error"),
-        "pass_rate": passed / len(finished) if finished else None,
+        "pass_rate": passed / len(graded) if graded else None,
         "mean_wallclock_s": sum(r["wallclock_s"] for r in finished) / len(finished) if finished else None,
         "mean_retries": sum(r["retries_used"] for r in finished) / len(finished) if finished else None,
         "tokens_in": sum(r["tokens_in"] for r in rows),

@@ -50,7 +50,7 @@ def test_a_batch_launched_from_the_form_runs_to_completion(app, db_store, worker
     at.run()
     no_exception(at)
     bars = [p for p in at.get("progress") if p.proto.text.startswith("1/1 trials")]
-    assert bars and "pass rate so far 100%" in bars[0].proto.text
+    assert bars and "passed 1/1 graded (100%) · 0 errored" in bars[0].proto.text
     trial = db_store.trials_for_run(run_id)[0]
     assert trial.problem_id == chosen.id and trial.passed and trial.condition == "single-oneshot"
     assert db_store.get_run(run_id).config["batch"]["categories"] == ["dp"]

@@ -210,7 +210,9 @@ def test_run_listings_count_in_sql(seeded_db, db_store):
         progress["finished"],
         progress["passed"],
     )
-    assert batch["pass_rate"] == progress["passed"] / progress["finished"] and batch["tags"] == "paper, seeded"
+    assert (batch["graded"], batch["errors"]) == (progress["done"], progress["error"])
+    assert batch["pass_rate"] == progress["passed"] / progress["done"] and batch["tags"] == "paper, seeded"
+    assert batch["status"] == ("done with errors" if progress["error"] else "done")
     assert [r["id"] for r in views.run_rows(db_store, kind="batch", status="done")] == [seeded_db.batch]
     assert views.filter_choices(db_store)["benchmark"] == ["internal30"]
     assert views.conditions_in_runs(db_store, [seeded_db.batch]) == [
