@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from execugraph.settings import EMBEDDED_MODEL
+
 ROLES = ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")
 Role = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "explainer"]
 FeedbackSource = Literal["grading", "visible", "generated"]
@@ -29,7 +31,7 @@ class RunConfig(BaseModel):
     best_of_n: int = Field(default=1, ge=1, le=100)
     feedback_tests: FeedbackSource = "grading"
     models: dict[str, str] = Field(default_factory=dict)
-    default_model: str = "llamacpp:default"
+    default_model: str = EMBEDDED_MODEL
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     seed: int = 0
     max_tokens: int = Field(default=768, ge=16, le=32768)

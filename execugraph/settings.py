@@ -14,7 +14,9 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = PROJECT_ROOT / "data"
 DEFAULT_DB_PATH = PROJECT_ROOT / "runs.db"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
-DEFAULT_MODEL = "llamacpp:default"
+EMBEDDED_MODEL = "llamacpp:default"  # the one place the embedded model's spec is written
+DEFAULT_MODEL = EMBEDDED_MODEL  # what EXECUGRAPH_MODEL falls back to
+DEFAULT_CHROMIUM = "/usr/bin/chromium"  # Debian's package; also drives the browser tests
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class Settings:
     default_model: str
     llama_threads: int | None
     embed_backend: str  # "onnx" (ONNX Runtime, torch as fallback) or "torch"
+    chromium_path: str = DEFAULT_CHROMIUM  # the browser kaleido renders static SVG/PDF figures with
 
 
 def _db_url_from(value: str | None) -> str:
@@ -54,4 +57,10 @@ def load_settings(db: str | None = None) -> Settings:
         default_model=os.environ.get("EXECUGRAPH_MODEL", DEFAULT_MODEL),
         llama_threads=int(threads) if threads else None,
         embed_backend=os.environ.get("EXECUGRAPH_EMBED_BACKEND", "onnx"),
+        chromium_path=os.environ.get("BROWSER_PATH") or DEFAULT_CHROMIUM,
     )
+
+
+def default_model() -> str:
+    """The model every picker and command starts from: EXECUGRAPH_MODEL, else the embedded model."""
+    return load_settings().default_model

@@ -55,7 +55,7 @@ def progress_panel(store: Any) -> None:
         with st.container(border=True):
             left, right = st.columns([6, 1], vertical_alignment="center")
             status = "cancelling" if row["cancel_requested"] and row["status"] == "running" else row["status"]
-            left.markdown(f"**#{row['id']} {row['title']}** · {status}")
+            left.markdown(f"**{row['name']}** · {status}")
             left.progress(row["done"] / row["total"] if row["total"] else 0.0, text=_line(row))
             if row["error"]:
                 left.caption(f":red[{row['error']}]")

@@ -16,6 +16,7 @@ import copy
 from typing import Any
 
 from execugraph.config import ROLES
+from execugraph.settings import default_model
 from execugraph.views.inputs import CONDITION_DEFAULT, TEST_MODES
 
 TEST_CHAT_MODELS = "test.chat_models"
@@ -133,6 +134,7 @@ class Abl:
     RUNS = "abl.runs"
     REFERENCE = "abl.reference"
     COST_METRIC = "abl.cost_metric"
+    TABLES = "abl.tables"  # the tables download (and its format choice, + ".format")
 
 
 class Stats:
@@ -140,8 +142,15 @@ class Stats:
 
     RUNS = "stats.runs"
     CONDITIONS = "stats.conditions"
+    COMPARE = "stats.compare"  # ALL_PAIRS or the label of the baseline arm
+    COMPARABLE_ONLY = "stats.comparable_only"
     PAIR = "stats.pair"
     DOWNLOAD = "stats.download"
+    TABLES = "stats.tables"  # the tables download (and its format choice, + ".format")
+
+
+ALL_PAIRS = "(all pairs)"
+AUTO = "(auto)"  # the comparison family is chosen from the number of arms until the user picks one
 
 
 class Export:
@@ -171,7 +180,6 @@ DEFAULTS: dict[str, Any] = {
     Syn.ASSERT_SOURCE: "",
     Syn.ASSERT_CALL: "check(candidate)",
     Syn.CONDITION: "multi-full",
-    Syn.DEFAULT_MODEL: "llamacpp:default",
     **{Syn.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
     Syn.RETRY_BUDGET: CONDITION_DEFAULT,
     Syn.RETRIEVAL: CONDITION_DEFAULT,
@@ -186,7 +194,6 @@ DEFAULTS: dict[str, Any] = {
     Batch.CONDITIONS: ["single-oneshot", "single-retry", "multi-full"],
     Batch.SEEDS: "0",
     Batch.TRIALS: 1,
-    Batch.DEFAULT_MODEL: "llamacpp:default",
     **{Batch.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
     Batch.CONCURRENCY: 1,
     Batch.FEEDBACK: "grading",
@@ -217,8 +224,14 @@ DEFAULTS: dict[str, Any] = {
     Abl.COST_METRIC: "LLM calls",
     Stats.RUNS: [],
     Stats.CONDITIONS: [],
+    Stats.COMPARE: AUTO,
+    Stats.COMPARABLE_ONLY: True,
     Export.RUNS: [],
 }
+
+
+# Pickers whose starting value is the configured default model (EXECUGRAPH_MODEL), read when a session starts.
+MODEL_PICKERS = (Syn.DEFAULT_MODEL, Batch.DEFAULT_MODEL)
 
 
 def init_state(state: Any) -> None:
@@ -226,3 +239,8 @@ def init_state(state: Any) -> None:
     for key, value in DEFAULTS.items():
         if key not in state:
             state[key] = copy.deepcopy(value)
+    missing = [key for key in MODEL_PICKERS if key not in state]
+    if missing:
+        model = default_model()
+        for key in missing:
+            state[key] = model

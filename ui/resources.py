@@ -111,16 +111,45 @@ def fingerprint(run_ids: Sequence[int]) -> tuple:
 
 
 @st.cache_data(show_spinner="Computing statistics...", max_entries=32)
-def _report(url: str, run_ids: tuple[int, ...], conditions: tuple[str, ...], data_version: tuple) -> dict:
+def _report(
+    url: str,
+    run_ids: tuple[int, ...],
+    conditions: tuple[str, ...],
+    baseline: str | None,
+    comparable_only: bool,
+    data_version: tuple,
+) -> dict:
     from execugraph.stats import build_report
+    from execugraph.stats.family import Family
 
-    return build_report(_store(url), [str(r) for r in run_ids], list(conditions) or None)
+    family = Family(baseline=baseline, comparable_only=comparable_only)
+    return build_report(_store(url), [str(r) for r in run_ids], list(conditions) or None, family=family)
 
 
-def report(run_ids: Sequence[int], conditions: Sequence[str] = ()) -> dict:
-    """`execugraph.stats.build_report` for these runs, cached until their trials change."""
+def report(
+    run_ids: Sequence[int],
+    conditions: Sequence[str] = (),
+    *,
+    baseline: str | None = None,
+    comparable_only: bool = True,
+) -> dict:
+    """`execugraph.stats.build_report` for these runs and comparison family, cached until their trials change."""
     ids, conds = tuple(run_ids), tuple(conditions)
-    return _report(settings().db_url, ids, conds, fingerprint(ids))
+    return _report(settings().db_url, ids, conds, baseline, comparable_only, fingerprint(ids))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _arms(url: str, run_ids: tuple[int, ...], conditions: tuple[str, ...], data_version: tuple) -> list[tuple[str, str]]:
+    from execugraph.stats.loading import plan_report_arms
+
+    specs = plan_report_arms(_store(url), [str(r) for r in run_ids], list(conditions) or None)
+    return [(spec.label, spec.name or spec.label) for spec in specs]
+
+
+def arms(run_ids: Sequence[int], conditions: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(label, name) of the arms a report on these runs compares, known before any statistic is computed."""
+    ids = tuple(run_ids)
+    return _arms(settings().db_url, ids, tuple(conditions), fingerprint(ids))
 
 
 @st.cache_data(show_spinner="Loading the benchmark...", max_entries=8)

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from execugraph.config import ROLES
+from execugraph.settings import EMBEDDED_MODEL
 from ui import keys
 
 
@@ -45,7 +46,8 @@ def model_pickers(
         "Model",
         options,
         key=default_key,
-        help="llamacpp:default is the small embedded model; pulled Ollama models are listed too",
+        help=f"{EMBEDDED_MODEL} is the small embedded model; pulled Ollama models are listed too; "
+        "the starting choice is EXECUGRAPH_MODEL",
     )
     if why_missing:
         st.caption(f"{why_missing}; only the embedded model is offered. Start Ollama (`ollama serve`) for more.")

@@ -169,7 +169,8 @@ def _summary(runs: list[dict[str, Any]], trials: list[dict[str, Any]]) -> dict[s
     from execugraph.stats import build_report_from_records
 
     records = [t | {"run_id": str(t["run_id"])} for t in trials]
-    meta = {str(r["id"]): {"title": r["title"], "kind": r["kind"], "config": r["config"]} for r in runs}
+    keep = ("title", "kind", "config", "benchmark", "created_at", "models")  # what names runs and arms
+    meta = {str(r["id"]): {k: r.get(k) for k in keep} for r in runs}
     return build_report_from_records(records, [str(r["id"]) for r in runs], runs_meta=meta)
 
 

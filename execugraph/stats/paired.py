@@ -108,7 +108,8 @@ class PairedComparison:
     note: str = ""
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The fields, plus the paper's column names: problems that differ (Wilcoxon's n) and majority-discordant."""
+        return {**asdict(self), "problems_differ": self.nonzero, "majority_discordant": self.discordant}
 
 
 def defer_paired(

@@ -24,10 +24,14 @@ from execugraph.views.inputs import (
     readable_error,
 )
 from execugraph.views.report import (
+    REFERENCE_CONDITION,
     arm_rate_rows,
     category_rows,
     deltas_against,
     error_rows,
+    excluded_rows,
+    family_rows,
+    method_lines,
     pairs_table,
     pass_at_k_rows,
 )
@@ -55,6 +59,7 @@ from execugraph.views.trace import (
 )
 
 __all__ = [
+    "REFERENCE_CONDITION",
     "BatchPlan",
     "keep_upload",
     "parse_upload",
@@ -76,6 +81,9 @@ __all__ = [
     "conditions_in_runs",
     "deltas_against",
     "error_rows",
+    "excluded_rows",
+    "family_rows",
+    "method_lines",
     "filter_choices",
     "latest_finished_run",
     "first_divergence",
