@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from execugraph.views.health import health_lines
 from ui import keys
 from ui.resources import ensure_background_worker, health, settings
 
@@ -27,9 +28,7 @@ with st.sidebar:
     st.caption("Health")
     icons = {"ok": ":green[●]", "warn": ":orange[●]", "fail": ":red[●]"}
     checks = health()
-    for check in checks:
-        if check.name.startswith("sandbox: ") and check.level == "ok":
-            continue
+    for check in health_lines(checks):
         st.markdown(f"{icons[check.level]} **{check.name}**")
         st.caption(check.detail + (f" - {check.fix}" if check.fix and check.level != "ok" else ""))
     st.caption(f"Database: `{settings().db_url}`")

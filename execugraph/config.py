@@ -9,6 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from execugraph.settings import EMBEDDED_MODEL
 
 ROLES = ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")
+# The explainer writes prose for people, and small models loop: its replies are capped and, where the
+# provider supports it (llama.cpp, Ollama), repetition is penalised.
+EXPLAINER_MAX_TOKENS = 320
+EXPLAINER_REPEAT_PENALTY = 1.15
 Role = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "explainer"]
 FeedbackSource = Literal["grading", "visible", "generated"]
 
@@ -55,6 +59,12 @@ class RunConfig(BaseModel):
         if self.retrieval and not self.planner:
             raise ValueError("retrieval feeds the planner, so it needs planner=true")
         return self
+
+    def decoding_for(self, role: str) -> tuple[int, float | None]:
+        """(max tokens, repetition penalty or None) for one role's calls."""
+        if role == "explainer":
+            return min(self.max_tokens, EXPLAINER_MAX_TOKENS), EXPLAINER_REPEAT_PENALTY
+        return self.max_tokens, None
 
     def model_for(self, role: str) -> str:
         """The provider spec for a role (falls back to the default model)."""

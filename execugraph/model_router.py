@@ -49,11 +49,12 @@ def _estimate_tokens(text: str) -> int:
 
 @lru_cache(maxsize=256)
 def shared_chat_model(
-    spec: str, role: str, temperature: float, seed: int, max_tokens: int, timeout_s: float, ollama_host: str
+    spec: str, role: str, temperature: float, seed: int, max_tokens: int, timeout_s: float, ollama_host: str,
+    repeat_penalty: float | None = None,
 ) -> BaseChatModel:
     """One chat model per distinct setting per process; ChatOllama and llama.cpp wrappers are thread-safe."""
     return make_chat_model(spec, role=role, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                           timeout_s=timeout_s, ollama_host=ollama_host)
+                           timeout_s=timeout_s, ollama_host=ollama_host, repeat_penalty=repeat_penalty)
 
 
 def describe_failure(spec: str, exc: BaseException, ollama_host: str) -> str:
@@ -111,19 +112,20 @@ class ModelRouter:
                     raise LLMError("replay provider needs a store to read the recorded run from")
                 answers = self._replay_loader(int(parse_spec(spec).name), role)
             if answers is None:  # stateless clients are shared process-wide (an HTTP client costs ~0.1 s CPU)
+                max_tokens, penalty = self.config.decoding_for(role)
                 self._models[key] = shared_chat_model(
-                    spec, role, temperature, seed, self.config.max_tokens, self.config.llm_timeout_s, self.ollama_host
+                    spec, role, temperature, seed, max_tokens, self.config.llm_timeout_s, self.ollama_host, penalty
                 )
             else:
                 self._models[key] = make_chat_model(spec, role=role, replay_answers=answers)
         return self._models[key]
 
-    def _cache_key(self, spec: str, messages: Messages, temperature: float, seed: int) -> str:
-        blob = json.dumps(
-            {"spec": spec, "messages": messages, "t": temperature, "seed": seed, "max": self.config.max_tokens},
-            sort_keys=True,
-            ensure_ascii=False,
-        )
+    def _cache_key(self, spec: str, messages: Messages, temperature: float, seed: int, role: str = "") -> str:
+        max_tokens, penalty = self.config.decoding_for(role)
+        key = {"spec": spec, "messages": messages, "t": temperature, "seed": seed, "max": max_tokens}
+        if penalty is not None:  # only then: every other role keeps the keys it had before
+            key["repeat_penalty"] = penalty
+        blob = json.dumps(key, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def call(
@@ -140,7 +142,7 @@ class ModelRouter:
         spec = self.spec_for(role)
         provider = spec.partition(":")[0]
         use_cache = self.config.cache_enabled and provider not in ("replay", "scripted") and temperature == 0.0
-        key = self._cache_key(spec, messages, temperature, seed)
+        key = self._cache_key(spec, messages, temperature, seed, role)
         reply: Reply | None = None
         if use_cache:
             hit = self.store.cache_get(key)

@@ -18,13 +18,12 @@ st.caption(
 )
 choices, why_missing = resources.model_choices(resources.settings().ollama_host)
 
-with st.form("syn.form"):
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        rows = problem_inputs()
-    with right:
-        default_model, models = run_settings(choices, why_missing)
-    submitted = st.form_submit_button("Synthesize", type="primary", key=Syn.SUBMIT, icon=":material/play_arrow:")
+left, right = st.columns([3, 2], gap="large")
+with left:
+    rows = problem_inputs()
+with right:
+    default_model, models = run_settings(choices, why_missing)
+submitted = st.button("Synthesize", type="primary", key=Syn.SUBMIT, icon=":material/play_arrow:")
 
 job = st.session_state[Syn.JOB]
 if submitted:

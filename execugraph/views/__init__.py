@@ -6,6 +6,7 @@ so a store with tens of thousands of trials renders quickly. Nothing here
 imports streamlit, writes to the store, or builds a graph.
 """
 
+from execugraph.views.formatting import bounded_explanation, duration, map_traceback, model_label
 from execugraph.views.inputs import (
     CONDITION_DEFAULT,
     TEST_MODES,
@@ -51,11 +52,13 @@ from execugraph.views.trace import (
     code_attempts,
     code_diff,
     first_divergence,
+    raw_reply,
     sibling_trials,
     step_rows,
     test_result_rows,
     trial_filter_choices,
     trial_rows,
+    unparsed_reply,
 )
 
 __all__ = [
@@ -72,6 +75,12 @@ __all__ = [
     "Divergence",
     "ModelProblem",
     "active_batches",
+    "bounded_explanation",
+    "duration",
+    "map_traceback",
+    "model_label",
+    "raw_reply",
+    "unparsed_reply",
     "adhoc_tests_from_assert",
     "adhoc_tests_from_rows",
     "arm_rate_rows",
