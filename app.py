@@ -9,6 +9,7 @@ from ui import keys
 from ui.resources import ensure_background_worker, health, settings
 
 st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
+st.session_state[keys.ROUTED] = True
 keys.init_state(st.session_state)
 
 PAGES = [

@@ -234,8 +234,16 @@ DEFAULTS: dict[str, Any] = {
 MODEL_PICKERS = (Syn.DEFAULT_MODEL, Batch.DEFAULT_MODEL)
 
 
+ROUTED = "_router.ran"  # set by app.py before any page runs (not a widget)
+
+
 def init_state(state: Any) -> None:
-    """Give every key without a value its default (a fresh copy, so lists are never shared)."""
+    """Give every key without a value its default (a fresh copy, so lists are never shared).
+
+    A page run without the router (see `_run_under_the_router`) is restarted under it first.
+    """
+    if ROUTED not in state:
+        _run_under_the_router()
     for key, value in DEFAULTS.items():
         if key not in state:
             state[key] = copy.deepcopy(value)
@@ -244,3 +252,23 @@ def init_state(state: Any) -> None:
         model = default_model()
         for key in missing:
             state[key] = model
+
+
+def _run_under_the_router() -> None:
+    """Rerun the session through app.py when Streamlit ran a page file on its own.
+
+    Because `pages/` exists, a fresh server process handles the first request for a deep link (say a
+    "Compare in Statistics" link opened in a new tab) the old multipage way: it runs pages/statistics.py
+    alone, without app.py's navigation, sidebar and worker. `st.navigation` switches that mode off, but only
+    once app.py has run, so we switch it off here (the flag st.navigation sets) and rerun: the rerun goes
+    through app.py, which routes to the same page.
+    """
+    import streamlit as st
+
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a Streamlit without the old mode: nothing to undo
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -63,9 +63,16 @@ def tables_zip(tables: list[Table], fmt: str) -> bytes:
     return buffer.getvalue()
 
 
+STATIC_TABLE_ROWS = 40  # up to this many rows a plain table (text one can select and copy); beyond, a scrolling grid
+
+
 def table_view(table: Table, *, key: str) -> None:
     """A publication table as the page shows it: the same text the downloads hold, and its notes."""
-    st.dataframe(table.display_rows(), hide_index=True, key=key)
+    rows = table.display_rows()
+    if len(rows) <= STATIC_TABLE_ROWS:
+        st.table(rows or [{c.title: "" for c in table.columns}], hide_index=True)
+    else:
+        st.dataframe(rows, hide_index=True, key=key)
     for note in table.notes:
         st.caption(note)
 

@@ -24,7 +24,12 @@ def comparisons(report: dict[str, Any]) -> None:
         empty_state("Only one arm to look at: pick a second run, or a run with at least two conditions.")
         return
     st.subheader("Paired comparisons")
-    st.caption(f"Family: {report['method']['family']}. Holm's correction runs over these {family['comparisons']}.")
+    what = "all pairs" if family["mode"] == "all pairs" else f"each arm against {family['baseline_name']}"
+    st.caption(
+        f"{what}: {family['comparisons']} comparison(s), Holm-adjusted over exactly these"
+        + (f"; {family['excluded']} pair(s) not compared (below)" if family["excluded"] else "")
+        + "."
+    )
     if report["pairs"]:
         table_view(paired_table(report), key="stats.pairs")
         figure = comparison_figure(report)
@@ -34,7 +39,7 @@ def comparisons(report: dict[str, Any]) -> None:
         st.info("No pair in this family can be compared; the reasons are listed below.", icon=":material/info:")
     if excluded:
         st.markdown(f"**Not compared** ({len(excluded)} pair(s), not counted in Holm's correction)")
-        st.dataframe(excluded, hide_index=True, key="stats.excluded")
+        st.table(excluded, hide_index=True)
     if report["pairs"]:
         flips(report)
 

@@ -48,7 +48,7 @@ def test_ablations_draws_every_chart_from_the_report(app, seeded_db, db_store):
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels.count("SVG") == len(at.get("plotly_chart")) == labels.count("PDF")
     assert any(label.startswith("Download the tables for a paper") for label in labels)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["Arm"]) == [a["name"] for a in report["arms"]]
     assert list(table["Overall (%)"]) == [f"{100 * a['pass_rate']:.1f}" for a in report["arms"]]
     at.selectbox(key=Abl.REFERENCE).set_value("single-oneshot").run()
@@ -62,15 +62,15 @@ def test_statistics_table_matches_build_report(app, seeded_db, db_store):
     no_exception(at)
     report = build_report(db_store, [str(seeded_db.batch)])  # four arms: all pairs by default
     assert at.selectbox(key=Stats.COMPARE).value == ALL_PAIRS
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(zip(table["A"], table["B"], strict=True)) == [(p["a_name"], p["b_name"]) for p in report["pairs"]]
     assert list(table["Delta (pp)"]) == [f"{p['delta_pp']:+.1f}" for p in report["pairs"]]
     assert list(table["p (Holm)"]) == [f"{p['p_holm']:.4f}" for p in report["pairs"]]
     assert list(table["Problems that differ"]) == [str(p["nonzero"]) for p in report["pairs"]]
     assert list(table["Majority-discordant"]) == [str(p["discordant"]) for p in report["pairs"]]
     first = report["pairs"][0]
-    assert list(at.dataframe[1].value["problem"]) == first["a_only"]
-    assert list(at.dataframe[2].value["problem"]) == first["b_only"]
+    assert list(at.dataframe[0].value["problem"]) == first["a_only"]
+    assert list(at.dataframe[1].value["problem"]) == first["b_only"]
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download this report (summary.json)" in labels and labels.count("SVG") == 1
     method = " ".join(str(m.value) for m in at.markdown)
@@ -83,7 +83,7 @@ def test_statistics_baseline_family_is_holm_adjusted_over_its_own_pairs(app, see
     at.selectbox(key=Stats.COMPARE).set_value("multi-full").run()
     no_exception(at)
     report = build_report(db_store, [str(seeded_db.batch)], family=Family(baseline="multi-full"))
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["Baseline"]) == ["multi-full"] * 3
     assert list(table["Arm"]) == ["single-oneshot", "single-retry", "multi-rag"]
     assert list(table["p (Holm)"]) == [f"{p['p_holm']:.4f}" for p in report["pairs"]]
@@ -96,7 +96,7 @@ def test_statistics_restricts_to_chosen_conditions(app, seeded_db, db_store):
     at = app("statistics", runs=str(seeded_db.batch))
     at.multiselect(key=Stats.CONDITIONS).set_value(["single-oneshot", "multi-full"]).run()
     no_exception(at)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(zip(table["A"], table["B"], strict=True)) == [("single-oneshot", "multi-full")]
     passk = next(d.value for d in at.dataframe if "pass@1" in d.value.columns)
     assert list(passk["arm"]) == ["single-oneshot", "multi-full"] and "pass@2" in passk.columns
