@@ -131,7 +131,7 @@ class Retr:
 class Abl:
     """Ablations page."""
 
-    RUNS = "abl.runs"
+    RUNS = "abl.runs"  # run pickers have no default here: `widgets.run_picker` presets them
     REFERENCE = "abl.reference"
     COST_METRIC = "abl.cost_metric"
     TABLES = "abl.tables"  # the tables download (and its format choice, + ".format")
@@ -219,14 +219,11 @@ DEFAULTS: dict[str, Any] = {
     **{Retr.FIELD + name: "" for name in TECHNIQUE_FIELDS},
     Retr.QUERY: "",
     Retr.K: 5,
-    Abl.RUNS: [],
     Abl.REFERENCE: "multi-full",
     Abl.COST_METRIC: "LLM calls",
-    Stats.RUNS: [],
     Stats.CONDITIONS: [],
     Stats.COMPARE: AUTO,
     Stats.COMPARABLE_ONLY: True,
-    Export.RUNS: [],
 }
 
 

@@ -95,13 +95,18 @@ def run_picker(
 
     raw = st.query_params.get("runs")
     marker = f"_preset.{key}"
+    kept = f"_kept.{key}"  # the last choice, kept while another page is shown (Streamlit drops widget state)
     preset: list[int] | None = None
     if raw and st.session_state.get(marker) != ("query", raw):
         preset, st.session_state[marker] = _parse_ids(raw), ("query", raw)
     elif not st.session_state.get(key) and st.session_state.get(marker) is None:
         preset = list(st.session_state.get(keys.SELECTED_RUNS) or []) or (fallback() if fallback else [])
         st.session_state[marker] = ("default", tuple(preset))
+    elif key not in st.session_state and kept in st.session_state:  # back from another page
+        preset = list(st.session_state[kept])
     wanted = preset if preset is not None else list(st.session_state.get(key) or [])
     labels = dict(run_choices(store, include=wanted))
     st.session_state[key] = [r for r in wanted if r in labels]
-    return st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
+    chosen = st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
+    st.session_state[kept] = list(chosen)
+    return chosen
