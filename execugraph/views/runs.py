@@ -126,6 +126,20 @@ def run_choices(
     ]
 
 
+def names_of_runs(store: Any, run_ids: Sequence[int]) -> dict[int, str]:
+    """`run_names.run_name` of just these runs (for labels that mention runs, such as sibling trials)."""
+    if not run_ids:
+        return {}
+    stmt = select(RUN.c.id, RUN.c.title, RUN.c.benchmark, RUN.c.config, RUN.c.created_at).where(
+        RUN.c.id.in_(sorted(set(run_ids)))
+    )
+    with store.engine.connect() as conn:
+        return {
+            int(i): run_name(i, title, benchmark=benchmark, conditions=conditions_of(config), created=created)
+            for i, title, benchmark, config, created in conn.execute(stmt)
+        }
+
+
 def conditions_in_runs(store: Any, run_ids: Sequence[int]) -> list[str]:
     """Conditions present in these runs, in the order they first appear (the order a batch launched them)."""
     if not run_ids:

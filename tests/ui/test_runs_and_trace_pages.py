@@ -109,6 +109,7 @@ def test_trace_compares_two_trials_and_names_the_first_divergence(app, seeded_db
     assert any(w.startswith("First divergence at step 1:") for w in warnings), warnings
     other = at.selectbox(key=Trace.COMPARE).value
     assert db_store.get_trial(other).passed  # the opposite outcome is offered first
+    assert any(f"internal30 ablation (seeded) #{seeded_db.batch} · " in o for o in at.selectbox(key=Trace.COMPARE).options)
     assert any(label.startswith(":red[") for label in (e.label for e in at.expander))
 
 
