@@ -28,6 +28,7 @@ from sqlalchemy import select
 from execugraph.publication import layout
 from execugraph.publication.formats import dumps_pretty, jsonl_bytes
 from execugraph.publication.meta import build_run_meta, run_entry
+from execugraph.run_names import conditions_of, run_name
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -187,8 +188,12 @@ def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: di
     ]
     for r in runs:
         passed = r["progress_passed"]
+        name = run_name(
+            r["id"], r["title"], benchmark=r.get("benchmark"), conditions=conditions_of(r["config"]),
+            created=r.get("created_at"),
+        )
         lines.append(
-            f"- run {r['id']} ({r['kind']}, {r['status']}): {r['title'] or '(untitled)'}: "
+            f"- run {r['id']} ({r['kind']}, {r['status']}): {name}: "
             f"{trial_counts.get(r['id'], 0)} trials, {passed} passed"
         )
     lines += [
