@@ -290,7 +290,7 @@ def sampling_table(report: dict) -> Table:
     for c in report["sampling"]["equal_budget"]:
         at_n = MISSING if c["pass_at_n"] is None else f"{100 * c['pass_at_n']:.1f}%"
         notes.append(
-            f"Equal budget: {c['sampler_name']} sampled {c['n']} times (pass@{c['n']} {at_n}) vs "
+            f"Equal budget: {c['sampler_name']} with {c['n']} sample(s) per problem (pass@{c['n']} {at_n}) vs "
             f"{c['reference_name']} {100 * c['reference_pass_rate']:.1f}%."
         )
     return Table("sampling", "Sampling control", columns, rows, notes)

@@ -127,6 +127,28 @@ def test_tables_hold_the_report_numbers_in_every_format():
     assert "# paired: Paired comparisons" in render_all(publication_tables(rep), "csv")
 
 
+def test_retry_cost_error_and_sampling_tables_read_the_report():
+    rep = build_report_from_records(hand_records(), ["1", "2"], runs_meta=META)
+    tables = {t.key: t for t in publication_tables(rep)}
+    retry = tables["retry_budget"].display_rows()
+    # run 2 (budget 2) used 0+0, 1+0, 2+2, 0+1 retries over 8 trials
+    assert [(r["Retry budget"], r["Mean retries"], r["Pass (%)"]) for r in retry] == [("0", "0.00", "37.5"),
+                                                                                     ("2", "0.75", "87.5")]
+    errors = tables["errors"].display_rows()
+    assert errors[0]["Failed trials"] == "5" and errors[1]["Failed trials"] == "1"
+    assert sum(float(v) for k, v in errors[0].items() if k.endswith("(%)")) == pytest.approx(100.0, abs=0.2)
+    sampling = tables["sampling"].display_rows()
+    # two trials per problem: run 1 agrees on p1, p3, p4 (not p2); run 2 on p1, p2, p4 (not p3)
+    assert [(r["k (samples)"], r["All samples agree (problems)"], r["Problems with k >= 2"]) for r in sampling] == [
+        ("2", "3", "4"),
+        ("2", "3", "4"),
+    ]
+    assert sampling[0]["pass@1 (%)"] == "37.5" and sampling[0]["pass@k (%)"] == "50.0"
+    cost = tables["cost"].display_rows()
+    assert cost[0]["Wall-clock median (s)"] == "1.0" and cost[0]["LLM calls mean"] == "1.00"
+    assert "cross_model" not in tables  # one generator model only
+
+
 def test_latex_is_escaped_and_structurally_sound():
     records, meta = _two_benchmarks()
     meta["1"] = {**meta["1"], "title": "one_shot & 50% #x"}
