@@ -6,7 +6,7 @@ import streamlit as st
 
 from execugraph.views.health import health_lines
 from ui import keys
-from ui.resources import ensure_background_worker, health, settings
+from ui.resources import ensure_background_worker, health, settings, warm_up
 
 st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
 st.session_state[keys.ROUTED] = True
@@ -37,4 +37,5 @@ with st.sidebar:
 if not any(c.name == "database" and c.level == "fail" for c in checks):
     ensure_background_worker()  # once per process and database: batches launched anywhere get run
 
+warm_up()  # once per server process: the other pages' imports happen while this one is read
 page.run()

@@ -13,6 +13,8 @@ Test seams: `start_worker` (replace it to run batches in-process) and
 
 from __future__ import annotations
 
+import importlib
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,41 @@ def _autostarted(url: str) -> bool:
 def ensure_background_worker() -> bool:
     """Make sure a worker serves this database; runs once per server process and database."""
     return _autostarted(db_url())
+
+
+# What the pages import beyond the router: LangGraph (runner), SciPy (statistics, power), plotly, publication.
+WARM_MODULES = (
+    "scipy.stats",
+    "execugraph.stats",
+    "execugraph.stats.tables",
+    "execugraph.figures.report_figures",
+    "execugraph.runner",
+    "execugraph.publication",
+    "ui.batch_parts",
+    "ui.export_parts",
+    "ui.statistics_parts",
+    "ui.trace_parts",
+)
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up() -> threading.Thread:
+    """Import the pages' heavy modules on a background thread, once per server process.
+
+    Importing LangGraph and SciPy takes seconds; without this the first visit to Batch or Statistics after a
+    start waits for them. A page that needs a module first simply waits on Python's import lock.
+    """
+
+    def run() -> None:
+        for name in WARM_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the page that needs it reports the error properly
+                continue
+
+    thread = threading.Thread(target=run, name="execugraph-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def worker_alive() -> bool:

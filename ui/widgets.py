@@ -9,24 +9,13 @@ import streamlit as st
 
 from execugraph.config import ROLES
 from execugraph.settings import EMBEDDED_MODEL
+from execugraph.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
 from ui import keys
 
 
 def pct(value: float | None, digits: int = 0) -> str:
     """0.4567 -> '46%' ('-' for None)."""
     return "-" if value is None else f"{100 * value:.{digits}f}%"
-
-
-def duration(seconds: float | None) -> str:
-    """Seconds as '850 ms', '12.3 s' or '4 min 05 s' ('-' for None)."""
-    if seconds is None:
-        return "-"
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes} min {rest:02d} s"
 
 
 def empty_state(message: str, *, page: str | None = None, label: str | None = None) -> None:
