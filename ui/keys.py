@@ -111,6 +111,7 @@ class Trace:
     OUTCOME = "trace.outcome"
     TRIAL = "trace.trial"
     COMPARE = "trace.compare"
+    TAB = "trace.tab"  # the open tab: only its content is drawn
     DIFF_FROM = "trace.diff_from"
     DIFF_TO = "trace.diff_to"
 
