@@ -9,7 +9,7 @@ named from the same pieces.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -83,8 +83,3 @@ def statement_title(statement: str, words: int = MAX_TITLE_WORDS) -> str:
     head = " ".join(tokens[:words]).rstrip(" .,;:")
     return head + ("..." if len(tokens) > words else "")
 
-
-def unique_names(names: Iterable[str]) -> bool:
-    """Whether no name repeats (a categorical axis needs distinct labels)."""
-    seen = list(names)
-    return len(seen) == len(set(seen))

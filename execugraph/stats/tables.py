@@ -9,7 +9,7 @@ here computes a statistic: every value is read from the report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -336,6 +336,3 @@ def publication_tables(report: dict) -> list[Table]:
                 tables.append(table)
     return tables
 
-
-def table_by_key(tables: Sequence[Table], key: str) -> Table | None:
-    return next((t for t in tables if t.key == key), None)
