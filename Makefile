@@ -11,8 +11,9 @@ bootstrap:
 system-deps:
 	@scripts/system-deps.sh
 
+# No file watcher: watching the tree (.venv, .cache, the database) costs a core when idle; restart to pick up edits.
 run: bootstrap
-	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(HOST) --browser.gatherUsageStats false
+	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(HOST) --browser.gatherUsageStats false --server.fileWatcherType none --server.runOnSave false
 
 test: bootstrap system-deps lint
 	$(PY) -m pytest -q --timeout=900 $(PYTEST_ARGS)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from execugraph.store import StoreReadOnlyError
+from execugraph.views.health import health_lines
 from ui import keys
-from ui.resources import ensure_background_worker, health, settings, store
+from ui.resources import ensure_background_worker, health, settings, store, warm_up
 
 st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
+st.session_state[keys.ROUTED] = True
 keys.init_state(st.session_state)
 
 PAGES = [
@@ -28,9 +30,7 @@ with st.sidebar:
     st.caption("Health")
     icons = {"ok": ":green[●]", "warn": ":orange[●]", "fail": ":red[●]"}
     checks = health()
-    for check in checks:
-        if check.name.startswith("sandbox: ") and check.level == "ok":
-            continue
+    for check in health_lines(checks):
         st.markdown(f"{icons[check.level]} **{check.name}**")
         st.caption(check.detail + (f" - {check.fix}" if check.fix and check.level != "ok" else ""))
     st.caption(f"Database: `{settings().db_url}`")
@@ -41,6 +41,7 @@ if current.read_only:
 else:
     ensure_background_worker()  # once per process and database: batches launched anywhere get run
 
+warm_up()  # once per server process: the other pages' imports happen while this one is read
 try:
     page.run()
 except StoreReadOnlyError as exc:  # a write this page did not guard: say so instead of a traceback

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from execugraph.conditions import resolve_condition
 from execugraph.config import FeedbackSource, GradingProtocol, RunConfig
+from execugraph.settings import EMBEDDED_MODEL
 
 DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
 DEFAULT_LLM_TIMEOUT_S = RunConfig.model_fields["llm_timeout_s"].default
@@ -74,7 +75,7 @@ class BatchSpec(BaseModel):
     seeds: list[int] = Field(default_factory=lambda: [0])
     trials: int = Field(default=1, ge=1, le=100)
     models: dict[str, str] = Field(default_factory=dict)
-    default_model: str = "llamacpp:default"
+    default_model: str = EMBEDDED_MODEL
     concurrency: int = Field(default=1, ge=1, le=64)
     feedback_tests: FeedbackSource = "grading"
     grading_protocol: GradingProtocol = "standalone"  # how programs meet the tests (execugraph.grading)

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "resume": ("execugraph.batch_cli:resume", "queue a cancelled or interrupted batch again"),
     "retrieval-eval": ("execugraph.retrieval_cli", "recall@1 and recall@k of the technique retriever on the labelled set"),
     "stats": ("execugraph.stats_cli", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
+    "report": ("execugraph.report_cli", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
     "export": ("execugraph.publication_cli:export", "write runs as a publication bundle (folder or .zip)"),
     "import": ("execugraph.publication_cli:import", "import a bundle or a published results tree (folder or .zip)"),
     "rescore": ("execugraph.publication_cli:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),

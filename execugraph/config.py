@@ -6,7 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from execugraph.settings import EMBEDDED_MODEL
+
 ROLES = ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")
+# The explainer writes prose for people, and small models loop: its replies are capped and, where the
+# provider supports it (llama.cpp, Ollama), repetition is penalised.
+EXPLAINER_MAX_TOKENS = 320
+EXPLAINER_REPEAT_PENALTY = 1.15
 Role = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "explainer"]
 FeedbackSource = Literal["grading", "visible", "generated"]
 GradingProtocol = Literal["standalone", "with-prompt"]  # see execugraph.grading
@@ -31,7 +37,7 @@ class RunConfig(BaseModel):
     feedback_tests: FeedbackSource = "grading"
     grading_protocol: GradingProtocol = "standalone"
     models: dict[str, str] = Field(default_factory=dict)
-    default_model: str = "llamacpp:default"
+    default_model: str = EMBEDDED_MODEL
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     seed: int = 0
     max_tokens: int = Field(default=768, ge=16, le=32768)
@@ -58,6 +64,12 @@ class RunConfig(BaseModel):
         if self.retrieval and not self.planner:
             raise ValueError("retrieval feeds the planner, so it needs planner=true")
         return self
+
+    def decoding_for(self, role: str) -> tuple[int, float | None]:
+        """(max tokens, repetition penalty or None) for one role's calls."""
+        if role == "explainer":
+            return min(self.max_tokens, EXPLAINER_MAX_TOKENS), EXPLAINER_REPEAT_PENALTY
+        return self.max_tokens, None
 
     def model_for(self, role: str) -> str:
         """The provider spec for a role (falls back to the default model)."""

@@ -108,6 +108,7 @@ class LlamaCppChat(BaseChatModel):
     temperature: float = 0.0
     max_tokens: int = 768
     seed: int = 0
+    repeat_penalty: float | None = None  # None: llama.cpp's own default
 
     @property
     def _llm_type(self) -> str:
@@ -123,12 +124,14 @@ class LlamaCppChat(BaseChatModel):
         llama, lock = load_llama(self.model_path, self.n_ctx, self.n_threads)
         payload = [{"role": _role_of(m), "content": str(m.content)} for m in messages]
         with lock:
+            extra = {} if self.repeat_penalty is None else {"repeat_penalty": self.repeat_penalty}
             out = llama.create_chat_completion(
                 messages=payload,
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
                 seed=self.seed,
                 stop=stop,
+                **extra,
             )
         text = out["choices"][0]["message"].get("content") or ""
         usage = out.get("usage") or {}
@@ -197,8 +200,9 @@ def make_chat_model(
     openai_base_url: str | None = None,
     stop: list[str] | None = None,
     replay_answers: dict[str, list[str]] | None = None,
+    repeat_penalty: float | None = None,
 ) -> BaseChatModel:
-    """Build the chat model for one role from its provider spec."""
+    """Build the chat model for one role from its provider spec (`repeat_penalty` where the provider has one)."""
     parsed = parse_spec(spec)
     if parsed.provider == "llamacpp":
         path = embedded_model_path() if parsed.name == "default" else Path(parsed.name).expanduser()
@@ -212,6 +216,7 @@ def make_chat_model(
             temperature=temperature,
             max_tokens=max_tokens,
             seed=seed,
+            repeat_penalty=repeat_penalty,
         )
     if parsed.provider == "ollama":
         from langchain_ollama import ChatOllama
@@ -226,6 +231,7 @@ def make_chat_model(
             seed=seed,
             num_predict=max_tokens,
             stop=stop,
+            repeat_penalty=repeat_penalty,
             client_kwargs={"timeout": timeout_s},
         )
     if parsed.provider == "openai":

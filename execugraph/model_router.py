@@ -50,13 +50,15 @@ def _estimate_tokens(text: str) -> int:
 
 @lru_cache(maxsize=256)
 def shared_chat_model(
-    spec: str, role: str, temperature: float, seed: int, max_tokens: int, timeout_s: float, endpoint: str | None
+    spec: str, role: str, temperature: float, seed: int, max_tokens: int, timeout_s: float, endpoint: str | None,
+    repeat_penalty: float | None = None,
 ) -> BaseChatModel:
     """One chat model per distinct setting per process; ChatOllama, ChatOpenAI and llama.cpp wrappers are thread-safe."""
     provider = spec.partition(":")[0]
     return make_chat_model(spec, role=role, temperature=temperature, seed=seed, max_tokens=max_tokens,
                            timeout_s=timeout_s, ollama_host=endpoint if provider == "ollama" else None,
-                           openai_base_url=endpoint if provider == "openai" else None)
+                           openai_base_url=endpoint if provider == "openai" else None,
+                           repeat_penalty=repeat_penalty)
 
 
 def describe_failure(spec: str, summary: str, endpoint: str | None) -> str:
@@ -138,24 +140,23 @@ class ModelRouter:
                     raise LLMError("replay provider needs a store to read the recorded run from")
                 answers = self._replay_loader(int(parse_spec(spec).name), role)
             if answers is None:  # stateless clients are shared process-wide (an HTTP client costs ~0.1 s CPU)
+                max_tokens, penalty = self.config.decoding_for(role)
                 self._models[key] = shared_chat_model(
-                    spec, role, temperature, seed, self.config.max_tokens, self.config.llm_timeout_s,
-                    self.endpoint_for(spec),
+                    spec, role, temperature, seed, max_tokens, self.config.llm_timeout_s,
+                    self.endpoint_for(spec), penalty,
                 )
             else:
                 self._models[key] = make_chat_model(spec, role=role, replay_answers=answers)
         return self._models[key]
 
-    def _cache_key(self, spec: str, messages: Messages, temperature: float, seed: int) -> str:
-        fields: dict[str, Any] = {"spec": spec, "messages": messages, "t": temperature, "seed": seed,
-                                  "max": self.config.max_tokens}
+    def _cache_key(self, spec: str, messages: Messages, temperature: float, seed: int, role: str = "") -> str:
+        max_tokens, penalty = self.config.decoding_for(role)
+        key: dict[str, Any] = {"spec": spec, "messages": messages, "t": temperature, "seed": seed, "max": max_tokens}
+        if penalty is not None:  # only then: every other role keeps the keys it had before
+            key["repeat_penalty"] = penalty
         if spec.startswith("openai:"):  # two servers may serve different weights under one model name
-            fields["url"] = self.endpoint_for(spec)
-        blob = json.dumps(
-            fields,
-            sort_keys=True,
-            ensure_ascii=False,
-        )
+            key["url"] = self.endpoint_for(spec)
+        blob = json.dumps(key, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def call(
@@ -177,7 +178,7 @@ class ModelRouter:
         spec = self.spec_for(role)
         provider = spec.partition(":")[0]
         use_cache = self.config.cache_enabled and provider not in ("replay", "scripted") and temperature == 0.0
-        key = self._cache_key(spec, messages, temperature, seed)
+        key = self._cache_key(spec, messages, temperature, seed, role)
         reply: Reply | None = None
         if use_cache:
             hit = self.store.cache_get(key)

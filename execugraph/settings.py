@@ -16,7 +16,9 @@ DATA_DIR = PROJECT_ROOT / "data"
 DEFAULT_DB_PATH = PROJECT_ROOT / "runs.db"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 DEFAULT_OPENAI_BASE_URL = "http://localhost:8000/v1"
-DEFAULT_MODEL = "llamacpp:default"
+EMBEDDED_MODEL = "llamacpp:default"  # the one place the embedded model's spec is written
+DEFAULT_MODEL = EMBEDDED_MODEL  # what EXECUGRAPH_MODEL falls back to
+DEFAULT_CHROMIUM = "/usr/bin/chromium"  # Debian's package; also drives the browser tests
 DEFAULT_IMPORT_MAX_BYTES = 1024**3  # what one import may unpack to
 DEFAULT_UPLOAD_MAX_BYTES = 200 * 1024**2  # one file uploaded to the dashboard (a suite, a zip to import)
 
@@ -36,6 +38,7 @@ class Settings:
     openai_base_url: str = DEFAULT_OPENAI_BASE_URL  # an OpenAI-compatible server (vLLM, llama.cpp, LM Studio, ...)
     # Sent as the bearer token to that server; never stored, exported, logged or shown (hence repr=False).
     openai_api_key: str | None = field(default=None, repr=False)
+    chromium_path: str = DEFAULT_CHROMIUM  # the browser kaleido renders static SVG/PDF figures with
 
 
 def _db_url_from(value: str | None) -> str:
@@ -107,4 +110,10 @@ def load_settings(db: str | None = None) -> Settings:
         upload_max_bytes=_size_from_env("EXECUGRAPH_UPLOAD_MAX_BYTES", DEFAULT_UPLOAD_MAX_BYTES),
         openai_base_url=normalise_host(os.environ.get("EXECUGRAPH_OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL),
         openai_api_key=os.environ.get("EXECUGRAPH_OPENAI_API_KEY") or None,
+        chromium_path=os.environ.get("BROWSER_PATH") or DEFAULT_CHROMIUM,
     )
+
+
+def default_model() -> str:
+    """The model every picker and command starts from: EXECUGRAPH_MODEL, else the embedded model."""
+    return load_settings().default_model

@@ -7,6 +7,7 @@ from typing import Any
 
 from execugraph.config import RunConfig
 from execugraph.problem import Problem
+from execugraph.run_names import statement_title
 from execugraph.trial import TrialDeps, TrialResult, run_trial
 
 
@@ -21,12 +22,18 @@ def adhoc_problem(statement: str, entry_point: str | None = None, aliases: list[
                    entry_point=entry_point or None, aliases=aliases or [], tests=tests or [], signature=signature)
 
 
+def default_title(problem: Problem, condition: str) -> str:
+    """A typed problem is named by the first words of its statement, a benchmark problem by its id."""
+    named = statement_title(problem.statement) if problem.benchmark == "adhoc" else ""
+    return f"{named or problem.id} ({condition})"
+
+
 def run_single(store: Any, problem: Problem, config: RunConfig, deps: TrialDeps | None = None,
                title: str = "") -> tuple[int, TrialResult]:
     """Create the Run, run its one trial (streaming events through deps.emit), close the Run."""
     models = {role: config.model_for(role) for role in
               ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")}
-    run_id = store.create_run("single", title or f"{problem.id} ({config.condition})",
+    run_id = store.create_run("single", title or default_title(problem, config.condition),
                               {"conditions": {config.condition: config.model_dump()}, "problem_id": problem.id},
                               benchmark=problem.benchmark, models=models, status="running")
     store.update_run(run_id, progress_total=1)

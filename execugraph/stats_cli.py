@@ -26,25 +26,55 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="CONDITION",
         help="compare these conditions within (and across) the runs; one run alone compares all its conditions",
     )
+    add_family_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Build the report and print it; exit 2 naming an unknown run or condition."""
+def add_family_arguments(parser: argparse.ArgumentParser) -> None:
+    """--baseline and --across-benchmarks: which comparisons form the family Holm adjusts over."""
+    parser.add_argument(
+        "--baseline",
+        metavar="ARM",
+        help="compare every arm against this one (a run id, an arm label such as 3:multi-full, an arm name, or a "
+        "condition); default: all pairs",
+    )
+    parser.add_argument(
+        "--across-benchmarks",
+        action="store_true",
+        help="also compare arms of different benchmarks (by default such pairs are listed apart, not tested)",
+    )
+
+
+def family_from(args: argparse.Namespace) -> Any:
+    """The comparison family the arguments ask for."""
+    from execugraph.stats.family import Family
+
+    return Family(baseline=args.baseline, comparable_only=not args.across_benchmarks)
+
+
+def load_report(args: argparse.Namespace, command: str) -> dict | None:
+    """The report the arguments ask for, or None after printing why not (unknown run, condition, baseline)."""
     from execugraph.cli_store import open_store
     from execugraph.stats import UnknownConditionError, UnknownRunError, build_report
-
-    store = open_store(args, writes=False)  # a bad --db: one line and exit 2, from cli.main
     from execugraph.stats.protocols import protocol_sensitivity
 
+    store = open_store(args, writes=False)  # a bad --db: one line and exit 2, from cli.main
     try:
-        report = build_report(store, args.runs, args.conditions)
+        report = build_report(store, args.runs, args.conditions, family=family_from(args))
         report["protocol_sensitivity"] = protocol_sensitivity(store, args.runs, args.conditions)
+        return report
     except (UnknownRunError, UnknownConditionError, ValueError) as exc:
-        print(f"stats: {exc}", file=sys.stderr)
-        return EXIT_BAD_REQUEST
+        print(f"{command}: {exc}", file=sys.stderr)
+        return None
     finally:
         store.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the report and print it; exit 2 naming an unknown run, condition or baseline."""
+    report = load_report(args, "stats")
+    if report is None:
+        return EXIT_BAD_REQUEST
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -76,11 +106,11 @@ def format_report(report: dict) -> str:
     out = ["Runs"]
     out.append(
         _table(
-            ["run", "title", "trials", "pass rate", "95% CI", "not counted"],
+            ["run", "name", "trials", "pass rate", "95% CI", "not counted"],
             [
                 [
                     r["id"],
-                    r["title"] or "",
+                    r.get("name") or r["title"] or "",
                     r["trials"],
                     _pct(r["pass_rate"]),
                     f"{_pct(r['ci_lo'])} .. {_pct(r['ci_hi'])}",
@@ -98,7 +128,7 @@ def format_report(report: dict) -> str:
                 ["arm", "problems", "trials", "pass rate", "95% CI", "retry budget"],
                 [
                     [
-                        a["label"],
+                        a.get("name") or a["label"],
                         a["problems"],
                         a["trials"],
                         _pct(a["pass_rate"]),
@@ -115,25 +145,40 @@ def format_report(report: dict) -> str:
         out.append(
             _table(
                 ["arm", *categories],
-                [[a["label"], *(_pct(a["categories"].get(c, {}).get("pass_rate")) for c in categories)] for a in arms],
+                [
+                    [a.get("name") or a["label"], *(_pct(a["categories"].get(c, {}).get("pass_rate")) for c in categories)]
+                    for a in arms
+                ],
             )
         )
     flagged = [a for a in arms if a.get("flag")]
     if flagged:
         out += ["", "Arms with ungraded trials (their comparisons rest on fewer graded trials)"]
-        out += [f"! {a['label']}: {a['flag']}" for a in flagged]
-    out += ["", "Paired comparisons (b - a over common problems; Holm over this family)"]
+        out += [f"! {a.get('name') or a['label']}: {a['flag']}" for a in flagged]
+    family = report.get("family") or {}
+    out += ["", f"Paired comparisons (b - a over common problems; Holm over this family: {family.get('mode', '')})"]
     if not report["pairs"]:
-        out.append("(one arm only: nothing to compare; give more runs or --conditions)")
+        out.append("(nothing to compare: give more runs or --conditions, or see the pairs listed apart below)")
     else:
         out.append(
             _table(
-                ["a", "b", "n", "differ (Disc.)", "majority-discordant", "delta pp", "95% CI", "p wilcoxon",
-                 "p mcnemar", "p holm", "note"],
+                [
+                    "a",
+                    "b",
+                    "n",
+                    "problems that differ",
+                    "majority-discordant",
+                    "delta pp",
+                    "95% CI",
+                    "p wilcoxon",
+                    "p mcnemar",
+                    "p holm",
+                    "note",
+                ],
                 [
                     [
-                        p["a"],
-                        p["b"],
+                        p.get("a_name") or p["a"],
+                        p.get("b_name") or p["b"],
                         p["n"],
                         p["problems_differ"],
                         p["majority_discordant"],
@@ -146,6 +191,14 @@ def format_report(report: dict) -> str:
                     ]
                     for p in report["pairs"]
                 ],
+            )
+        )
+    if report.get("excluded"):
+        out += ["", "Not compared (listed apart, not tested)"]
+        out.append(
+            _table(
+                ["a", "b", "reason"],
+                [[x.get("a_name") or x["a"], x.get("b_name") or x["b"], x["reason"]] for x in report["excluded"]],
             )
         )
     if report.get("protocol_sensitivity") and report["pairs"]:

@@ -1,12 +1,16 @@
-"""Ablations page: pass rate by condition and category with CIs, deltas against multi-full, the retry-budget
-curve, cost against accuracy and the error taxonomy, all from the one statistics report."""
+"""Ablations page: pass rate by arm and category with CIs, each arm against a reference arm (Holm over that
+family), the retry-budget curve, cost against accuracy and the error taxonomy, all from the one statistics
+report; every chart downloads as SVG/PDF and the tables as LaTeX/CSV/Markdown."""
 
 import streamlit as st
 
 from execugraph import views
+from execugraph.figures.report_figures import report_figures
 from execugraph.stats import UnknownConditionError, UnknownRunError
+from execugraph.stats.tables import ablation_table
 from ui import charts, keys, resources
 from ui.keys import Abl
+from ui.publish import chart, table_view, tables_download
 from ui.widgets import empty_state, run_picker
 
 keys.init_state(st.session_state)
@@ -32,14 +36,21 @@ if not run_ids:
     )
     st.stop()
 try:
-    report = resources.report(run_ids)
+    names = dict(resources.arms(run_ids))
+    if st.session_state.get(Abl.REFERENCE) not in names:
+        by_condition = [label for label in names if label.split(":")[-1] == views.REFERENCE_CONDITION]
+        st.session_state[Abl.REFERENCE] = (by_condition or list(names))[0]
+    reference = st.selectbox(
+        "Reference arm for the deltas", list(names), key=Abl.REFERENCE, format_func=names.get,
+        help="every other arm is compared with this one; Holm's correction runs over those comparisons",
+    )
+    report = resources.report(run_ids, baseline=reference)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {exc}", icon=":material/error:")
     st.stop()
 for flagged in views.ungraded_flags(report):
     st.warning(f"**{flagged['arm']}**: {flagged['flag']}", icon=":material/warning:")
-arms = views.arm_rate_rows(report)
-if not any(a["trials"] for a in arms):
+if not any(a["trials"] for a in report["arms"]):
     empty_state(
         "These runs have no finished trials yet. Watch them on the Batch page; this page fills in as they finish.",
         page="pages/batch.py",
@@ -47,43 +58,43 @@ if not any(a["trials"] for a in arms):
     )
     st.stop()
 
+metric = st.session_state.get(Abl.COST_METRIC) or "LLM calls"
+figures = report_figures(report, cost_metric=metric)
 left, right = st.columns(2)
-left.plotly_chart(charts.rate_bars(arms, title="Pass rate by arm (95% CI over problems)"), key="abl.rates")
-right.plotly_chart(charts.category_bars(views.category_rows(report)), key="abl.categories")
-
-labels = [a["arm"] for a in arms]
-if st.session_state.get(Abl.REFERENCE) not in labels:
-    st.session_state[Abl.REFERENCE] = next((a for a in labels if a.split(":")[-1] == "multi-full"), labels[0])
-reference = st.selectbox("Reference arm for the deltas", labels, key=Abl.REFERENCE)
-deltas = views.deltas_against(report, reference)
-if deltas:
-    st.plotly_chart(
-        charts.forest(
-            deltas, label="arm", title=f"Each arm minus {reference} (pp, 95% CI; pink: Holm-adjusted p < 0.05)"
-        ),
-        key="abl.deltas",
-    )
+with left:
+    chart(figures["pass_rates"], key="abl.rates", name="pass_rates")
+with right:
+    chart(figures["categories"], key="abl.categories", name="categories")
+if "comparisons" in figures:
+    chart(figures["comparisons"], key="abl.deltas", name="deltas")
+elif report["excluded"]:
+    st.info("No arm can be compared with the reference: " + "; ".join(
+        f"{x['b_name']}: {x['reason']}" for x in report["excluded"]
+    ))
 else:
     st.info("Only one arm: add runs or pick a batch with several conditions to see deltas.")
 
 left, right = st.columns(2)
 with left:
-    budgets = report["retry_budgets"]
-    if len(budgets) >= 2:
-        st.plotly_chart(charts.retry_curve(budgets), key="abl.retry")
+    if "retry_budget" in figures:
+        chart(figures["retry_budget"], key="abl.retry", name="retry_budget")
     else:
         st.info(
             "The retry-budget curve needs arms with two or more budgets (e.g. single-oneshot and single-retry, "
             "or conditions such as multi-full@1 and multi-full@5)."
         )
 with right:
-    metric = st.radio("Cost measure", list(charts.COST_METRICS), key=Abl.COST_METRIC, horizontal=True)
-    st.plotly_chart(charts.cost_accuracy(report["cost_vs_accuracy"], metric), key="abl.cost")
+    st.radio("Cost measure", list(charts.COST_METRICS), key=Abl.COST_METRIC, horizontal=True)
+    chart(figures["cost_accuracy"], key="abl.cost", name="cost_accuracy")
 
-errors = views.error_rows(report)
-if errors:
-    st.plotly_chart(charts.error_stacks(errors), key="abl.errors")
+if "errors" in figures:
+    chart(figures["errors"], key="abl.errors", name="errors")
 else:
     st.success("No failed trials: there is no error taxonomy to show.")
 if report["unknown_budget"]:
-    st.caption(f"Arms without a known retry budget (left out of the curve): {', '.join(report['unknown_budget'])}.")
+    unknown = [a["name"] for a in report["arms"] if a["label"] in report["unknown_budget"]]
+    st.caption(f"Arms without a known retry budget (left out of the curve): {', '.join(unknown)}.")
+
+st.subheader("Ablation table")
+table_view(ablation_table(report), key="abl.table")
+tables_download(report, key=Abl.TABLES, stem="ablations")

@@ -8,7 +8,7 @@ from execugraph.benchmarks import FILE_BENCHMARKS
 from execugraph.runner import enqueue_batch
 from ui import keys, protocol_parts, resources
 from ui.batch_form import grid_inputs, problem_source, spec_from_form
-from ui.batch_parts import progress_panel
+from ui.batch_parts import launched_notice, progress_panel
 from ui.keys import Batch
 from ui.widgets import model_pickers, read_only_notice, show_model_problems
 
@@ -60,7 +60,4 @@ if st.button("Launch batch", type="primary", key=Batch.LAUNCH, disabled=plan is 
         resources.start_worker(resources.db_url())
         st.rerun()
 if st.session_state[Batch.LAUNCHED] is not None:
-    st.success(
-        f"Batch #{st.session_state[Batch.LAUNCHED]} is queued; its progress is shown at the top of this page.",
-        icon=":material/check:",
-    )
+    launched_notice(store, st.session_state[Batch.LAUNCHED])

@@ -4,6 +4,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.retrieval import LibraryFormatError, load_library
+from execugraph.run_names import run_name
 from ui import charts, keys, resources
 from ui.keys import Retr
 from ui.retrieval_parts import live_query, technique_editor
@@ -60,7 +61,7 @@ with runs_tab:
             label="Launch a batch",
         )
     else:
-        labels = {r: f"#{r} {title} ({n} hits)" for r, title, n in runs}
+        labels = {r: f"{run_name(r, title)} ({n} hits)" for r, title, n in runs}
         if st.session_state.get(Retr.HEATMAP_RUN) not in labels:
             st.session_state[Retr.HEATMAP_RUN] = runs[0][0]
         run_id = st.selectbox("Run", list(labels), key=Retr.HEATMAP_RUN, format_func=labels.get)

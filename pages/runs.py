@@ -31,6 +31,7 @@ st.dataframe(
     rows,
     hide_index=True,
     key="runs.table",
+    column_order=[c for c in rows[0] if c not in ("id", "title")],  # the name carries the title and #id
     column_config={
         "pass_rate": st.column_config.ProgressColumn(
             "pass rate (passed/graded)", format="percent", min_value=0, max_value=1
@@ -41,7 +42,7 @@ st.dataframe(
 if len(rows) == 200:
     st.caption("Showing the newest 200 matching runs; narrow the filters to find older ones.")
 
-labels = {r["id"]: f"#{r['id']} {r['title']}" for r in rows}
+labels = {r["id"]: r["name"] for r in rows}
 st.session_state[Runs.SELECT] = [r for r in st.session_state[Runs.SELECT] if r in labels]
 selected = st.multiselect("Select runs to compare", list(labels), key=Runs.SELECT, format_func=labels.get)
 st.session_state[keys.SELECTED_RUNS] = selected

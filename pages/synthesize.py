@@ -20,14 +20,13 @@ if read_only_notice(store, "Synthesizing"):
     st.stop()
 choices, why_missing = resources.model_choices(resources.settings().ollama_host)
 
-with st.form("syn.form"):
-    left, right = st.columns([3, 2], gap="large")
-    with left:
-        rows = problem_inputs()
-    with right:
-        default_model, models = run_settings(choices, why_missing)
-        protocol_parts.protocol_select(protocol_parts.SYN_PROTOCOL)
-    submitted = st.form_submit_button("Synthesize", type="primary", key=Syn.SUBMIT, icon=":material/play_arrow:")
+left, right = st.columns([3, 2], gap="large")
+with left:
+    rows = problem_inputs()
+with right:
+    default_model, models = run_settings(choices, why_missing)
+    protocol_parts.protocol_select(protocol_parts.SYN_PROTOCOL)
+submitted = st.button("Synthesize", type="primary", key=Syn.SUBMIT, icon=":material/play_arrow:")
 
 job = st.session_state[Syn.JOB]
 if submitted:

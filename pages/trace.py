@@ -5,6 +5,7 @@ import streamlit as st
 
 from execugraph import views
 from ui import charts, keys, protocol_parts, resources
+from ui.keys import Trace
 from ui.steps import render_steps
 from ui.trace_parts import code_panel, compare_panel
 from ui.trace_picker import pick_trial
@@ -35,20 +36,30 @@ if not steps:
     empty_state("This trial has no recorded steps yet (it is queued, or stopped before its first agent ran).")
     st.stop()
 
-steps_tab, code_tab, hits_tab, compare_tab = st.tabs(["Steps", "Code per attempt", "Retrieval hits", "Compare"])
-with steps_tab:
-    st.plotly_chart(charts.step_timeline(steps), key="trace.timeline")
-    render_steps(steps, store, calls=True)
-with code_tab:
-    code_panel(steps)
-with hits_tab:
-    hits = store.hits_for_trial(trial_id)
-    if hits:
-        rows = [{"rank": h.rank, "technique": h.technique_name, "id": h.technique_id, "score": h.score} for h in hits]
-        st.dataframe(rows, hide_index=True)
-    else:
-        st.info(
-            "No techniques were retrieved for this trial (multi-rag retrieves; so does Synthesize with retrieval on)."
-        )
-with compare_tab:
-    compare_panel(store, trial, steps)
+# Only the open tab is drawn (a switch reruns the page): the Compare tab alone draws two whole trials.
+steps_tab, code_tab, hits_tab, compare_tab = st.tabs(
+    ["Steps", "Code per attempt", "Retrieval hits", "Compare"], key=Trace.TAB, on_change="rerun"
+)
+if steps_tab.open:
+    with steps_tab:
+        st.plotly_chart(charts.step_timeline(steps), key="trace.timeline")
+        render_steps(steps, store, calls=True)
+if code_tab.open:
+    with code_tab:
+        code_panel(steps)
+if hits_tab.open:
+    with hits_tab:
+        hits = store.hits_for_trial(trial_id)
+        if hits:
+            rows = [
+                {"rank": h.rank, "technique": h.technique_name, "id": h.technique_id, "score": h.score} for h in hits
+            ]
+            st.dataframe(rows, hide_index=True)
+        else:
+            st.info(
+                "No techniques were retrieved for this trial (multi-rag retrieves; so does Synthesize with "
+                "retrieval on)."
+            )
+if compare_tab.open:
+    with compare_tab:
+        compare_panel(store, trial, steps)

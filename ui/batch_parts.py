@@ -12,11 +12,14 @@ from ui import resources
 from ui.keys import Batch
 from ui.widgets import duration, pct
 
+ACTIVE = ("queued", "running")
+
 
 def _line(row: dict[str, Any]) -> str:
+    so_far = " so far" if row["status"] in ACTIVE else ""
     parts = [
         f"{row['done']}/{row['total']} trials finished",
-        f"passed {row['passed']}/{row['graded']} graded ({pct(row['pass_rate'])})",
+        f"passed {row['passed']}/{row['graded']} graded ({pct(row['pass_rate'])}){so_far}",
         f"{row['errors']} errored",
     ]
     if row["running"]:
@@ -42,17 +45,35 @@ def _resume(store: Any, run_id: int) -> None:
     _start_worker()
 
 
-@st.fragment(run_every=2.0)
 def progress_panel(store: Any) -> None:
-    """Queued and running batches, then the last finished ones; redrawn every two seconds."""
+    """Queued and running batches, then the last finished ones.
+
+    While a batch is queued or running the panel redraws itself every two seconds and, when the last one
+    ends, reruns the whole page (so everything on it shows the end); with nothing running it does not poll.
+    """
     rows = views.active_batches(store)
+    if any(r["status"] in ACTIVE for r in rows):
+        _live_panel(store)
+    else:
+        _draw(store, rows)
+
+
+@st.fragment(run_every=2.0)
+def _live_panel(store: Any) -> None:
+    rows = views.active_batches(store)
+    _draw(store, rows)
+    if not any(r["status"] in ACTIVE for r in rows):
+        st.rerun()  # the last batch ended: redraw the page, which stops this polling
+
+
+def _draw(store: Any, rows: list[dict[str, Any]]) -> None:
     if not rows:
         st.info(
             "No batches yet. Fill in the form below and press **Launch batch**; progress appears here.",
             icon=":material/info:",
         )
         return
-    waiting = any(r["status"] in ("queued", "running") for r in rows)
+    waiting = any(r["status"] in ACTIVE for r in rows)
     if waiting and not store.read_only and not resources.worker_alive():
         left, right = st.columns([4, 1], vertical_alignment="center")
         left.warning(
@@ -63,12 +84,12 @@ def progress_panel(store: Any) -> None:
         with st.container(border=True):
             left, right = st.columns([6, 1], vertical_alignment="center")
             status = "cancelling" if row["cancel_requested"] and row["status"] == "running" else row["status"]
-            left.markdown(f"**#{row['id']} {row['title']}** · {status}")
+            left.markdown(f"**{row['name']}** · {status}")
             left.progress(row["done"] / row["total"] if row["total"] else 0.0, text=_line(row))
             if row["error"]:
                 left.caption(f":red[{row['error']}]")
             _waiting(left, row)
-            if row["status"] in ("queued", "running"):
+            if row["status"] in ACTIVE:
                 right.button(
                     "Cancel",
                     key=f"{Batch.CANCEL}{row['id']}",
@@ -88,3 +109,26 @@ def progress_panel(store: Any) -> None:
                 )
             else:
                 right.page_link("pages/runs.py", label="Results", icon=":material/history:")
+
+
+def launched_notice(store: Any, run_id: int) -> None:
+    """What became of the batch this session launched: queued, running, or finished with its outcome."""
+    run = store.get_run(run_id)
+    if run is None:
+        return
+    row = next((r for r in views.active_batches(store) if r["id"] == run_id), None)
+    name = row["name"] if row else f"#{run_id}"
+    if run.status in ACTIVE:
+        st.success(
+            f"Batch {name} is {run.status}; its progress is shown at the top of this page.", icon=":material/check:"
+        )
+        return
+    status = row["status"] if row else run.status  # "done with errors" when trials errored
+    outcome = f": passed {row['passed']}/{row['graded']} graded, {row['errors']} errored" if row else ""
+    (st.success if status == "done" else st.warning)(f"Batch {name} is {status}{outcome}.", icon=":material/flag:")
+    st.page_link(
+        "pages/statistics.py",
+        label="Compare its conditions in Statistics",
+        query_params={"runs": str(run_id)},
+        icon=":material/functions:",
+    )

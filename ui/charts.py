@@ -1,274 +1,33 @@
-"""Plotly figures for the dashboard: pure functions from plain rows to `go.Figure`.
+"""The dashboard's charts live in the core (`execugraph.figures.charts`) so exports draw the same figures."""
 
-No streamlit here, so every chart is unit-tested on its own: given rows, the
-figure carries the right traces, values and error bars.
-"""
+from execugraph.figures.charts import (
+    COST_METRICS,
+    FOREST_MAX_ROWS,
+    NODE_COLOURS,
+    category_bars,
+    cost_accuracy,
+    delta_matrix,
+    error_stacks,
+    forest,
+    heatmap,
+    rate_bars,
+    retry_curve,
+    score_bars,
+    step_timeline,
+)
 
-from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Any
-
-import plotly.graph_objects as go
-
-NODE_COLOURS = {
-    "planner": "#7e57c2",
-    "generator": "#1e88e5",
-    "reviewer": "#00897b",
-    "evaluator": "#f4511e",
-    "optimizer": "#fdd835",
-    "grade": "#6d4c41",
-    "explainer": "#43a047",
-}
-_LAYOUT = {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "legend": {"orientation": "v", "x": 1.02, "y": 1}}
-
-
-def _pct(x: float | None) -> float | None:
-    return None if x is None else 100.0 * x
-
-
-def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = None) -> go.Figure:
-    """A Gantt-style timeline: one bar per step from its start offset for its duration (seconds)."""
-    fig = go.Figure()
-    for node in dict.fromkeys(s["node"] for s in steps):
-        mine = [s for s in steps if s["node"] == node]
-        fig.add_trace(
-            go.Bar(
-                name=node,
-                orientation="h",
-                y=[f"#{s['seq']} {s['node']} (attempt {s['attempt']})" for s in mine],
-                x=[max(s["duration_s"] or 0.0, 0.001) for s in mine],
-                base=[s["start_s"] for s in mine],
-                marker={
-                    "color": NODE_COLOURS.get(node, "#9e9e9e"),
-                    "line": {"width": [3 if s["seq"] == highlight_seq else 0 for s in mine], "color": "#d50000"},
-                },
-                customdata=[[s["llm_calls"], s["tokens_in"] + s["tokens_out"], s["cache_hits"]] for s in mine],
-                hovertemplate="%{y}<br>start %{base:.2f}s, %{x:.2f}s<br>LLM calls %{customdata[0]}, "
-                "tokens %{customdata[1]}, cache hits %{customdata[2]}<extra></extra>",
-            )
-        )
-    fig.update_layout(
-        title="Agent steps",
-        xaxis_title="seconds since the first step",
-        barmode="overlay",
-        yaxis={
-            "autorange": "reversed",
-            "type": "category",
-            "categoryarray": [f"#{s['seq']} {s['node']} (attempt {s['attempt']})" for s in steps],
-        },
-        height=max(240, 90 + 32 * len(steps)),
-        **_LAYOUT,
-    )
-    return fig
-
-
-def rate_bars(rows: Sequence[dict[str, Any]], *, x: str = "arm", title: str = "Pass rate (95% CI)") -> go.Figure:
-    """Bars of pass rate in percent with asymmetric CI error bars; rows have pass_rate, ci_lo, ci_hi in [0, 1].
-
-    Rows without a pass rate (nothing finished yet) are left out.
-    """
-    rows = [r for r in rows if r.get("pass_rate") is not None]
-    rates = [_pct(r["pass_rate"]) for r in rows]
-    fig = go.Figure(
-        go.Bar(
-            x=[str(r[x]) for r in rows],
-            y=rates,
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [_pct(r["ci_hi"] - r["pass_rate"]) for r in rows],
-                "arrayminus": [_pct(r["pass_rate"] - r["ci_lo"]) for r in rows],
-            },
-            text=[f"{v:.0f}%" for v in rates],
-            hovertemplate="%{x}: %{y:.1f}%<extra></extra>",
-        )
-    )
-    fig.update_layout(title=title, yaxis={"title": "pass rate (%)", "range": [0, 105]}, **_LAYOUT)
-    return fig
-
-
-def category_bars(rows: Sequence[dict[str, Any]]) -> go.Figure:
-    """Grouped bars: one group per category, one bar per arm, each with its CI."""
-    rows = [r for r in rows if r.get("pass_rate") is not None]
-    fig = go.Figure()
-    for arm in dict.fromkeys(r["arm"] for r in rows):
-        mine = [r for r in rows if r["arm"] == arm]
-        fig.add_trace(
-            go.Bar(
-                name=str(arm),
-                x=[r["category"] for r in mine],
-                y=[_pct(r["pass_rate"]) for r in mine],
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": [_pct(r["ci_hi"] - r["pass_rate"]) for r in mine],
-                    "arrayminus": [_pct(r["pass_rate"] - r["ci_lo"]) for r in mine],
-                },
-            )
-        )
-    fig.update_layout(
-        title="Pass rate by category (95% CI)",
-        barmode="group",
-        yaxis={"title": "pass rate (%)", "range": [0, 105]},
-        **_LAYOUT,
-    )
-    return fig
-
-
-def forest(rows: Sequence[dict[str, Any]], *, label: str = "label", title: str = "Paired deltas (95% CI)") -> go.Figure:
-    """A forest plot: each delta (percentage points) as a point with its CI, a zero line for no effect."""
-    labels = [str(r[label]) for r in rows]
-    significant = [r.get("p_holm") is not None and r["p_holm"] < 0.05 for r in rows]
-    fig = go.Figure(
-        go.Scatter(
-            x=[r["delta_pp"] for r in rows],
-            y=labels,
-            mode="markers",
-            marker={"size": 11, "color": ["#d81b60" if s else "#546e7a" for s in significant], "symbol": "diamond"},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": [r["ci_hi"] - r["delta_pp"] for r in rows],
-                "arrayminus": [r["delta_pp"] - r["ci_lo"] for r in rows],
-            },
-            hovertemplate="%{y}: %{x:+.1f} pp<extra></extra>",
-        )
-    )
-    fig.add_vline(x=0, line_dash="dash", line_color="#9e9e9e")
-    fig.update_layout(
-        title=title,
-        xaxis_title="delta (percentage points)",
-        height=max(220, 60 + 40 * len(rows)),
-        yaxis={"autorange": "reversed", "type": "category"},
-        **_LAYOUT,
-    )
-    return fig
-
-
-def retry_curve(rows: Sequence[dict[str, Any]]) -> go.Figure:
-    """Pass rate against retry budget, with mean LLM calls per trial on a second axis."""
-    budgets = [r["retry_budget"] for r in rows]
-    fig = go.Figure(
-        [
-            go.Scatter(x=budgets, y=[_pct(r["pass_rate"]) for r in rows], mode="lines+markers", name="pass rate (%)"),
-            go.Scatter(
-                x=budgets,
-                y=[r.get("mean_llm_calls") for r in rows],
-                mode="lines+markers",
-                name="mean LLM calls",
-                yaxis="y2",
-                line={"dash": "dot"},
-            ),
-        ]
-    )
-    fig.update_layout(
-        title="Retry budget: accuracy and cost",
-        xaxis={"title": "retry budget", "dtick": 1},
-        yaxis={"title": "pass rate (%)", "range": [0, 105]},
-        yaxis2={"title": "LLM calls per trial", "overlaying": "y", "side": "right"},
-        **_LAYOUT,
-    )
-    return fig
-
-
-COST_METRICS = {"LLM calls": "mean_llm_calls", "tokens": "mean_tokens", "seconds": "mean_wallclock_s"}
-
-
-def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -> go.Figure:
-    """Each arm as a point: mean cost per trial (x) against pass rate (y)."""
-    column = COST_METRICS[metric]
-    fig = go.Figure(
-        go.Scatter(
-            x=[p.get(column) for p in points],
-            y=[_pct(p["pass_rate"]) for p in points],
-            text=[str(p["arm"]) for p in points],
-            mode="markers+text",
-            textposition="top center",
-            marker={"size": 12},
-            hovertemplate="%{text}: %{y:.1f}% at %{x:.2f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title=f"Cost vs accuracy ({metric} per trial)",
-        xaxis_title=f"mean {metric} per trial",
-        yaxis={"title": "pass rate (%)", "range": [0, 105]},
-        **_LAYOUT,
-    )
-    return fig
-
-
-def error_stacks(rows: Sequence[dict[str, Any]]) -> go.Figure:
-    """Stacked bars per arm: the share of failed trials in each error class (the error taxonomy)."""
-    fig = go.Figure()
-    for error_class in dict.fromkeys(r["error_class"] for r in rows):
-        mine = [r for r in rows if r["error_class"] == error_class]
-        fig.add_trace(
-            go.Bar(
-                name=str(error_class),
-                x=[str(r["arm"]) for r in mine],
-                y=[_pct(r["share"]) for r in mine],
-                customdata=[r["count"] for r in mine],
-                hovertemplate="%{x}: %{y:.0f}% (%{customdata} trials)<extra>" + str(error_class) + "</extra>",
-            )
-        )
-    fig.update_layout(
-        title="Why trials failed (share of failures)",
-        barmode="stack",
-        yaxis={"title": "share of failed trials (%)", "range": [0, 100]},
-        **_LAYOUT,
-    )
-    return fig
-
-
-def heatmap(
-    rows_labels: Sequence[str],
-    column_labels: Sequence[str],
-    values: Sequence[Sequence[float | None]],
-    *,
-    title: str,
-    colour_title: str,
-    percent: bool = False,
-) -> go.Figure:
-    """A labelled heatmap (missing cells blank); `percent` scales 0-1 values to percent."""
-    z = [[None if v is None else (100.0 * v if percent else v) for v in row] for row in values]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(column_labels),
-            y=list(rows_labels),
-            colorscale="Viridis",
-            colorbar={"title": colour_title},
-            hovertemplate="%{y} / %{x}: %{z:.2f}<extra></extra>",
-            hoverongaps=False,
-        )
-    )
-    fig.update_layout(
-        title=title,
-        height=max(260, 80 + 22 * len(rows_labels)),
-        yaxis={"type": "category", "autorange": "reversed"},
-        xaxis={"type": "category"},
-        **_LAYOUT,
-    )
-    return fig
-
-
-def score_bars(hits: Sequence[dict[str, Any]]) -> go.Figure:
-    """Retrieved techniques as horizontal bars of cosine similarity, best first."""
-    fig = go.Figure(
-        go.Bar(
-            x=[h["score"] for h in hits],
-            y=[f"{h['rank']}. {h['name']}" for h in hits],
-            orientation="h",
-            text=[f"{h['score']:.2f}" for h in hits],
-            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title="Similarity to the query",
-        xaxis={"title": "cosine similarity", "range": [0, 1]},
-        yaxis={"autorange": "reversed", "type": "category"},
-        height=max(200, 60 + 30 * len(hits)),
-        **_LAYOUT,
-    )
-    return fig
+__all__ = [
+    "COST_METRICS",
+    "FOREST_MAX_ROWS",
+    "NODE_COLOURS",
+    "category_bars",
+    "cost_accuracy",
+    "delta_matrix",
+    "error_stacks",
+    "forest",
+    "heatmap",
+    "rate_bars",
+    "retry_curve",
+    "score_bars",
+    "step_timeline",
+]

@@ -16,6 +16,7 @@ import copy
 from typing import Any
 
 from execugraph.config import ROLES
+from execugraph.settings import default_model
 from execugraph.views.inputs import CONDITION_DEFAULT, TEST_MODES
 
 TEST_CHAT_MODELS = "test.chat_models"
@@ -112,6 +113,7 @@ class Trace:
     OUTCOME = "trace.outcome"
     TRIAL = "trace.trial"
     COMPARE = "trace.compare"
+    TAB = "trace.tab"  # the open tab: only its content is drawn
     DIFF_FROM = "trace.diff_from"
     DIFF_TO = "trace.diff_to"
 
@@ -132,9 +134,10 @@ class Retr:
 class Abl:
     """Ablations page."""
 
-    RUNS = "abl.runs"
+    RUNS = "abl.runs"  # run pickers have no default here: `widgets.run_picker` presets them
     REFERENCE = "abl.reference"
     COST_METRIC = "abl.cost_metric"
+    TABLES = "abl.tables"  # the tables download (and its format choice, + ".format")
 
 
 class Stats:
@@ -142,8 +145,15 @@ class Stats:
 
     RUNS = "stats.runs"
     CONDITIONS = "stats.conditions"
+    COMPARE = "stats.compare"  # ALL_PAIRS or the label of the baseline arm
+    COMPARABLE_ONLY = "stats.comparable_only"
     PAIR = "stats.pair"
     DOWNLOAD = "stats.download"
+    TABLES = "stats.tables"  # the tables download (and its format choice, + ".format")
+
+
+ALL_PAIRS = "(all pairs)"
+AUTO = "(auto)"  # the comparison family is chosen from the number of arms until the user picks one
 
 
 class Export:
@@ -174,7 +184,6 @@ DEFAULTS: dict[str, Any] = {
     Syn.ASSERT_SOURCE: "",
     Syn.ASSERT_CALL: "check(candidate)",
     Syn.CONDITION: "multi-full",
-    Syn.DEFAULT_MODEL: "llamacpp:default",
     **{Syn.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
     Syn.RETRY_BUDGET: CONDITION_DEFAULT,
     Syn.RETRIEVAL: CONDITION_DEFAULT,
@@ -189,7 +198,6 @@ DEFAULTS: dict[str, Any] = {
     Batch.CONDITIONS: ["single-oneshot", "single-retry", "multi-full"],
     Batch.SEEDS: "0",
     Batch.TRIALS: 1,
-    Batch.DEFAULT_MODEL: "llamacpp:default",
     **{Batch.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
     Batch.CONCURRENCY: 1,
     Batch.FEEDBACK: "grading",
@@ -217,18 +225,55 @@ DEFAULTS: dict[str, Any] = {
     **{Retr.FIELD + name: "" for name in TECHNIQUE_FIELDS},
     Retr.QUERY: "",
     Retr.K: 5,
-    Abl.RUNS: [],
     Abl.REFERENCE: "multi-full",
     Abl.COST_METRIC: "LLM calls",
-    Stats.RUNS: [],
     Stats.CONDITIONS: [],
     Export.RUNS: [],
     Export.INCLUDE_HOST: False,
+    Stats.COMPARE: AUTO,
+    Stats.COMPARABLE_ONLY: True,
 }
 
 
+# Pickers whose starting value is the configured default model (EXECUGRAPH_MODEL), read when a session starts.
+MODEL_PICKERS = (Syn.DEFAULT_MODEL, Batch.DEFAULT_MODEL)
+
+
+ROUTED = "_router.ran"  # set by app.py before any page runs (not a widget)
+
+
 def init_state(state: Any) -> None:
-    """Give every key without a value its default (a fresh copy, so lists are never shared)."""
+    """Give every key without a value its default (a fresh copy, so lists are never shared).
+
+    A page run without the router (see `_run_under_the_router`) is restarted under it first.
+    """
+    if ROUTED not in state:
+        _run_under_the_router()
     for key, value in DEFAULTS.items():
         if key not in state:
             state[key] = copy.deepcopy(value)
+    missing = [key for key in MODEL_PICKERS if key not in state]
+    if missing:
+        model = default_model()
+        for key in missing:
+            state[key] = model
+
+
+def _run_under_the_router() -> None:
+    """Rerun the session through app.py when Streamlit ran a page file on its own.
+
+    Because `pages/` exists, a fresh server process handles the first request for a deep link (say a
+    "Compare in Statistics" link opened in a new tab) the old multipage way: it runs pages/statistics.py
+    alone, without app.py's navigation, sidebar and worker. `st.navigation` switches that mode off, but only
+    once app.py has run, so we switch it off here (the flag st.navigation sets) and rerun: the rerun goes
+    through app.py, which routes to the same page.
+    """
+    import streamlit as st
+
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # a Streamlit without the old mode: nothing to undo
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -13,6 +13,8 @@ Test seams: `start_worker` (replace it to run batches in-process) and
 
 from __future__ import annotations
 
+import importlib
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -87,6 +89,41 @@ def ensure_background_worker() -> bool:
     return _autostarted(db_url())
 
 
+# What the pages import beyond the router: LangGraph (runner), SciPy (statistics, power), plotly, publication.
+WARM_MODULES = (
+    "scipy.stats",
+    "execugraph.stats",
+    "execugraph.stats.tables",
+    "execugraph.figures.report_figures",
+    "execugraph.runner",
+    "execugraph.publication",
+    "ui.batch_parts",
+    "ui.export_parts",
+    "ui.statistics_parts",
+    "ui.trace_parts",
+)
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up() -> threading.Thread:
+    """Import the pages' heavy modules on a background thread, once per server process.
+
+    Importing LangGraph and SciPy takes seconds; without this the first visit to Batch or Statistics after a
+    start waits for them. A page that needs a module first simply waits on Python's import lock.
+    """
+
+    def run() -> None:
+        for name in WARM_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the page that needs it reports the error properly
+                continue
+
+    thread = threading.Thread(target=run, name="execugraph-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
 def worker_alive() -> bool:
     """Whether some process currently holds this database's worker lock."""
     from execugraph.worker_process import worker_alive as alive
@@ -128,16 +165,45 @@ def fingerprint(run_ids: Sequence[int]) -> tuple:
 
 
 @st.cache_data(show_spinner="Computing statistics...", max_entries=32)
-def _report(url: str, run_ids: tuple[int, ...], conditions: tuple[str, ...], data_version: tuple) -> dict:
+def _report(
+    url: str,
+    run_ids: tuple[int, ...],
+    conditions: tuple[str, ...],
+    baseline: str | None,
+    comparable_only: bool,
+    data_version: tuple,
+) -> dict:
     from execugraph.stats import build_report
+    from execugraph.stats.family import Family
 
-    return build_report(_store(url), [str(r) for r in run_ids], list(conditions) or None)
+    family = Family(baseline=baseline, comparable_only=comparable_only)
+    return build_report(_store(url), [str(r) for r in run_ids], list(conditions) or None, family=family)
 
 
-def report(run_ids: Sequence[int], conditions: Sequence[str] = ()) -> dict:
-    """`execugraph.stats.build_report` for these runs, cached until their trials change."""
+def report(
+    run_ids: Sequence[int],
+    conditions: Sequence[str] = (),
+    *,
+    baseline: str | None = None,
+    comparable_only: bool = True,
+) -> dict:
+    """`execugraph.stats.build_report` for these runs and comparison family, cached until their trials change."""
     ids, conds = tuple(run_ids), tuple(conditions)
-    return _report(settings().db_url, ids, conds, fingerprint(ids))
+    return _report(settings().db_url, ids, conds, baseline, comparable_only, fingerprint(ids))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _arms(url: str, run_ids: tuple[int, ...], conditions: tuple[str, ...], data_version: tuple) -> list[tuple[str, str]]:
+    from execugraph.stats.loading import plan_report_arms
+
+    specs = plan_report_arms(_store(url), [str(r) for r in run_ids], list(conditions) or None)
+    return [(spec.label, spec.name or spec.label) for spec in specs]
+
+
+def arms(run_ids: Sequence[int], conditions: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(label, name) of the arms a report on these runs compares, known before any statistic is computed."""
+    ids = tuple(run_ids)
+    return _arms(settings().db_url, ids, tuple(conditions), fingerprint(ids))
 
 
 @st.cache_data(show_spinner="Loading the benchmark...", max_entries=8)

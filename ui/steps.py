@@ -6,6 +6,7 @@ from typing import Any
 
 import streamlit as st
 
+from execugraph import views
 from execugraph.views import code_diff, test_result_rows
 
 ICONS = {
@@ -30,9 +31,11 @@ def step_title(step: dict[str, Any]) -> str:
     elif node == "grade":
         gist = f"{'PASSED' if out.get('passed') else 'FAILED'} ({out.get('verdict')}, {out.get('tests_passed')}/{out.get('tests_total')})"
     elif node == "reviewer":
-        gist = f"severity {(out.get('review') or {}).get('severity', '?')}" + (
-            ", sent back" if out.get("gated") else ""
-        )
+        if views.unparsed_reply(step):
+            gist = "reply not parsed"
+        else:
+            gist = f"severity {(out.get('review') or {}).get('severity', '?')}"
+        gist += ", sent back" if out.get("gated") else ""
     elif node == "optimizer":
         gist = "accepted" if out.get("accepted") else f"kept the original ({out.get('reason', '')})"
     elif node == "generator":
@@ -41,7 +44,11 @@ def step_title(step: dict[str, Any]) -> str:
     if gist:
         parts.append(gist)
     if step.get("duration_s") is not None:
-        parts.append(f"{step['duration_s']:.2f} s")
+        parts.append(views.duration(step["duration_s"]))
+    hits = step.get("cache_hits") or 0
+    if hits:
+        calls = step.get("llm_calls") or hits
+        parts.append("cache hit" if hits == calls == 1 else f"{hits} of {calls} calls from the cache")
     return " · ".join(parts)
 
 
@@ -51,12 +58,36 @@ def _test_results(store: Any, step_id: int | None) -> None:
     for execution in store.executions_for_step(step_id):
         st.caption(
             f"Sandbox run ({execution.purpose}): {execution.verdict}, {execution.tests_passed}/"
-            f"{execution.tests_total} tests in {execution.duration_s:.2f} s"
+            f"{execution.tests_total} tests in {views.duration(execution.duration_s)}"
         )
         if execution.results:
-            st.dataframe(test_result_rows(execution.results), hide_index=True)
+            st.dataframe(test_result_rows(execution.results, execution.code or ""), hide_index=True)
         if execution.stderr:
-            st.code(execution.stderr[-2000:], language="text")
+            st.code(views.map_traceback(execution.stderr[-2000:], execution.code or ""), language="text")
+        if execution.code and (execution.stderr or any(r.get("stderr") for r in execution.results or [])):
+            st.caption("Line numbers in the tracebacks above refer to the program as it ran:")
+            st.code(execution.code, language="python", line_numbers=True)
+
+
+def _unparsed(step: dict[str, Any], store: Any) -> bool:
+    """Say when the agent's reply could not be used as written, and show the reply; True if so."""
+    problem = views.unparsed_reply(step)
+    if problem is None:
+        return False
+    st.warning(problem, icon=":material/warning:")
+    st.code(views.raw_reply(store, step.get("step_id")) or "(no reply recorded)", language="text", wrap_lines=True)
+    return True
+
+
+def explanation(text: str | None) -> None:
+    """The explainer's text, repeats dropped and length bounded, with a note of what was cut."""
+    if not text:
+        st.markdown("_no explanation_")
+        return
+    shown, note = views.bounded_explanation(text)
+    st.markdown(shown)
+    if note:
+        st.caption(f"Explanation {note}.")
 
 
 def render_step(step: dict[str, Any], store: Any, *, previous_code: str = "") -> None:
@@ -70,12 +101,12 @@ def render_step(step: dict[str, Any], store: Any, *, previous_code: str = "") ->
             st.caption("Retrieved techniques")
             st.dataframe(out["hits"], hide_index=True)
     elif node == "generator":
-        if out.get("parsed_ok") is False:
-            st.warning("No usable code could be extracted from the reply.", icon=":material/warning:")
+        _unparsed(step, store)
         st.code(out.get("code") or "# (no code)", language="python", line_numbers=True)
     elif node == "reviewer":
         review = out.get("review") or {}
-        st.markdown(f"**Severity:** {review.get('severity', '?')}")
+        assumed = _unparsed(step, store)
+        st.markdown(f"**Severity:** {review.get('severity', '?')}" + (" (assumed, not in the reply)" if assumed else ""))
         for title, items in (
             ("Invariants", review.get("invariants")),
             ("Potential failures", review.get("potential_failures")),
@@ -105,9 +136,10 @@ def render_step(step: dict[str, Any], store: Any, *, previous_code: str = "") ->
         )
         _test_results(store, step.get("step_id"))
     elif node == "explainer":
-        st.markdown(out.get("explanation") or "_no explanation_")
+        explanation(out.get("explanation"))
     else:
         st.json(out)
+        _test_results(store, step.get("step_id"))  # e.g. the recorded grading of an imported trial
 
 
 def render_llm_calls(store: Any, step_id: int | None) -> None:
@@ -116,8 +148,9 @@ def render_llm_calls(store: Any, step_id: int | None) -> None:
         return
     for call in store.llm_calls_for_step(step_id):
         st.caption(
-            f"LLM call · {call.role} · {call.provider}:{call.model} · {call.tokens_in} in / {call.tokens_out} out "
-            f"tokens · {call.latency_s:.2f} s" + (" · cache hit" if call.cache_hit else "")
+            f"LLM call · {call.role} · {views.model_label(call.provider, call.model)} · {call.tokens_in} in / "
+            f"{call.tokens_out} out tokens · "
+            + ("cache hit (answered from the response cache, no model call)" if call.cache_hit else views.duration(call.latency_s))
         )
         for message in call.messages:
             st.markdown(f"**{message.get('role', '?')}**")

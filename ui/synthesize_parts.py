@@ -10,42 +10,53 @@ from execugraph import views
 from execugraph.conditions import DESCRIPTIONS, condition_names
 from ui.jobs import SynthesisJob
 from ui.keys import Syn
-from ui.steps import render_steps
+from ui.steps import explanation, render_steps
 from ui.widgets import model_pickers
 
 
 def problem_inputs() -> list[dict[str, Any]]:
-    """Statement, entry point, aliases, signature and tests; returns the rows of the test table."""
+    """Statement, entry point, aliases, signature and the tests of the chosen kind; returns the test table's rows.
+
+    Only the fields of the chosen test mode are shown: the table for call tests, the assert boxes for an assert
+    suite, nothing for model-written tests.
+    """
     st.text_area(
         "Problem statement",
         key=Syn.STATEMENT,
         height=150,
         placeholder="Return the length of the longest strictly increasing subsequence of nums.",
     )
+    rows = list(st.session_state[Syn.TEST_ROWS_DATA])
+    for key in (Syn.ASSERT_SOURCE, Syn.ASSERT_CALL):  # keep what was typed while the assert boxes are hidden
+        st.session_state[key] = st.session_state[key]
     with st.expander("Entry point, aliases and tests (optional)"):
         a, b = st.columns(2)
         a.text_input("Entry point", key=Syn.ENTRY_POINT, placeholder="lengthOfLIS")
         b.text_input("Aliases", key=Syn.ALIASES, placeholder="length_of_lis, lis")
         st.text_input("Signature", key=Syn.SIGNATURE, placeholder="def lengthOfLIS(nums: list[int]) -> int")
-        st.radio("Tests", views.TEST_MODES, key=Syn.TESTS_MODE, horizontal=True)
-        rows = st.data_editor(
-            st.session_state[Syn.TEST_ROWS_DATA],
-            key=Syn.TEST_ROWS,
-            num_rows="dynamic",
-            hide_index=True,
-            column_config={
-                "call": st.column_config.TextColumn("Call", help="e.g. lengthOfLIS([1, 3, 2])"),
-                "expected": st.column_config.TextColumn("Expected", help="JSON or a Python literal"),
-                "visible": st.column_config.CheckboxColumn("Visible", help="may feed the retry loop"),
-            },
-        )
-        st.text_area(
-            "Assert source",
-            key=Syn.ASSERT_SOURCE,
-            height=100,
-            placeholder="def check(candidate):\n    assert candidate([1, 3, 2]) == 2",
-        )
-        st.text_input("Assert call", key=Syn.ASSERT_CALL)
+        mode = st.radio("Tests", views.TEST_MODES, key=Syn.TESTS_MODE, horizontal=True)
+        if mode == views.TEST_MODES[0]:
+            rows = st.data_editor(
+                st.session_state[Syn.TEST_ROWS_DATA],
+                key=Syn.TEST_ROWS,
+                num_rows="dynamic",
+                hide_index=True,
+                column_config={
+                    "call": st.column_config.TextColumn("Call", help="e.g. lengthOfLIS([1, 3, 2])"),
+                    "expected": st.column_config.TextColumn("Expected", help="JSON or a Python literal"),
+                    "visible": st.column_config.CheckboxColumn("Visible", help="may feed the retry loop"),
+                },
+            )
+        elif mode == views.TEST_MODES[1]:
+            st.text_area(
+                "Assert source",
+                key=Syn.ASSERT_SOURCE,
+                height=100,
+                placeholder="def check(candidate):\n    assert candidate([1, 3, 2]) == 2",
+            )
+            st.text_input("Assert call", key=Syn.ASSERT_CALL)
+        else:
+            st.caption("The evaluator model writes the tests; they feed the loop and grade the result.")
     return list(rows)
 
 
@@ -120,5 +131,6 @@ def result_panel(job: SynthesisJob, store: Any) -> None:
     if result.final_code:
         st.code(result.final_code, language="python", line_numbers=True)
     if result.explanation:
-        st.markdown(result.explanation)
+        with st.expander("Explanation", icon=":material/chat:"):
+            explanation(result.explanation)
     render_steps(views.step_rows(store, result.trial_id), store)

@@ -41,11 +41,13 @@ def compare_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> None:
             "(Batch page) to compare."
         )
         return
-    labels = {
-        s["id"]: f"#{s['id']} · run {s['run_id']} · {s['condition']} · seed {s['seed']} · "
+    runs = views.names_of_runs(store, [s["run_id"] for s in siblings])
+    about = {
+        s["id"]: f"{runs.get(s['run_id'], s['run_id'])} · {s['condition']} · seed {s['seed']} · "
         f"{'passed' if s['passed'] else 'failed'}"
         for s in siblings
     }
+    labels = {trial_id: f"#{trial_id} · {text}" for trial_id, text in about.items()}
     if st.session_state.get(Trace.COMPARE) not in labels:
         st.session_state[Trace.COMPARE] = siblings[0]["id"]
     other_id = st.selectbox(
@@ -72,5 +74,5 @@ def compare_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> None:
         st.markdown(f"**Trial #{trial.id}** · {trial.condition} · {'passed' if trial.passed else 'failed'}")
         render_steps(steps, store, highlight_seq=divergence.seq_a if divergence else None)
     with right:
-        st.markdown(f"**Trial #{other_id}** · {labels[other_id].split(' · ', 2)[2]}")
+        st.markdown(f"**Trial #{other_id}** · {about[other_id]}")
         render_steps(other, store, highlight_seq=divergence.seq_b if divergence else None)

@@ -8,24 +8,14 @@ from typing import Any
 import streamlit as st
 
 from execugraph.config import ROLES
+from execugraph.settings import EMBEDDED_MODEL
+from execugraph.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
 from ui import keys
 
 
 def pct(value: float | None, digits: int = 0) -> str:
     """0.4567 -> '46%' ('-' for None)."""
     return "-" if value is None else f"{100 * value:.{digits}f}%"
-
-
-def duration(seconds: float | None) -> str:
-    """Seconds as '850 ms', '12.3 s' or '4 min 05 s' ('-' for None)."""
-    if seconds is None:
-        return "-"
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes} min {rest:02d} s"
 
 
 def read_only_notice(store: Any, action: str) -> bool:
@@ -53,7 +43,8 @@ def model_pickers(
         "Model",
         options,
         key=default_key,
-        help="llamacpp:default is the small embedded model; pulled Ollama models are listed too",
+        help=f"{EMBEDDED_MODEL} is the small embedded model; pulled Ollama models are listed too; "
+        "the starting choice is EXECUGRAPH_MODEL",
     )
     if why_missing:
         st.caption(f"{why_missing}; only the embedded model is offered. Start Ollama (`ollama serve`) for more.")
@@ -101,13 +92,18 @@ def run_picker(
 
     raw = st.query_params.get("runs")
     marker = f"_preset.{key}"
+    kept = f"_kept.{key}"  # the last choice, kept while another page is shown (Streamlit drops widget state)
     preset: list[int] | None = None
     if raw and st.session_state.get(marker) != ("query", raw):
         preset, st.session_state[marker] = _parse_ids(raw), ("query", raw)
     elif not st.session_state.get(key) and st.session_state.get(marker) is None:
         preset = list(st.session_state.get(keys.SELECTED_RUNS) or []) or (fallback() if fallback else [])
         st.session_state[marker] = ("default", tuple(preset))
+    elif key not in st.session_state and kept in st.session_state:  # back from another page
+        preset = list(st.session_state[kept])
     wanted = preset if preset is not None else list(st.session_state.get(key) or [])
     labels = dict(run_choices(store, include=wanted))
     st.session_state[key] = [r for r in wanted if r in labels]
-    return st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
+    chosen = st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
+    st.session_state[kept] = list(chosen)
+    return chosen

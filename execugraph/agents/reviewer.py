@@ -14,7 +14,7 @@ def review(state: TrialState, ctx: TrialContext) -> TrialState:
         prompt = render("reviewer", statement=ctx.problem.statement, code=state.get("code", ""))
         parsed = parse_review(ctx.ask("reviewer", prompt))
         gate = ctx.config.reviewer_gates and parsed.value.get("severity") == "high" and not state.get("review_gated")
-        out.update(review=parsed.value, repairs=parsed.repairs, gated=gate)
+        out.update(review=parsed.value, repairs=parsed.repairs, gated=gate, parsed_ok=parsed.ok)
     return {
         "review": parsed.value,
         "decision": "revise" if gate else "evaluate",

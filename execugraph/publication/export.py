@@ -34,6 +34,7 @@ from execugraph.publication import layout
 from execugraph.publication.formats import dumps_pretty, jsonl_bytes
 from execugraph.publication.meta import build_run_meta, run_entry
 from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path, suite_path_to_name
+from execugraph.run_names import conditions_of, run_name
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -175,7 +176,8 @@ def _summary(runs: list[dict[str, Any]], trials: list[dict[str, Any]]) -> dict[s
     from execugraph.stats import build_report_from_records
 
     records = [t | {"run_id": str(t["run_id"])} for t in trials]
-    meta = {str(r["id"]): {"title": r["title"], "kind": r["kind"], "config": r["config"]} for r in runs}
+    keep = ("title", "kind", "config", "benchmark", "created_at", "models")  # what names runs and arms
+    meta = {str(r["id"]): {k: r.get(k) for k in keep} for r in runs}
     return build_report_from_records(records, [str(r["id"]) for r in runs], runs_meta=meta)
 
 
@@ -192,8 +194,12 @@ def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: di
     ]
     for r in runs:
         passed = r["progress_passed"]
+        name = run_name(
+            r["id"], r["title"], benchmark=r.get("benchmark"), conditions=conditions_of(r["config"]),
+            created=r.get("created_at"),
+        )
         lines.append(
-            f"- run {r['id']} ({r['kind']}, {r['status']}): {r['title'] or '(untitled)'}: "
+            f"- run {r['id']} ({r['kind']}, {r['status']}): {name}: "
             f"{trial_counts.get(r['id'], 0)} trials, {passed} passed"
         )
     lines += [

@@ -1,8 +1,8 @@
 """Import the published reference layout: a tree of run folders, each with trials.jsonl.
 
 Every folder holding a `trials.jsonl` becomes one Run of kind `import`, titled
-after the folder (its path below the imported root, prefixed with the root's
-name), with optional `run_meta.json` and `run_summary.json` kept in its config.
+after the folder's own name (with parent folders only where two runs would
+otherwise share a name; the full path is kept in its config), with optional `run_meta.json` and `run_summary.json` kept in its config.
 Each record becomes a Trial (status done) plus, so nothing in the record is
 lost and the trace page can show it, one `reference_record` Step holding the
 fields that have no Trial column, and one grading Execution holding the code
@@ -138,9 +138,26 @@ def run_folders(fileset: FileSet) -> list[str]:
     return sorted(path.rpartition("/")[0] for path in fileset.files if path.rpartition("/")[2] == TRIALS_FILE)
 
 
-def folder_title(fileset: FileSet, folder: str) -> str:
-    """`<input name>/<folder>`, or just the input's name when the input is itself one run folder."""
+def folder_path(fileset: FileSet, folder: str) -> str:
+    """`<input name>/<folder>`, or just the input's name when the input is itself one run folder (provenance)."""
     return f"{fileset.name}/{folder}" if folder else fileset.name
+
+
+def folder_titles(fileset: FileSet, folders: list[str]) -> dict[str, str]:
+    """Each run folder's title: its own name, with as many parent folders as it takes to tell two apart.
+
+    A zip named like its top folder (`grid.zip` holding `grid/e1_mf/`) used to give `grid/grid/e1_mf`;
+    the run is `e1_mf`, and `a/e1_mf` vs `b/e1_mf` only when both exist.
+    """
+    paths = {f: folder_path(fileset, f).split("/") for f in folders}
+    depth = dict.fromkeys(folders, 1)
+    while True:
+        titles = {f: "/".join(parts[-depth[f]:]) for f, parts in paths.items()}
+        clashes = [f for f in folders if list(titles.values()).count(titles[f]) > 1 and depth[f] < len(paths[f])]
+        if not clashes:
+            return titles
+        for f in clashes:
+            depth[f] += 1
 
 
 def benchmark_of(source: str | None, category: str | None, problem_id: str = "") -> str:
@@ -175,7 +192,8 @@ class _Folder:
     """One validated run folder, ready to write."""
 
     folder: str
-    title: str
+    title: str  # the run's name: the folder's own name (see folder_titles)
+    path: str  # where it came from: <input name>/<folder>
     digest: str
     records: list[tuple[int, dict[str, Any]]]  # (line, record) after de-duplication
     raw_count: int
@@ -217,7 +235,7 @@ def _check_record(file: str, line: int, rec: dict[str, Any], issues: IssueCollec
     return ok
 
 
-def parse_folder(fileset: FileSet, folder: str, issues: IssueCollector) -> _Folder:
+def parse_folder(fileset: FileSet, folder: str, issues: IssueCollector, title: str | None = None) -> _Folder:
     """Validate one run folder; issues name files by their path within the input."""
     files = fileset.under(folder)
     prefix = f"{folder}/" if folder else ""
@@ -236,7 +254,8 @@ def parse_folder(fileset: FileSet, folder: str, issues: IssueCollector) -> _Fold
         load_json_object(files[SUMMARY_FILE], f"{prefix}{SUMMARY_FILE}", issues) if SUMMARY_FILE in files else None
     )
     digest = files.digest((TRIALS_FILE, META_FILE, SUMMARY_FILE))
-    return _Folder(folder, folder_title(fileset, folder), digest, list(kept.values()), raw, meta, summary)
+    path = folder_path(fileset, folder)
+    return _Folder(folder, title or path.rpartition("/")[2], path, digest, list(kept.values()), raw, meta, summary)
 
 
 def _never_retries(condition: str) -> bool:
@@ -337,7 +356,7 @@ def _run_row(f: _Folder, records: list[dict[str, Any]], finished: list[datetime]
         "status": "done",
         "config": {
             "reference": {
-                "folder": f.title,
+                "folder": f.path,
                 "content_sha256": f.digest,
                 "records": f.raw_count,
                 "duplicates_dropped": f.raw_count - len(records),
@@ -408,7 +427,9 @@ def _step_output(line: int, rec: dict[str, Any]) -> dict[str, Any]:
 def import_reference(store: Any, fileset: FileSet) -> ImportResult:
     """Import every run folder of a published results tree in one transaction: all of it or nothing."""
     issues = IssueCollector()
-    folders = [parse_folder(fileset, folder, issues) for folder in run_folders(fileset)]
+    names = run_folders(fileset)
+    titles = folder_titles(fileset, names)
+    folders = [parse_folder(fileset, folder, issues, titles[folder]) for folder in names]
     benchmark_files = find_benchmark_files(fileset, issues)
     issues.raise_if_any()
     result = ImportResult(source="reference")

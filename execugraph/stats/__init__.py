@@ -2,11 +2,14 @@
 
 Pure functions over plain records and per-arm aggregates live in the small modules
 below; `loading` fills the aggregates with SQL so large stores stay fast; `report`
-assembles the one dict that the CLI, the dashboard and the export all show.
+assembles the one dict that the CLI, the dashboard and the export all show; `family`
+says which comparisons it tests; `tables` and `table_format` turn it into the tables of a
+paper (LaTeX, CSV, Markdown).
 """
 
 from execugraph.stats.arms import UnknownConditionError, UnknownRunError
 from execugraph.stats.bootstrap import bootstrap_mean_ci
+from execugraph.stats.family import Family
 from execugraph.stats.from_records import build_report_from_records
 from execugraph.stats.paired import (
     PairedComparison,
@@ -24,6 +27,7 @@ from execugraph.stats.report import build_report, report_from_arms
 __all__ = [
     "ArmData",
     "DetectableDifference",
+    "Family",
     "PairedComparison",
     "ProblemTally",
     "TrialRecord",

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from execugraph.run_names import arm_name
 from execugraph.stats.budgets import condition_budget
 from execugraph.stats.records import ArmData, ProblemTally, Tally
 
@@ -34,6 +35,7 @@ class ArmSpec:
     condition: str | None
     retry_budget: int | None
     best_of_n: int = 1
+    name: str = ""
 
 
 def plan_arms(
@@ -41,13 +43,16 @@ def plan_arms(
     conditions: Sequence[str] | None,
     conditions_by_run: Mapping[str, Sequence[str]],
     configs: Mapping[str, Mapping[str, Any] | None],
+    names: Mapping[str, str] | None = None,
 ) -> list[ArmSpec]:
     """Turn the user's request into ordered arms.
 
     `conditions_by_run` lists each run's conditions in first-appearance order;
-    `configs` holds each run's config JSON (for the retry budget). Raises
+    `configs` holds each run's config JSON (for the retry budget); `names` each
+    run's display name (`run_names.run_name`; the id when not given). Raises
     UnknownConditionError naming a requested condition no selected run has.
     """
+    names = {r: (names or {}).get(r) or r for r in run_ids}
     if len(set(run_ids)) != len(run_ids):
         raise ValueError(f"each run may be given once, got {list(run_ids)}")
     if conditions and len(set(conditions)) != len(conditions):
@@ -61,21 +66,33 @@ def plan_arms(
                 f"present: {', '.join(sorted(present)) or 'none'}"
             )
         single = len(run_ids) == 1
-        return [_spec(c if single else f"{r}:{c}", r, c, c, configs) for r in run_ids for c in conditions]
+        return [
+            _spec(c if single else f"{r}:{c}", r, c, c, configs, arm_name(names[r], c, alone=single))
+            for r in run_ids
+            for c in conditions
+        ]
     if len(run_ids) == 1 and len(conditions_by_run.get(run_ids[0], ())) > 1:
         r = run_ids[0]
-        return [_spec(c, r, c, c, configs) for c in conditions_by_run[r]]
+        return [_spec(c, r, c, c, configs, c) for c in conditions_by_run[r]]
     specs = []
     for r in run_ids:
         own = list(conditions_by_run.get(r, ()))
         # a run with one condition takes that condition's budget; a mixed run only its config's
-        specs.append(_spec(r, r, None, own[0] if len(own) == 1 else None, configs))
+        specs.append(_spec(r, r, None, own[0] if len(own) == 1 else None, configs, names[r]))
     return specs
 
 
-def _spec(label: str, run_id: str, condition: str | None, budget_of: str | None, configs: Mapping[str, Any]) -> ArmSpec:
+def _spec(
+    label: str, run_id: str, condition: str | None, budget_of: str | None, configs: Mapping[str, Any], name: str
+) -> ArmSpec:
     budget = condition_budget(budget_of, configs.get(run_id))
-    return ArmSpec(label, run_id, condition, budget.retry_budget, budget.best_of_n)
+    return ArmSpec(label, run_id, condition, budget.retry_budget, budget.best_of_n, name)
+
+
+def generator_model(models: Mapping[str, Any] | None) -> str | None:
+    """The model that wrote the code (the generator's), which is what a cross-model table compares."""
+    value = (models or {}).get("generator")
+    return str(value) if value else None
 
 
 def merge_tallies(arms: Sequence[ArmData]) -> dict[str, ProblemTally]:
@@ -99,3 +116,5 @@ class RunInfo:
     config: dict[str, Any] | None
     conditions: dict[str, Tally]
     not_counted: dict[str, int]
+    name: str = ""  # execugraph.run_names.run_name of the run
+    model: str | None = None  # the generator's model spec

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, plan_arms
+from execugraph.run_names import conditions_of, run_name
+from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, generator_model, plan_arms
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from execugraph.stats.family import Family
 from execugraph.stats.records import UNKNOWN, Tally, TrialRecord, arm_from_records, to_records
 from execugraph.stats.report import report_from_arms
 
@@ -32,10 +34,12 @@ def build_report_from_records(
     conditions: Sequence[str] | None = None,
     *,
     runs_meta: Mapping[str, Mapping[str, Any]] | None = None,
+    family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
 ) -> dict:
-    """The same report from plain records; `runs_meta[run_id]` may give title, kind and config."""
+    """The same report from plain records; `runs_meta[run_id]` may give title, kind, config, benchmark,
+    created_at and models (the last three only name untitled runs and arms' models)."""
     records = to_records(items)
     run_ids = [str(r) for r in run_ids]
     known = {r.run_id for r in records} | set(runs_meta or {})
@@ -44,7 +48,18 @@ def build_report_from_records(
         raise UnknownRunError(f"unknown run id(s): {', '.join(missing)}")
     meta = {r: dict((runs_meta or {}).get(r) or {}) for r in run_ids}
     configs = {r: meta[r].get("config") for r in run_ids}
-    specs = plan_arms(run_ids, conditions, {r: _first_appearance(records, r) for r in run_ids}, configs)
+    names = {
+        r: run_name(
+            r,
+            meta[r].get("title"),
+            benchmark=meta[r].get("benchmark"),
+            conditions=conditions_of(configs[r]),
+            created=meta[r].get("created_at"),
+        )
+        for r in run_ids
+    }
+    models = {r: generator_model(meta[r].get("models")) for r in run_ids}
+    specs = plan_arms(run_ids, conditions, {r: _first_appearance(records, r) for r in run_ids}, configs, names)
     wanted = set(conditions) if conditions else None
     arms = [
         arm_from_records(
@@ -54,6 +69,8 @@ def build_report_from_records(
             condition=spec.condition,
             retry_budget=spec.retry_budget,
             best_of_n=spec.best_of_n,
+            name=spec.name,
+            model=models[spec.run_id],
         )
         for spec in specs
     ]
@@ -70,8 +87,10 @@ def build_report_from_records(
             t = per_condition.setdefault(x.condition or UNKNOWN, Tally())
             t.trials += 1
             t.passed += int(x.passed is True)
-        runs.append(RunInfo(r, meta[r].get("title"), meta[r].get("kind"), configs[r], per_condition, not_counted))
-    return report_from_arms(runs, arms, conditions=conditions, n_boot=n_boot, seed=seed)
+        info = RunInfo(r, meta[r].get("title"), meta[r].get("kind"), configs[r], per_condition, not_counted)
+        info.name, info.model = names[r], models[r]
+        runs.append(info)
+    return report_from_arms(runs, arms, conditions=conditions, family=family, n_boot=n_boot, seed=seed)
 
 
 def _in_arm(rec: TrialRecord, spec: ArmSpec) -> bool:

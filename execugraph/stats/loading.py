@@ -19,7 +19,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, case, func, or_, select
 
-from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, plan_arms
+from execugraph.run_names import conditions_of, run_name
+from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, generator_model, plan_arms
 from execugraph.stats.records import (
     COUNTED_STATUSES,
     ERRORED,
@@ -64,6 +65,34 @@ def _parse_run_ids(run_ids: Sequence[str | int]) -> dict[str, int]:
     return parsed
 
 
+def plan_report_arms(
+    store: Any, run_ids: Sequence[str | int], conditions: Sequence[str] | None = None
+) -> list[ArmSpec]:
+    """The arms `build_report` would compare, with their names, from two small queries and no statistics.
+
+    Pages use it to offer a baseline before the (costlier) report is built.
+    """
+    ids = _parse_run_ids(run_ids)
+    labels = {v: k for k, v in ids.items()}
+    keys = list(ids.values())
+    with _engine(store).connect() as conn:
+        columns = (RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.config, RUN.c.benchmark, RUN.c.created_at, RUN.c.models)
+        run_rows = conn.execute(select(*columns).where(RUN.c.id.in_(keys))).all()
+        missing = [labels[k] for k in keys if k not in {row.id for row in run_rows}]
+        if missing:
+            raise UnknownRunError(f"unknown run id(s): {', '.join(missing)}")
+        configs = {labels[row.id]: dict(row.config or {}) for row in run_rows}
+        names = {labels[row.id]: _run_info(labels[row.id], row, configs[labels[row.id]]).name for row in run_rows}
+        first = conn.execute(
+            select(T.run_id, T.condition, func.min(T.id).label("first"))
+            .where(T.run_id.in_(keys), T.condition.is_not(None))
+            .group_by(T.run_id, T.condition)
+            .order_by("first")
+        ).all()
+    conditions_by_run = {labels[k]: [c for r, c, _ in first if r == k] for k in keys}
+    return plan_arms(list(ids), conditions, conditions_by_run, configs, names)
+
+
 def load_report_inputs(
     store: Any, run_ids: Sequence[str | int], conditions: Sequence[str] | None = None
 ) -> tuple[list[RunInfo], list[ArmData]]:
@@ -74,14 +103,13 @@ def load_report_inputs(
     keys = list(ids.values())
     wanted = set(conditions) if conditions else None
     with engine.connect() as conn:
-        run_rows = conn.execute(select(RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.config).where(RUN.c.id.in_(keys))).all()
+        columns = (RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.config, RUN.c.benchmark, RUN.c.created_at, RUN.c.models)
+        run_rows = conn.execute(select(*columns).where(RUN.c.id.in_(keys))).all()
         missing = [labels[k] for k in keys if k not in {row.id for row in run_rows}]
         if missing:
             raise UnknownRunError(f"unknown run id(s): {', '.join(missing)}")
         configs = {labels[row.id]: dict(row.config or {}) for row in run_rows}
-        runs = {
-            row.id: RunInfo(labels[row.id], row.title, row.kind, configs[labels[row.id]], {}, {}) for row in run_rows
-        }
+        runs = {row.id: _run_info(labels[row.id], row, configs[labels[row.id]]) for row in run_rows}
 
         problem_rows = conn.execute(
             select(
@@ -93,9 +121,10 @@ def load_report_inputs(
                 func.min(T.category),
                 func.count(),
                 func.sum(PASSED),
+                T.benchmark,
             )
             .where(T.run_id.in_(keys))
-            .group_by(T.run_id, T.condition, T.problem_id, T.status)
+            .group_by(T.run_id, T.condition, T.problem_id, T.status, T.benchmark)
         ).all()
         first_seen: dict[tuple[int, str], int] = {}
         for run_id, condition, _pid, _status, min_id, *_ in problem_rows:
@@ -104,13 +133,14 @@ def load_report_inputs(
         ordered = sorted(first_seen, key=first_seen.__getitem__)
         conditions_by_run = {labels[k]: [c for r, c in ordered if r == k] for k in keys}
 
-        specs = plan_arms(list(ids), conditions, conditions_by_run, configs)
-        arms = {(ids[s.run_id], s.condition): _empty_arm(s) for s in specs}
+        names = {run.id: run.name for run in runs.values()}
+        specs = plan_arms(list(ids), conditions, conditions_by_run, configs, names)
+        arms = {(ids[s.run_id], s.condition): _empty_arm(s, runs[ids[s.run_id]].model) for s in specs}
 
         def arm_of(run_id: int, condition: str | None) -> ArmData | None:
             return arms.get((run_id, condition)) or arms.get((run_id, None))
 
-        for run_id, condition, problem_id, status, _min_id, category, n, p in problem_rows:
+        for run_id, condition, problem_id, status, _min_id, category, n, p, benchmark in problem_rows:
             if wanted is not None and condition not in wanted:
                 continue
             arm = arm_of(run_id, condition)
@@ -121,6 +151,7 @@ def load_report_inputs(
                 continue
             _bump(runs[run_id].conditions, condition or UNKNOWN, n, p)
             if arm is not None:
+                arm.benchmarks.add(benchmark or "")
                 tally = arm.tallies.get(problem_id)
                 if tally is None:
                     tally = arm.tallies[problem_id] = ProblemTally(problem_id, category or UNCATEGORISED)
@@ -140,13 +171,21 @@ def load_report_inputs(
     return [runs[k] for k in keys], [arms[(ids[s.run_id], s.condition)] for s in specs]
 
 
-def _empty_arm(spec: ArmSpec) -> ArmData:
+def _run_info(label: str, row: Any, config: dict[str, Any]) -> RunInfo:
+    """A run's identity, named as everywhere else (`run_names.run_name`)."""
+    name = run_name(label, row.title, benchmark=row.benchmark, conditions=conditions_of(config), created=row.created_at)
+    return RunInfo(label, row.title, row.kind, config, {}, {}, name=name, model=generator_model(row.models))
+
+
+def _empty_arm(spec: ArmSpec, model: str | None) -> ArmData:
     return ArmData(
         label=spec.label,
         run_id=spec.run_id,
         condition=spec.condition,
         retry_budget=spec.retry_budget,
         best_of_n=spec.best_of_n,
+        name=spec.name or spec.label,
+        model=model,
     )
 
 

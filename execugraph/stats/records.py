@@ -43,6 +43,7 @@ class TrialRecord:
     status: str = "done"
     samples_total: int | None = None  # best-of-N trials: samples drawn (from the grade step)
     samples_passed: int | None = None  # ... and how many of them passed
+    benchmark: str | None = None  # the suite the problem comes from (pairs across suites are not comparable)
 
     @property
     def counted(self) -> bool:
@@ -142,6 +143,9 @@ class ArmData:
     condition: str | None
     retry_budget: int | None = None
     best_of_n: int = 1
+    name: str = ""  # how people see the arm (execugraph.run_names); `label` is the stable key
+    model: str | None = None  # the generator's model spec, when the run recorded it
+    benchmarks: set[str] = field(default_factory=set)  # benchmarks of its counted trials ('' = not recorded)
     tallies: dict[str, ProblemTally] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     test_sources: dict[str, Tally] = field(default_factory=dict)
@@ -175,17 +179,28 @@ def arm_from_records(
     condition: str | None = None,
     retry_budget: int | None = None,
     best_of_n: int = 1,
+    name: str = "",
+    model: str | None = None,
 ) -> ArmData:
     """Aggregate the records of one arm (callers filter by run/condition first).
 
     Records whose status is not counted only appear in `not_counted`.
     """
-    arm = ArmData(label=label, run_id=run_id, condition=condition, retry_budget=retry_budget, best_of_n=best_of_n)
+    arm = ArmData(
+        label=label,
+        run_id=run_id,
+        condition=condition,
+        retry_budget=retry_budget,
+        best_of_n=best_of_n,
+        name=name or label,
+        model=model,
+    )
     for rec in records:
         if not rec.counted:
             arm.not_counted[rec.status] = arm.not_counted.get(rec.status, 0) + 1
             continue
         passed = rec.passed is True
+        arm.benchmarks.add(rec.benchmark or "")
         tally = arm.tallies.get(rec.problem_id)
         if tally is None:
             tally = arm.tallies[rec.problem_id] = ProblemTally(rec.problem_id, rec.category or UNCATEGORISED)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ import numpy as np
 from execugraph.stats.arms import RunInfo, merge_tallies
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED, BootstrapBatch
 from execugraph.stats.costs import cost_accuracy_point, cost_summary
+from execugraph.stats.family import BASELINE, Family, describe, plan_family
 from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, defer_paired
 from execugraph.stats.passk import pass_at_k_table
 from execugraph.stats.rates import defer_category_rates, defer_rate, per_problem_rates
@@ -54,11 +54,25 @@ def _rate_sections(tallies: Mapping[str, ProblemTally], batch: BootstrapBatch) -
     return finish
 
 
+def agreement(arm: ArmData) -> dict:
+    """Problems with two or more trials, and on how many of them every trial agreed (all passed or all failed)."""
+    repeated = [t for t in arm.tallies.values() if t.trials >= 2]
+    return {
+        "problems": len(repeated),
+        "all_passed": sum(1 for t in repeated if t.passed == t.trials),
+        "all_failed": sum(1 for t in repeated if t.passed == 0),
+        "min_trials": min((t.trials for t in arm.tallies.values() if t.trials), default=0),
+    }
+
+
 def _arm_section(arm: ArmData, rates: dict, costs: dict) -> dict:
     return {
         "label": arm.label,
+        "name": arm.name or arm.label,
         "run": arm.run_id,
         "condition": arm.condition,
+        "model": arm.model,
+        "benchmarks": sorted(b for b in arm.benchmarks if b),
         "retry_budget": arm.retry_budget,
         "best_of_n": arm.best_of_n,
         **rates,
@@ -70,6 +84,7 @@ def _arm_section(arm: ArmData, rates: dict, costs: dict) -> dict:
         "cost": costs,
         "not_counted": dict(sorted(arm.not_counted.items())),
         **ungraded_section(arm),
+        "agreement": agreement(arm),
     }
 
 
@@ -96,7 +111,9 @@ def _run_section(run: RunInfo, rates: dict) -> dict:
     return {
         "id": run.id,
         "title": run.title,
+        "name": run.name or run.id,
         "kind": run.kind,
+        "model": run.model,
         **rates,
         "conditions": {
             c: {"trials": t.trials, "passed": t.passed, "pass_rate": t.rate} for c, t in sorted(run.conditions.items())
@@ -129,34 +146,49 @@ def report_from_arms(
     arms: Sequence[ArmData],
     *,
     conditions: Sequence[str] | None = None,
+    family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
 ) -> dict:
-    """Assemble the report from loaded arms (pure: no I/O)."""
+    """Assemble the report from loaded arms (pure: no I/O); `family` picks the comparisons (default: all pairs)."""
+    family = family or Family()
     batch = BootstrapBatch(n_boot, seed)  # every CI below is evaluated in a few matrix products
     rates = [per_problem_rates(a.tallies) for a in arms]
-    pending_pairs = [
-        defer_paired(rates[i], rates[j], batch, a=arms[i].label, b=arms[j].label)
-        for i, j in combinations(range(len(arms)), 2)
-    ]
+    planned, excluded = plan_family(arms, family)
+    pending_pairs = [defer_paired(rates[i], rates[j], batch, a=arms[i].label, b=arms[j].label) for i, j in planned]
     pending_arms = [_rate_sections(a.tallies, batch) for a in arms]
     pending_runs = [_rate_sections(merge_tallies([a for a in arms if a.run_id == r.id]), batch) for r in runs]
     pairs = [finish() for finish in pending_pairs]
     adjust_family(pairs)
     flagged = {a.label for a in arms if ungraded_section(a)["flag"]}
     costs = {a.label: cost_summary(a.costs) for a in arms}
+    names = {a.label: a.name or a.label for a in arms}
+    described = describe(arms, family, len(pairs), len(excluded))
     report = {
         "schema": REPORT_SCHEMA,
         "conditions": list(conditions) if conditions else None,
+        "family": described,
         "runs": [_run_section(r, finish()) for r, finish in zip(runs, pending_runs, strict=True)],
         "arms": [_arm_section(a, finish(), costs[a.label]) for a, finish in zip(arms, pending_arms, strict=True)],
-        "pairs": [{**p.as_dict(), "ungraded_arms": [x for x in (p.a, p.b) if x in flagged]} for p in pairs],
-        "retry_budgets": by_retry_budget(arms, costs),
+        "pairs": [
+            {**p.as_dict(), "a_name": names[p.a], "b_name": names[p.b],
+             "ungraded_arms": [x for x in (p.a, p.b) if x in flagged]}
+            for p in pairs
+        ],
+        "excluded": excluded,
+        "retry_budgets": [{**r, "names": [names[a] for a in r["arms"]]} for r in by_retry_budget(arms, costs)],
         "unknown_budget": [a.label for a in arms if a.retry_budget is None],
-        "cost_vs_accuracy": [cost_accuracy_point(a, costs[a.label]) for a in arms],
+        "cost_vs_accuracy": [
+            {**c, "name": names[c["arm"]]} for c in (cost_accuracy_point(a, costs[a.label]) for a in arms)
+        ],
         "sampling": {
-            "best_of_n": [s for s in (best_of_n_summary(a) for a in arms) if s is not None],
-            "equal_budget": _sampling_controls(arms, costs),
+            "best_of_n": [
+                {**s, "name": names[s["arm"]]} for s in (best_of_n_summary(a) for a in arms) if s is not None
+            ],
+            "equal_budget": [
+                {**c, "sampler_name": names[c["sampler"]], "reference_name": names[c["reference"]]}
+                for c in _sampling_controls(arms, costs)
+            ],
         },
         "method": {
             "delta": "mean over common problems of (pass rate in b - pass rate in a), in percentage points",
@@ -168,7 +200,8 @@ def report_from_arms(
             "the Wilcoxon n)",
             "majority_discordant": "problems whose majority outcome differs (McNemar's b + c)",
             "majority_rule": MAJORITY_RULE,
-            "holm": f"Holm-Bonferroni over the {len(pairs)} comparison(s) of this report; p_holm adjusts "
+            "family": _family_text(described),
+            "holm": f"Holm-Bonferroni over the {len(pairs)} comparison(s) of this family; p_holm adjusts "
             "p_wilcoxon, p_holm_mcnemar adjusts p_mcnemar",
             "rate_ci": "percentile bootstrap 95% CI of the pooled pass rate, resampling problems",
         },
@@ -176,16 +209,32 @@ def report_from_arms(
     return _clean(report)
 
 
+def _family_text(family: dict) -> str:
+    scope = (
+        "pairs of arms that ran the same benchmark and share at least one problem"
+        if family["comparable_only"]
+        else "pairs of arms that share at least one problem (across benchmarks)"
+    )
+    if family["mode"] == BASELINE:
+        what = f"each arm against the baseline {family['baseline_name']} (delta = arm - baseline)"
+    else:
+        what = "all pairs (delta = later arm - earlier arm)"
+    left_out = f"; {family['excluded']} pair(s) listed apart as not comparable" if family["excluded"] else ""
+    return f"{what}, restricted to {scope}: {family['comparisons']} comparison(s){left_out}"
+
+
 def build_report(
     store: Any,
     run_ids: Sequence[str],
     conditions: Sequence[str] | None = None,
     *,
+    family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
 ) -> dict:
-    """The report for runs in a store (aggregated in SQL). Raises UnknownRunError / UnknownConditionError."""
+    """The report for runs in a store (aggregated in SQL). Raises UnknownRunError / UnknownConditionError,
+    and ValueError for a baseline that is not one of the arms."""
     from execugraph.stats.loading import load_report_inputs
 
     runs, arms = load_report_inputs(store, run_ids, conditions)
-    return report_from_arms(runs, arms, conditions=conditions, n_boot=n_boot, seed=seed)
+    return report_from_arms(runs, arms, conditions=conditions, family=family, n_boot=n_boot, seed=seed)

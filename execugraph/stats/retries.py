@@ -50,12 +50,14 @@ def by_retry_budget(arms: Sequence[ArmData], costs: Mapping[str, dict] | None = 
         members = groups[budget]
         trials = sum(a.trials for a in members)
         passed = sum(a.passed for a in members)
+        retried = sum(k * t.trials for a in members for k, t in a.retries_used.items())
         rows.append(
             {
                 "retry_budget": budget,
                 "arms": [a.label for a in members],
                 "trials": trials,
                 "pass_rate": passed / trials if trials else 0.0,
+                "mean_retries_used": retried / trials if trials else None,
                 "mean_llm_calls": pooled_mean(members, "llm_calls"),
                 "mean_tokens": pooled_mean(members, "tokens"),
                 "mean_wallclock_s": pooled_mean(members, "wallclock_s"),

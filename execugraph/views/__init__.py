@@ -6,6 +6,7 @@ so a store with tens of thousands of trials renders quickly. Nothing here
 imports streamlit, writes to the store, or builds a graph.
 """
 
+from execugraph.views.formatting import bounded_explanation, duration, map_traceback, model_label
 from execugraph.views.inputs import (
     CONDITION_DEFAULT,
     TEST_MODES,
@@ -24,10 +25,14 @@ from execugraph.views.inputs import (
     readable_error,
 )
 from execugraph.views.report import (
+    REFERENCE_CONDITION,
     arm_rate_rows,
     category_rows,
     deltas_against,
     error_rows,
+    excluded_rows,
+    family_rows,
+    method_lines,
     pairs_table,
     pass_at_k_rows,
     ungraded_flags,
@@ -38,6 +43,7 @@ from execugraph.views.runs import (
     conditions_in_runs,
     filter_choices,
     latest_finished_run,
+    names_of_runs,
     run_choices,
     run_rows,
     trial_counts,
@@ -48,14 +54,17 @@ from execugraph.views.trace import (
     code_attempts,
     code_diff,
     first_divergence,
+    raw_reply,
     sibling_trials,
     step_rows,
     test_result_rows,
     trial_filter_choices,
     trial_rows,
+    unparsed_reply,
 )
 
 __all__ = [
+    "REFERENCE_CONDITION",
     "BatchPlan",
     "keep_upload",
     "parse_upload",
@@ -68,6 +77,12 @@ __all__ = [
     "Divergence",
     "ModelProblem",
     "active_batches",
+    "bounded_explanation",
+    "duration",
+    "map_traceback",
+    "model_label",
+    "raw_reply",
+    "unparsed_reply",
     "adhoc_tests_from_assert",
     "adhoc_tests_from_rows",
     "arm_rate_rows",
@@ -77,8 +92,12 @@ __all__ = [
     "conditions_in_runs",
     "deltas_against",
     "error_rows",
+    "excluded_rows",
+    "family_rows",
+    "method_lines",
     "filter_choices",
     "latest_finished_run",
+    "names_of_runs",
     "first_divergence",
     "hit_matrix",
     "model_choices",

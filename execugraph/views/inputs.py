@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from execugraph.benchmarks.suite_format import record_faults
+from execugraph.settings import EMBEDDED_MODEL
 
-EMBEDDED_SPEC = "llamacpp:default"
+EMBEDDED_SPEC = EMBEDDED_MODEL
 _TEST_PATH = re.compile(r"^tests\[(\d+)\]\.?(.*)$")
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import case, func, select
 
+from execugraph.run_names import conditions_of, name_of, run_name
 from execugraph.run_outcome import Counts, status_word
 from execugraph.store.models import RUN_KINDS, RUN_STATUSES, Run, Trial
 from execugraph.store.queries import FINISHED_STATUSES
@@ -95,6 +96,7 @@ def run_rows(
         rows.append(
             {
                 "id": run.id,
+                "name": name_of(run),
                 "title": run.title,
                 "kind": run.kind,
                 "status": status_word(run.status, outcome),
@@ -116,8 +118,11 @@ def run_rows(
 def run_choices(
     store: Any, *, kind: str | None = None, limit: int = 300, include: Sequence[int] = ()
 ) -> list[tuple[int, str]]:
-    """(id, label) of the newest runs for a picker, plus the runs in `include` wherever they are; narrow columns only."""
-    columns = (RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.status)
+    """(id, name) of the newest runs for a picker, plus the runs in `include` wherever they are; narrow columns only.
+
+    The name is `run_names.run_name`: the title (or benchmark, conditions and date) and `#id`.
+    """
+    columns = (RUN.c.id, RUN.c.title, RUN.c.benchmark, RUN.c.config, RUN.c.created_at)
     stmt = select(*columns).order_by(RUN.c.id.desc()).limit(limit)
     if kind:
         stmt = stmt.where(RUN.c.kind == kind)
@@ -126,7 +131,24 @@ def run_choices(
         missing = sorted(set(include) - {row[0] for row in rows}, reverse=True)
         if missing:
             rows += list(conn.execute(select(*columns).where(RUN.c.id.in_(missing)).order_by(RUN.c.id.desc())))
-    return [(int(i), f"#{i} {title or '(untitled)'} · {k}, {s}") for i, title, k, s in rows]
+    return [
+        (int(i), run_name(i, title, benchmark=benchmark, conditions=conditions_of(config), created=created))
+        for i, title, benchmark, config, created in rows
+    ]
+
+
+def names_of_runs(store: Any, run_ids: Sequence[int]) -> dict[int, str]:
+    """`run_names.run_name` of just these runs (for labels that mention runs, such as sibling trials)."""
+    if not run_ids:
+        return {}
+    stmt = select(RUN.c.id, RUN.c.title, RUN.c.benchmark, RUN.c.config, RUN.c.created_at).where(
+        RUN.c.id.in_(sorted(set(run_ids)))
+    )
+    with store.engine.connect() as conn:
+        return {
+            int(i): run_name(i, title, benchmark=benchmark, conditions=conditions_of(config), created=created)
+            for i, title, benchmark, config, created in conn.execute(stmt)
+        }
 
 
 def conditions_in_runs(store: Any, run_ids: Sequence[int]) -> list[str]:
@@ -160,6 +182,7 @@ def active_batches(store: Any, *, recent: int = 3) -> list[dict[str, Any]]:
             {
                 "id": run.id,
                 "title": run.title,
+                "name": name_of(run),
                 "status": p.status,
                 "cancel_requested": bool(run.cancel_requested),
                 "total": p.total,

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import case, func, select
 
 from execugraph.store.models import LLMCall, Trial
+from execugraph.views.formatting import duration, map_traceback
 
 TRIAL = Trial.__table__  # type: ignore[attr-defined]
 CALL = LLMCall.__table__  # type: ignore[attr-defined]
@@ -243,8 +244,11 @@ def sibling_trials(store: Any, trial_id: int, *, limit: int = 100) -> list[dict[
 _RESULT_COLUMNS = ("name", "passed", "call", "expr", "expected", "got", "actual", "error_class", "error", "duration_s")
 
 
-def test_result_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """Per-test sandbox results as display rows: known columns first, every value as text (tables need one type)."""
+def test_result_rows(results: list[dict[str, Any]], program: str = "") -> list[dict[str, str]]:
+    """Per-test sandbox results as display rows: known columns first, every value as text (tables need one type).
+
+    Durations read as ms/s; a traceback's line numbers refer to `program` as shown (see `map_traceback`).
+    """
     rows = []
     for result in results:
         ordered = [k for k in _RESULT_COLUMNS if k in result] + sorted(k for k in result if k not in _RESULT_COLUMNS)
@@ -253,8 +257,37 @@ def test_result_rows(results: list[dict[str, Any]]) -> list[dict[str, str]]:
             value = result[key]
             if key == "passed":
                 row[key] = "yes" if value is True else "no"
+            elif key == "duration_s" and isinstance(value, int | float) and not isinstance(value, bool):
+                row[key] = duration(float(value))
+            elif key == "stderr" and isinstance(value, str):
+                row[key] = map_traceback(value, program)
             else:
                 text = value if isinstance(value, str) else repr(value)
                 row[key] = text if len(text) <= 300 else text[:297] + "..."
         rows.append(row)
     return rows
+
+
+def unparsed_reply(step: dict[str, Any]) -> str | None:
+    """Why an agent's reply was not used as written (None when it was), so a default is never shown as a finding."""
+    node, out = step.get("node"), step.get("output") or {}
+    repairs = out.get("repairs") or []
+    if node == "reviewer":
+        if out.get("parsed_ok") is False or "no_review_found" in repairs:
+            return (
+                "The reviewer's reply could not be read as a review: no severity, invariants or failures were "
+                "found in it. The workflow went on as if the severity were low. The reply as written:"
+            )
+        if "missing_key:severity" in repairs:
+            return "The reviewer's reply named no severity; low was assumed. The reply as written:"
+    if node == "generator" and out.get("parsed_ok") is False:
+        return "No usable code could be extracted from the generator's reply. The reply as written:"
+    return None
+
+
+def raw_reply(store: Any, step_id: int | None) -> str:
+    """The model's last reply within a step, exactly as it was received ('' when the step made no call)."""
+    if step_id is None:
+        return ""
+    calls = store.llm_calls_for_step(step_id)
+    return calls[-1].response if calls else ""

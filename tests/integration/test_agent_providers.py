@@ -8,6 +8,7 @@ import socket
 import pytest
 
 from execugraph.conditions import resolve_condition
+from execugraph.config import EXPLAINER_MAX_TOKENS, EXPLAINER_REPEAT_PENALTY
 from execugraph.problem import Problem
 from execugraph.single import run_single
 from execugraph.trial import TrialDeps
@@ -62,6 +63,12 @@ def test_multi_full_over_real_ollama_http(sqlite_store, pool, problem):
             "explainer",
         ]
         assert all(r.options.get("seed") == 0 for r in server.requests)
+        # the explainer is capped and penalised for repeating itself; the other roles decode as configured
+        *others, explainer = server.requests
+        assert explainer.options.get("num_predict") == EXPLAINER_MAX_TOKENS
+        assert explainer.options.get("repeat_penalty") == EXPLAINER_REPEAT_PENALTY
+        assert all(r.options.get("num_predict") == config.max_tokens for r in others)
+        assert all(r.options.get("repeat_penalty") is None for r in others)
     calls = sqlite_store.llm_calls_for_trial(result.trial_id)
     assert {c.provider for c in calls} == {"ollama"} and all(c.tokens_out > 0 for c in calls)
     assert all(c.model == f"ollama:{MODEL}" and c.latency_s >= 0 for c in calls)

@@ -48,3 +48,14 @@ def test_bad_specs_and_missing_files_are_clear_errors(tmp_path):
     with pytest.raises(LLMError, match="run id"):
         make_chat_model("replay:abc")
     assert parse_spec("ollama:qwen2.5-coder:7b").name == "qwen2.5-coder:7b"
+
+
+def test_a_repetition_penalty_reaches_llama_cpp_and_changes_a_looping_reply():
+    """The explainer's penalty is applied by llama.cpp: on a prompt that invites repetition the reply differs."""
+    prompt = [HumanMessage(content="List the numbers from one to twenty in words.")]
+    plain = make_chat_model("llamacpp:default", max_tokens=60, temperature=0.0, seed=1)
+    penalised = make_chat_model("llamacpp:default", max_tokens=60, temperature=0.0, seed=1, repeat_penalty=1.5)
+    assert isinstance(penalised, LlamaCppChat) and penalised.repeat_penalty == 1.5
+    first, second = plain.invoke(prompt).content, penalised.invoke(prompt).content
+    assert first != second  # greedy decoding: only the penalty can make them differ
+    assert first == plain.invoke(prompt).content

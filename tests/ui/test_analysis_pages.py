@@ -7,16 +7,29 @@ import io
 import json
 import zipfile
 
-from execugraph.stats import build_report
+from execugraph.stats import build_report, holm
+from execugraph.stats.family import Family
 from tests.ui.conftest import no_exception, texts
-from ui.keys import Abl, Export, Stats
+from ui.keys import ALL_PAIRS, Abl, Export, Stats
+
+
+def _titles(at) -> list[str]:
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+
+
+def _figure(at, prefix: str) -> dict:
+    return next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith(prefix)
+    )
 
 
 def test_ablations_draws_every_chart_from_the_report(app, seeded_db, db_store):
     at = app("ablations")
     no_exception(at)
     assert at.multiselect(key=Abl.RUNS).value == [seeded_db.batch]  # the newest finished batch by default
-    charts = {c.proto.spec and json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")}
+    charts = set(_titles(at))
     assert {
         "Pass rate by arm (95% CI over problems)",
         "Pass rate by category (95% CI)",
@@ -24,42 +37,68 @@ def test_ablations_draws_every_chart_from_the_report(app, seeded_db, db_store):
         "Why trials failed (share of failures)",
     } <= charts
     assert any(t.startswith("Each arm minus multi-full") for t in charts)
-    report = build_report(db_store, [str(seeded_db.batch)])
-    bars = next(
-        json.loads(c.proto.spec)
-        for c in at.get("plotly_chart")
-        if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Pass rate by arm")
-    )
-    assert bars["data"][0]["x"] == [a["label"] for a in report["arms"]]
+    report = build_report(db_store, [str(seeded_db.batch)], family=Family(baseline="multi-full"))
+    bars = _figure(at, "Pass rate by arm")
+    assert bars["data"][0]["x"] == [a["name"] for a in report["arms"]]
+    assert bars["layout"]["xaxis"]["type"] == "category"  # arms are names on a categorical axis
     assert bars["data"][0]["y"] == [100 * a["pass_rate"] for a in report["arms"]]
+    retry = _figure(at, "Retry budget")
+    assert retry["layout"]["xaxis"]["tickvals"] == [r["retry_budget"] for r in report["retry_budgets"]]
+    # every chart offers SVG and PDF; the page offers the tables for a paper
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels.count("SVG") == len(at.get("plotly_chart")) == labels.count("PDF")
+    assert any(label.startswith("Download the tables for a paper") for label in labels)
+    table = at.table[0].value
+    assert list(table["Arm"]) == [a["name"] for a in report["arms"]]
+    assert list(table["Overall (%)"]) == [f"{100 * a['pass_rate']:.1f}" for a in report["arms"]]
     at.selectbox(key=Abl.REFERENCE).set_value("single-oneshot").run()
-    assert any(
-        t.startswith("Each arm minus single-oneshot")
-        for t in (json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart"))
-    )
+    assert any(t.startswith("Each arm minus single-oneshot") for t in _titles(at))
+    deltas = _figure(at, "Each arm minus single-oneshot")
+    assert deltas["data"][0]["y"] == ["single-retry", "multi-full", "multi-rag"]
 
 
 def test_statistics_table_matches_build_report(app, seeded_db, db_store):
     at = app("statistics", runs=str(seeded_db.batch))
     no_exception(at)
-    report = build_report(db_store, [str(seeded_db.batch)])
-    table = at.dataframe[0].value
-    assert list(zip(table["a"], table["b"], strict=True)) == [(p["a"], p["b"]) for p in report["pairs"]]
-    assert list(table["delta_pp"]) == [p["delta_pp"] for p in report["pairs"]]
-    assert list(table["p_holm"]) == [p["p_holm"] for p in report["pairs"]]
+    report = build_report(db_store, [str(seeded_db.batch)])  # four arms: all pairs by default
+    assert at.selectbox(key=Stats.COMPARE).value == ALL_PAIRS
+    table = at.table[0].value
+    assert list(zip(table["A"], table["B"], strict=True)) == [(p["a_name"], p["b_name"]) for p in report["pairs"]]
+    assert list(table["Delta (pp)"]) == [f"{p['delta_pp']:+.1f}" for p in report["pairs"]]
+    assert list(table["p (Holm)"]) == [f"{p['p_holm']:.4f}" for p in report["pairs"]]
+    assert list(table["Problems that differ"]) == [str(p["problems_differ"]) for p in report["pairs"]]
+    assert list(table["Majority-discordant"]) == [str(p["majority_discordant"]) for p in report["pairs"]]
     first = report["pairs"][0]
-    assert list(at.dataframe[1].value["problem"]) == first["a_only"]
-    assert list(at.dataframe[2].value["problem"]) == first["b_only"]
-    assert [b.proto.label for b in at.get("download_button")] == ["Download this report (summary.json)"]
+    assert list(at.dataframe[0].value["problem"]) == first["a_only"]
+    assert list(at.dataframe[1].value["problem"]) == first["b_only"]
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Download this report (summary.json)" in labels and labels.count("SVG") == 1
+    method = " ".join(str(m.value) for m in at.markdown)
+    assert "**Multiple comparisons:** Holm-Bonferroni over the 6 comparison(s)" in method  # text, not JSON
+    assert not at.get("json")
+
+
+def test_statistics_baseline_family_is_holm_adjusted_over_its_own_pairs(app, seeded_db, db_store):
+    at = app("statistics", runs=str(seeded_db.batch))
+    at.selectbox(key=Stats.COMPARE).set_value("multi-full").run()
+    no_exception(at)
+    report = build_report(db_store, [str(seeded_db.batch)], family=Family(baseline="multi-full"))
+    table = at.table[0].value
+    assert list(table["Baseline"]) == ["multi-full"] * 3
+    assert list(table["Arm"]) == ["single-oneshot", "single-retry", "multi-rag"]
+    assert list(table["p (Holm)"]) == [f"{p['p_holm']:.4f}" for p in report["pairs"]]
+    assert [p["p_holm"] for p in report["pairs"]] == holm([p["p_wilcoxon"] for p in report["pairs"]])
+    forest = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert forest["layout"]["title"]["text"].startswith("Each arm minus multi-full")
 
 
 def test_statistics_restricts_to_chosen_conditions(app, seeded_db, db_store):
     at = app("statistics", runs=str(seeded_db.batch))
     at.multiselect(key=Stats.CONDITIONS).set_value(["single-oneshot", "multi-full"]).run()
     no_exception(at)
-    table = at.dataframe[0].value
-    assert list(zip(table["a"], table["b"], strict=True)) == [("single-oneshot", "multi-full")]
-    passk = at.dataframe[3].value
+    table = at.table[0].value
+    assert list(zip(table["A"], table["B"], strict=True)) == [("single-oneshot", "multi-full")]
+    passk = next(d.value for d in at.dataframe if "pass@1" in d.value.columns)
     assert list(passk["arm"]) == ["single-oneshot", "multi-full"] and "pass@2" in passk.columns
 
 
@@ -115,3 +154,16 @@ def test_import_refuses_a_zip_that_is_no_bundle_naming_the_problem(app, db_store
         e.startswith("Nothing was imported from notes.zip:") and "neither an ExecuGraph bundle" in e for e in errors
     ), errors
     assert db_store.list_runs() == []
+
+
+def test_the_chosen_runs_survive_a_visit_to_another_page(app, seeded_db):
+    at = app("statistics", runs=f"{seeded_db.batch},{seeded_db.single}")
+    assert at.multiselect(key=Stats.RUNS).value == [seeded_db.batch, seeded_db.single]
+    at.switch_page("pages/runs.py").run()
+    at.switch_page("pages/statistics.py").run()
+    no_exception(at)
+    assert at.multiselect(key=Stats.RUNS).value == [seeded_db.batch, seeded_db.single]
+    at.multiselect(key=Stats.RUNS).set_value([]).run()  # a cleared picker stays cleared
+    at.switch_page("pages/runs.py").run()
+    at.switch_page("pages/statistics.py").run()
+    assert at.multiselect(key=Stats.RUNS).value == []

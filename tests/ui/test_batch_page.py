@@ -45,12 +45,17 @@ def test_a_batch_launched_from_the_form_runs_to_completion(app, db_store, worker
     at.button(key=Batch.LAUNCH).click().run()
     no_exception(at)
     run_id = at.session_state[Batch.LAUNCHED]
-    assert any(f"Batch #{run_id} is queued" in s for s in texts(at, "success"))
+    assert any(f"#{run_id} is queued" in s or f"#{run_id} is running" in s for s in texts(at, "success"))
     assert wait_for(db_store, run_id, poll_s=0.2, timeout_s=180) == "done"
     at.run()
     no_exception(at)
     bars = [p for p in at.get("progress") if p.proto.text.startswith("1/1 trials")]
-    assert bars and "passed 1/1 graded (100%) · 0 errored" in bars[0].proto.text
+    # the page follows the batch to its end: no "queued", no "so far" once it is done
+    assert bars and "passed 1/1 graded (100%) · 0 errored" in bars[0].proto.text and "so far" not in bars[0].proto.text
+    notices = texts(at, "success")
+    assert any(f"#{run_id} is done: passed 1/1 graded, 0 errored" in s for s in notices), notices
+    assert not any("queued" in s for s in notices)
+    assert any(link.proto.label == "Compare its conditions in Statistics" for link in at.get("page_link"))
     trial = db_store.trials_for_run(run_id)[0]
     assert trial.problem_id == chosen.id and trial.passed and trial.condition == "single-oneshot"
     assert db_store.get_run(run_id).config["batch"]["categories"] == ["dp"]
@@ -65,8 +70,8 @@ def test_an_unreachable_model_blocks_the_launch(app, db_store):
 
 def test_cancel_and_resume_from_the_progress_panel(app, seeded_db, db_store, worker_starts):
     at = app("batch")
-    labels = [m for m in texts(at, "markdown") if m.startswith("**#")]
-    assert labels[0].startswith(f"**#{seeded_db.running} ") and "running" in labels[0]
+    labels = [m for m in texts(at, "markdown") if m.startswith("**") and "#" in m]
+    assert labels[0].startswith(f"**internal30 live batch (seeded) #{seeded_db.running}**") and "running" in labels[0]
     assert any(p.proto.text.startswith("3/8 trials") for p in at.get("progress"))
     at.button(key=f"{Batch.CANCEL}{seeded_db.running}").click().run()
     assert db_store.get_run(seeded_db.running).cancel_requested

@@ -104,11 +104,15 @@ def test_trace_opens_a_linked_trial_with_its_whole_story(app, seeded_db, db_stor
 
 def test_trace_compares_two_trials_and_names_the_first_divergence(app, seeded_db, db_store):
     at = app("trace", trial=str(seeded_db.failed_trial))
+    assert not any(w.startswith("First divergence") for w in texts(at, "warning"))  # only the open tab is drawn
+    at.session_state[Trace.TAB] = "Compare"
+    at.run()
     no_exception(at)
     warnings = texts(at, "warning")
     assert any(w.startswith("First divergence at step 1:") for w in warnings), warnings
     other = at.selectbox(key=Trace.COMPARE).value
     assert db_store.get_trial(other).passed  # the opposite outcome is offered first
+    assert any(f"internal30 ablation (seeded) #{seeded_db.batch} · " in o for o in at.selectbox(key=Trace.COMPARE).options)
     assert any(label.startswith(":red[") for label in (e.label for e in at.expander))
 
 
@@ -120,7 +124,7 @@ def test_trace_filters_and_code_diffs(app, seeded_db, db_store):
     assert options and all("single-retry" in o and o.endswith("passed") for o in options)
 
     retried = next(t for t in db_store.trials_for_run(seeded_db.batch) if t.retries_used >= 1)
-    at = app("trace", trial=str(retried.id))
+    at = app("trace", state={Trace.TAB: "Code per attempt"}, trial=str(retried.id))
     no_exception(at)
     assert at.selectbox(key=Trace.DIFF_FROM).value.startswith("attempt 0")
     assert at.selectbox(key=Trace.DIFF_TO).value.startswith("attempt 1")

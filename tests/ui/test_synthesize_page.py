@@ -82,7 +82,7 @@ def test_assert_tests_and_a_single_condition(app, db_store):
     at = app("synthesize")
     at.session_state[TEST_CHAT_MODELS] = scripted(generator=[fenced(GOOD)])
     at.run()
-    _fill(at).radio(key=Syn.TESTS_MODE).set_value("Assert source")
+    _fill(at).radio(key=Syn.TESTS_MODE).set_value("Assert source").run()
     at.text_area(key=Syn.ASSERT_SOURCE).input("def check(candidate):\n    assert candidate(2, 3) == 5\n")
     at.selectbox(key=Syn.CONDITION).set_value("single-oneshot")
     at.button(key=Syn.SUBMIT).click().run()
@@ -103,7 +103,7 @@ def test_bad_input_is_refused_with_the_row_and_the_fix(app, db_store):
     at.run()
     _fill(at).button(key=Syn.SUBMIT).click().run()
     assert any("test row 2, field call: not valid Python" in e for e in texts(at, "error")), texts(at, "error")
-    at.text_area(key=Syn.STATEMENT).input("   ")  # form values are sent with the submit, so no run() in between
+    at.text_area(key=Syn.STATEMENT).input("   ")
     at.button(key=Syn.SUBMIT).click().run()
     assert any("the problem statement is empty" in e for e in texts(at, "error")), texts(at, "error")
     _fill(at).selectbox(key=Syn.CONDITION).set_value("single-retry")
@@ -123,3 +123,23 @@ def test_an_unreachable_ollama_model_is_named_with_the_fix(app, db_store):
         for e in errors
     ), errors
     assert at.session_state[Syn.JOB] is None and db_store.list_runs() == []
+
+
+def _has(at, key: str) -> bool:
+    """Whether a widget with this key is on the page now."""
+    return any(getattr(w, "key", None) == key for kind in ("text_area", "text_input", "radio") for w in getattr(at, kind))
+
+
+def test_assert_fields_are_shown_only_in_assert_mode(app):
+    at = app("synthesize")
+    assert at.radio(key=Syn.TESTS_MODE).value == "Call / expected table"
+    assert not _has(at, Syn.ASSERT_SOURCE) and not _has(at, Syn.ASSERT_CALL)
+    assert len(at.dataframe) == 1  # the call / expected table (a data editor)
+    at.radio(key=Syn.TESTS_MODE).set_value("Assert source").run()
+    assert _has(at, Syn.ASSERT_SOURCE) and _has(at, Syn.ASSERT_CALL)
+    at.text_area(key=Syn.ASSERT_SOURCE).input("def check(candidate):\n    assert candidate(1) == 1\n").run()
+    at.radio(key=Syn.TESTS_MODE).set_value("None (the evaluator writes tests)").run()
+    assert not _has(at, Syn.ASSERT_SOURCE) and len(at.dataframe) == 0
+    assert any("The evaluator model writes the tests" in c for c in texts(at, "caption"))
+    at.radio(key=Syn.TESTS_MODE).set_value("Assert source").run()
+    assert "candidate(1) == 1" in at.text_area(key=Syn.ASSERT_SOURCE).value  # what was typed survived

@@ -26,7 +26,7 @@ def test_runs_and_batch_pages_say_done_with_errors(app, seeded_db, db_store):
     assert (row["passed"], row["graded"], row["errors"]) == (counts["passed"], counts["done"], counts["error"])
     batch = app("batch")
     no_exception(batch)
-    assert any(f"#{run_id} " in m and "done with errors" in m for m in texts(batch, "markdown"))
+    assert any(f"#{run_id}**" in m and "done with errors" in m for m in texts(batch, "markdown"))
     lines = [p.proto.text for p in batch.get("progress")]
     assert any(f"passed {counts['passed']}/{counts['done']} graded" in t and "1 errored" in t for t in lines)
 

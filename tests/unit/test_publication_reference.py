@@ -35,7 +35,7 @@ def test_every_run_folder_becomes_an_import_run(store: Store) -> None:
     runs = _by_name(result)
     assert sorted(runs) == ["e1_so", "e1_sr", "e2_he_mf", "e3_apps_so"]
     assert {name: r.trials for name, r in runs.items()} == {"e1_so": 5, "e1_sr": 5, "e2_he_mf": 3, "e3_apps_so": 2}
-    assert runs["e1_so"].name == "grid-demo/e1_so"
+    assert runs["e1_so"].name == "e1_so"  # named after its own folder
     run = store.get_run(runs["e1_so"].id)
     assert (run.kind, run.status, run.benchmark) == ("import", "done", "internal30")
     assert run.models == {
@@ -123,13 +123,32 @@ def test_a_zip_upload_imports_the_same(store: Store) -> None:
             if path.is_file():
                 archive.write(path, f"grid-demo/{path.relative_to(FIXTURE).as_posix()}")
     result = import_zip_bytes(store, buffer.getvalue(), "results.zip")
-    assert sorted(r.name for r in result.runs) == [
-        "results/grid-demo/e1_so",
-        "results/grid-demo/e1_sr",
-        "results/grid-demo/e2_he_mf",
-        "results/grid-demo/e3_apps_so",
-    ]
+    assert sorted(r.name for r in result.runs) == ["e1_so", "e1_sr", "e2_he_mf", "e3_apps_so"]
     assert sum(r.trials for r in result.runs) == 15
+    run = store.get_run(result.runs[0].id)
+    assert run.title == result.runs[0].name and run.config["reference"]["folder"].startswith("results/grid-demo/")
+
+
+def test_a_zip_named_like_its_top_folder_does_not_double_the_name(store: Store) -> None:
+    """`grid-demo.zip` holding `grid-demo/e1_so/...` names the run `e1_so`, not `grid-demo/grid-demo/e1_so`."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(FIXTURE.rglob("*")):
+            if path.is_file():
+                archive.write(path, f"grid-demo/{path.relative_to(FIXTURE).as_posix()}")
+    result = import_zip_bytes(store, buffer.getvalue(), "grid-demo.zip")
+    assert sorted(store.get_run(r.id).title for r in result.runs) == ["e1_so", "e1_sr", "e2_he_mf", "e3_apps_so"]
+
+
+def test_two_folders_with_one_name_keep_their_parents(store: Store, tmp_path: Path) -> None:
+    root = tmp_path / "published"
+    for parent in ("humaneval", "internal"):
+        shutil.copytree(FIXTURE / "e2_he_mf", root / parent / "e1_mf")
+    with (root / "internal" / "e1_mf" / "trials.jsonl").open("a") as fh:  # different content: two runs
+        record = json.loads((FIXTURE / "e2_he_mf" / "trials.jsonl").read_text().splitlines()[0])
+        fh.write(json.dumps(record | {"trial": 7}) + "\n")
+    result = import_path(store, root)
+    assert sorted(r.name for r in result.runs) == ["humaneval/e1_mf", "internal/e1_mf"]
 
 
 def test_a_single_run_folder_is_named_after_itself(store: Store) -> None:

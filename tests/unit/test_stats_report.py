@@ -183,11 +183,10 @@ def test_conditions_across_runs_label_run_and_condition():
         "2:single-oneshot",
         "2:multi-full",
     ]
-    assert len(rep["pairs"]) == 6
-    # arms a run does not have are empty: their pairs are degenerate, with a note, not an error
-    empty = [p for p in rep["pairs"] if p["n"] == 0]
-    assert len(empty) == 5 and all(p["note"] == "no common problems" for p in empty)
-    assert [p["p_holm"] for p in rep["pairs"]] == pytest.approx(holm([p["p_wilcoxon"] for p in rep["pairs"]]))
+    # arms a run does not have are empty: their pairs are listed apart with the reason, never as zero effects
+    assert len(rep["pairs"]) == 1 and rep["pairs"][0]["n"] > 0
+    assert len(rep["excluded"]) == 5 and all(x["reason"] == "no common problems" for x in rep["excluded"])
+    assert rep["family"]["comparisons"] == 1 and rep["pairs"][0]["p_holm"] == rep["pairs"][0]["p_wilcoxon"]
 
 
 def test_three_runs_family_is_holm_adjusted():

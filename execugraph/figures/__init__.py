@@ -1,0 +1,1 @@
+"""Figures: the plotly charts pages draw (`charts`) and their static SVG/PDF export (`static`)."""

@@ -1,0 +1,338 @@
+"""The tables a paper needs, cut from one statistics report (`build_report`).
+
+Each builder takes the report dict and returns a `Table` of raw values with a
+kind per column; `table_format` writes it as LaTeX, CSV or Markdown and
+`Table.display_rows` gives the text the dashboard shows, so the page, the
+downloads and `python -m execugraph report` print the same numbers. Nothing
+here computes a statistic: every value is read from the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# Column kinds: how a raw value is shown (see `display`).
+TEXT, INT, PCT, PP, P, NUM1, NUM2, CI_PCT, CI_PP = "text", "int", "pct", "pp", "p", "num1", "num2", "ci_pct", "ci_pp"
+MISSING = "–"
+P_FLOOR = 1e-4
+ASYMPTOTIC_MARK = "†"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: the row key it reads, its header, and its kind."""
+
+    key: str
+    title: str
+    kind: str = TEXT
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind != TEXT
+
+
+@dataclass
+class Table:
+    """A titled grid of raw values (rates in [0, 1], CIs as (lo, hi) pairs), with notes under it."""
+
+    key: str  # file stem: paired -> paired.tex / paired.csv
+    title: str
+    columns: list[Column]
+    rows: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+
+    def display_rows(self) -> list[dict[str, str]]:
+        """Every cell as the text the page and the Markdown/LaTeX files show, keyed by column title."""
+        return [{c.title: display(row.get(c.key), c.kind) for c in self.columns} for row in self.rows]
+
+
+def display(value: Any, kind: str) -> str:
+    """One cell as text: percentages and points to one decimal, p-values to four (below 0.0001 as a bound)."""
+    if value is None:
+        return MISSING
+    if kind in (CI_PCT, CI_PP):
+        lo, hi = value
+        if lo is None or hi is None:
+            return MISSING
+        inner = PCT if kind == CI_PCT else PP
+        return f"[{display(lo, inner)}, {display(hi, inner)}]"
+    if kind == PCT:
+        return f"{100 * value:.1f}"
+    if kind == PP:
+        return f"{value:+.1f}"
+    if kind == P:
+        mark = ""
+        if isinstance(value, tuple):
+            value, mark = value
+        return (f"<{P_FLOOR:.4f}" if value < P_FLOOR else f"{value:.4f}") + mark
+    if kind == NUM1:
+        return f"{value:.1f}"
+    if kind == NUM2:
+        return f"{value:.2f}"
+    if kind == INT:
+        return str(int(value))
+    return str(value)
+
+
+def _ci(section: dict) -> tuple[Any, Any]:
+    return (section.get("ci_lo"), section.get("ci_hi"))
+
+
+def category_table(report: dict) -> Table:
+    """Pass rate per arm and category (and overall) with its 95% CI over problems."""
+    rows = []
+    for arm in report["arms"]:
+        for category, r in sorted(arm["categories"].items()):
+            rows.append({"arm": arm["name"], "category": category, **_rate(r)})
+        rows.append({"arm": arm["name"], "category": "overall", **_rate(arm)})
+    columns = [
+        Column("arm", "Arm"),
+        Column("category", "Category"),
+        Column("problems", "Problems", INT),
+        Column("trials", "Trials", INT),
+        Column("pass_rate", "Pass (%)", PCT),
+        Column("ci", "95% CI (%)", CI_PCT),
+    ]
+    note = f"95% CI: {report['method']['rate_ci']}."
+    return Table("category_rates", "Pass rate per category with 95% CI", columns, rows, [note])
+
+
+def _rate(section: dict) -> dict:
+    return {
+        "problems": section["problems"],
+        "trials": section["trials"],
+        "pass_rate": section["pass_rate"] if section["trials"] else None,
+        "ci": _ci(section) if section["trials"] else (None, None),
+    }
+
+
+def paired_table(report: dict) -> Table:
+    """The paired comparisons of the report's family, Holm-adjusted over exactly those rows."""
+    rows = []
+    for p in report["pairs"]:
+        mark = ASYMPTOTIC_MARK if p.get("wilcoxon_method") == "asymptotic" else ""
+        rows.append(
+            {
+                "a": p["a_name"],
+                "b": p["b_name"],
+                "n": p["n"],
+                "problems_differ": p["problems_differ"],
+                "majority_discordant": p["majority_discordant"],
+                "delta_pp": p["delta_pp"],
+                "ci": (p["ci_lo"], p["ci_hi"]),
+                "p_wilcoxon": (p["p_wilcoxon"], mark),
+                "p_holm": p["p_holm"],
+            }
+        )
+    family = report["family"]
+    first, second = ("Baseline", "Arm") if family["mode"] == "baseline" else ("A", "B")
+    columns = [
+        Column("a", first),
+        Column("b", second),
+        Column("n", "n", INT),
+        Column("problems_differ", "Problems that differ", INT),
+        Column("majority_discordant", "Majority-discordant", INT),
+        Column("delta_pp", "Delta (pp)", PP),
+        Column("ci", "95% CI (pp)", CI_PP),
+        Column("p_wilcoxon", "p (Wilcoxon, exact)", P),
+        Column("p_holm", "p (Holm)", P),
+    ]
+    notes = [
+        f"Delta: {second.lower()} minus {first.lower()}, mean per-problem pass-rate difference over the n common "
+        "problems. Problems that differ: per-problem pass rates differ (the Wilcoxon test's n). "
+        "Majority-discordant: the majority outcome differs (McNemar's discordant pairs).",
+        "Family: " + report["method"].get("family", f"{len(rows)} comparison(s)") + ".",
+    ]
+    if any(r["p_wilcoxon"][1] for r in rows):
+        notes.append(f"{ASYMPTOTIC_MARK} normal approximation (more than 400 problems differ).")
+    for x in report.get("excluded", []):
+        notes.append(f"Not compared: {x['b_name']} vs {x['a_name']} ({x['reason']}).")
+    return Table("paired", "Paired comparisons", columns, rows, notes)
+
+
+def ablation_table(report: dict) -> Table:
+    """Arms x categories and overall pass rate; with a baseline, each arm's delta against it."""
+    categories = sorted({c for arm in report["arms"] for c in arm["categories"]})
+    keys = {c: f"cat{i}" for i, c in enumerate(categories)}
+    family = report["family"]
+    deltas = {p["b"]: p["delta_pp"] for p in report["pairs"]} if family["mode"] == "baseline" else {}
+    rows = []
+    for arm in report["arms"]:
+        row = {"arm": arm["name"], "overall": arm["pass_rate"] if arm["trials"] else None}
+        for category in categories:
+            section = arm["categories"].get(category)
+            row[keys[category]] = section["pass_rate"] if section and section["trials"] else None
+        if deltas:
+            row["delta"] = deltas.get(arm["label"])
+        rows.append(row)
+    columns = [Column("arm", "Arm"), *(Column(keys[c], f"{c} (%)", PCT) for c in categories)]
+    columns.append(Column("overall", "Overall (%)", PCT))
+    notes = []
+    if deltas:
+        columns.append(Column("delta", f"Delta vs {family['baseline_name']} (pp)", PP))
+        notes.append("Delta: the paired difference over common problems (see the paired table).")
+    return Table("ablation", "Ablation: pass rate by arm and category", columns, rows, notes)
+
+
+def retry_table(report: dict) -> Table:
+    """Pass rate and cost per retry budget (arms sharing a budget pooled)."""
+    rows = [
+        {
+            "budget": r["retry_budget"],
+            "arms": ", ".join(r.get("names") or r["arms"]),
+            "trials": r["trials"],
+            "pass_rate": r["pass_rate"],
+            "retries": r.get("mean_retries_used"),
+            "wall": r["mean_wallclock_s"],
+            "tokens": r["mean_tokens"],
+            "calls": r["mean_llm_calls"],
+        }
+        for r in report["retry_budgets"]
+    ]
+    columns = [
+        Column("budget", "Retry budget", INT),
+        Column("arms", "Arms"),
+        Column("trials", "Trials", INT),
+        Column("pass_rate", "Pass (%)", PCT),
+        Column("retries", "Mean retries", NUM2),
+        Column("wall", "Mean wall-clock (s)", NUM1),
+        Column("tokens", "Mean tokens", NUM1),
+        Column("calls", "Mean LLM calls", NUM2),
+    ]
+    notes = []
+    if report.get("unknown_budget"):
+        names = {a["label"]: a["name"] for a in report["arms"]}
+        notes.append("Unknown budget (left out): " + ", ".join(names[x] for x in report["unknown_budget"]) + ".")
+    return Table("retry_budget", "Retry-budget sweep", columns, rows, notes)
+
+
+def cost_table(report: dict) -> Table:
+    """Mean and median wall-clock, tokens and LLM calls per trial for each arm."""
+    rows = []
+    for arm in report["arms"]:
+        cost = arm["cost"]
+        rows.append(
+            {
+                "arm": arm["name"],
+                "trials": arm["trials"],
+                "wall_mean": cost["wallclock_s"]["mean"],
+                "wall_median": cost["wallclock_s"]["median"],
+                "tokens_mean": cost["tokens"]["mean"],
+                "tokens_median": cost["tokens"]["median"],
+                "calls_mean": cost["llm_calls"]["mean"],
+                "calls_median": cost["llm_calls"]["median"],
+            }
+        )
+    columns = [
+        Column("arm", "Arm"),
+        Column("trials", "Trials", INT),
+        Column("wall_mean", "Wall-clock mean (s)", NUM1),
+        Column("wall_median", "Wall-clock median (s)", NUM1),
+        Column("tokens_mean", "Tokens mean", NUM1),
+        Column("tokens_median", "Tokens median", NUM1),
+        Column("calls_mean", "LLM calls mean", NUM2),
+        Column("calls_median", "LLM calls median", NUM2),
+    ]
+    return Table("cost", "Cost per trial and condition", columns, rows)
+
+
+def error_table(report: dict) -> Table:
+    """Share of each arm's failed trials per error class (the error taxonomy)."""
+    classes = list(dict.fromkeys(e["error_class"] for arm in report["arms"] for e in arm["errors"]))
+    keys = {c: f"err{i}" for i, c in enumerate(classes)}
+    rows = []
+    for arm in report["arms"]:
+        shares = {e["error_class"]: e["share"] for e in arm["errors"]}
+        row = {"arm": arm["name"], "failed": sum(e["count"] for e in arm["errors"])}
+        row.update({keys[c]: shares.get(c, 0.0 if row["failed"] else None) for c in classes})
+        rows.append(row)
+    columns = [Column("arm", "Arm"), Column("failed", "Failed trials", INT)]
+    columns += [Column(keys[c], f"{c} (%)", PCT) for c in classes]
+    return Table("errors", "Error taxonomy: share of failed trials per class", columns, rows)
+
+
+def sampling_table(report: dict) -> Table:
+    """pass@1 and pass@k per arm with repeated trials, and on how many problems all samples agreed."""
+    best_of_n = {s["arm"]: s for s in report["sampling"]["best_of_n"]}
+    rows = []
+    for arm in report["arms"]:
+        agree = arm.get("agreement") or {}
+        k = agree.get("min_trials", 0)
+        if arm["label"] in best_of_n:
+            s = best_of_n[arm["label"]]
+            rows.append({"arm": arm["name"], "k": s["n"], "p1": s["pass_at_1"], "pk": s["pass_at_n"]})
+            rows[-1].update({"agree": None, "of": None})
+            continue
+        if k < 2:
+            continue
+        by_k = {r["k"]: r["pass_at_k"] for r in arm["pass_at_k"]}
+        rows.append(
+            {
+                "arm": arm["name"],
+                "k": k,
+                "p1": by_k.get(1),
+                "pk": by_k.get(k),
+                "agree": agree["all_passed"] + agree["all_failed"],
+                "of": agree["problems"],
+            }
+        )
+    columns = [
+        Column("arm", "Arm"),
+        Column("k", "k (samples)", INT),
+        Column("p1", "pass@1 (%)", PCT),
+        Column("pk", "pass@k (%)", PCT),
+        Column("agree", "All samples agree (problems)", INT),
+        Column("of", "Problems with k >= 2", INT),
+    ]
+    notes = ["pass@k: unbiased estimator (Chen et al., 2021); k is the fewest trials any problem of the arm has."]
+    for c in report["sampling"]["equal_budget"]:
+        at_n = MISSING if c["pass_at_n"] is None else f"{100 * c['pass_at_n']:.1f}%"
+        notes.append(
+            f"Equal budget: {c['sampler_name']} with {c['n']} sample(s) per problem (pass@{c['n']} {at_n}) vs "
+            f"{c['reference_name']} {100 * c['reference_pass_rate']:.1f}%."
+        )
+    return Table("sampling", "Sampling control", columns, rows, notes)
+
+
+def _condition_of(arm: dict, runs: dict[str, dict]) -> str:
+    if arm["condition"]:
+        return arm["condition"]
+    own = list(runs.get(arm["run"], {}).get("conditions", {}))
+    return own[0] if len(own) == 1 else arm["name"]
+
+
+def cross_model_table(report: dict) -> Table:
+    """Pass rate per condition (rows) and generator model (columns), when the arms differ by model."""
+    runs = {r["id"]: r for r in report["runs"]}
+    models = list(dict.fromkeys(a["model"] for a in report["arms"] if a.get("model")))
+    keys = {m: f"m{i}" for i, m in enumerate(models)}
+    table: dict[str, dict[str, Any]] = {}
+    for arm in report["arms"]:
+        if not arm.get("model") or not arm["trials"]:
+            continue
+        condition = _condition_of(arm, runs)
+        table.setdefault(condition, {"condition": condition})[keys[arm["model"]]] = arm["pass_rate"]
+    columns = [Column("condition", "Condition"), *(Column(keys[m], f"{m} (%)", PCT) for m in models)]
+    notes = ["Model: the generator's model as the run recorded it."]
+    return Table("cross_model", "Pass rate by condition and model", columns, list(table.values()), notes)
+
+
+def publication_tables(report: dict) -> list[Table]:
+    """Every table the report has data for, in the order a paper would show them."""
+    tables = [category_table(report), paired_table(report), ablation_table(report)]
+    optional: list[tuple[Callable[[dict], Table], bool]] = [
+        (retry_table, bool(report["retry_budgets"])),
+        (cost_table, any(a["trials"] for a in report["arms"])),
+        (error_table, any(a["errors"] for a in report["arms"])),
+        (sampling_table, True),
+        (cross_model_table, len({a.get("model") for a in report["arms"] if a.get("model")}) > 1),
+    ]
+    for build, wanted in optional:
+        if wanted:
+            table = build(report)
+            if table.rows:
+                tables.append(table)
+    return tables
+

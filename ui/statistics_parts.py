@@ -1,0 +1,91 @@
+"""The Statistics page's sections: the family's paired table and forest plot, the pairs left out, flips,
+pass@k, category rates, the method in words, and the downloads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from execugraph import views
+from execugraph.figures.report_figures import comparison_figure
+from execugraph.stats.tables import category_table, paired_table
+from ui.keys import Stats
+from ui.publish import chart, table_view, tables_download
+from ui.widgets import empty_state
+
+
+def comparisons(report: dict[str, Any]) -> None:
+    """The paired table of the chosen family, its figure, and the pairs listed apart with their reason."""
+    family = report["family"]
+    excluded = views.excluded_rows(report)
+    if not report["pairs"] and not excluded:
+        empty_state("Only one arm to look at: pick a second run, or a run with at least two conditions.")
+        return
+    st.subheader("Paired comparisons")
+    what = "all pairs" if family["mode"] == "all pairs" else f"each arm against {family['baseline_name']}"
+    st.caption(
+        f"{what}: {family['comparisons']} comparison(s), Holm-adjusted over exactly these"
+        + (f"; {family['excluded']} pair(s) not compared (below)" if family["excluded"] else "")
+        + "."
+    )
+    if report["pairs"]:
+        table_view(paired_table(report), key="stats.pairs")
+        figure = comparison_figure(report)
+        if figure is not None:
+            chart(figure, key="stats.forest", name="comparisons")
+    else:
+        st.info("No pair in this family can be compared; the reasons are listed below.", icon=":material/info:")
+    if excluded:
+        st.markdown(f"**Not compared** ({len(excluded)} pair(s), not counted in Holm's correction)")
+        st.table(excluded, hide_index=True)
+    if report["pairs"]:
+        flips(report)
+
+
+def flips(report: dict[str, Any]) -> None:
+    """The problems only one side of a chosen pair solved (majority rule)."""
+    st.subheader("Which problems flipped")
+    rows = views.pairs_table(report)
+    names = [f"{p['b']} vs {p['a']}" for p in rows]
+    if st.session_state.get(Stats.PAIR) not in names:
+        st.session_state[Stats.PAIR] = names[0]
+    pair = report["pairs"][names.index(st.selectbox("Pair", names, key=Stats.PAIR))]
+    a, b = st.columns(2)
+    a.markdown(f"**Solved only by {pair['a_name']}** ({len(pair['a_only'])})")
+    a.dataframe({"problem": pair["a_only"]}, hide_index=True)
+    b.markdown(f"**Solved only by {pair['b_name']}** ({len(pair['b_only'])})")
+    b.dataframe({"problem": pair["b_only"]}, hide_index=True)
+    st.caption(report["method"]["majority_rule"])
+
+
+def rates(report: dict[str, Any]) -> None:
+    """pass@k per arm, then pass rate per category with its CI (the publication table)."""
+    st.subheader("pass@k")
+    table: dict[str, dict[str, Any]] = {}
+    for row in views.pass_at_k_rows(report):
+        table.setdefault(row["arm"], {"arm": row["arm"]})[f"pass@{row['k']}"] = row["pass_at_k"]
+    st.dataframe(list(table.values()), hide_index=True, key="stats.passk")
+    st.subheader("Pass rate per category")
+    table_view(category_table(report), key="stats.categories")
+
+
+def method(report: dict[str, Any]) -> None:
+    """How every number was computed, as sentences."""
+    with st.expander("Method"):
+        st.markdown("\n".join(f"- **{what}:** {how}" for what, how in views.method_lines(report)))
+
+
+def downloads(report: dict[str, Any]) -> None:
+    """The tables for a paper, and the whole report as JSON."""
+    st.subheader("Download")
+    tables_download(report, key=Stats.TABLES, stem="statistics")
+    st.download_button(
+        "Download this report (summary.json)",
+        json.dumps(report, indent=2),
+        file_name="summary.json",
+        mime="application/json",
+        key=Stats.DOWNLOAD,
+        icon=":material/download:",
+    )
