@@ -5,6 +5,19 @@ worker per core forks one hardened process tree per job; verdicts are
 computed in the calling process from plain data. See README.md for the suite
 format, the CLI, the isolation layers and what they do not cover.
 
+What lives where (imports run down this list, never back up):
+- host side: `pool` (SandboxPool, the default pool), `suite` (format and
+  validation), `scoring` and `compare` (raw statuses -> verdicts),
+  `results` (SuiteResult, TestResult), `limits`, `cli`;
+- worker: `worker` (WorkerEnv, prepared once per worker, and the request
+  loop), `job` (JobRunner: one suite's tests), `job_io` (the job's processes,
+  the poll loop, how they end), `env` (JobEnv: the few things a job needs
+  from its worker), `procs` (spawn, Proc records, the subreaper's Reaper);
+- inside job processes: `child` (the candidate, stdio and judge roles),
+  `hardening` (the per-process layers), `landlock`, `seccomp`,
+  `namespaces`, `cgroups`, `syscalls`, `preload`;
+- shared: `frames` (the wire format) and `codec` (plain-data values).
+
 Names are resolved lazily so that the worker process, which imports
 `sandbox.worker`, does not also load the host-side pool machinery (smaller
 worker, cheaper fork per job).

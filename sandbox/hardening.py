@@ -11,10 +11,12 @@ that was expected to work and fails is reported, never silently skipped.
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import signal
 from dataclasses import dataclass, field
+from typing import Any
 
 from sandbox import syscalls
 from sandbox.landlock import Ruleset
@@ -55,6 +57,11 @@ def vm_size() -> int:
     """Current address-space size; measured in the worker just before fork (the child's is the same)."""
     with open("/proc/self/statm", encoding="ascii") as f:
         return int(f.read().split()[0]) * resource.getpagesize()
+
+
+def cpu_seconds_for(limits: dict[str, Any], n_tests: int) -> int:
+    """RLIMIT_CPU backstop for one job process: every test's wall-clock allowance, plus loading."""
+    return math.ceil(float(limits["timeout_s"]) * (n_tests + 1)) + 1
 
 
 def apply(plan: Plan) -> dict[str, str]:

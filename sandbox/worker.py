@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import fcntl
 import gc
-import math
 import os
 import pwd
 import shutil
-import signal
 import socket
 import sys
 import tempfile
@@ -21,7 +19,8 @@ import traceback
 from typing import Any
 
 from sandbox import cgroups, frames, hardening, landlock, namespaces, preload, seccomp, syscalls
-from sandbox.job import JobRunner, Proc, Reaper, spawn
+from sandbox.job import JobRunner
+from sandbox.procs import Proc, Reaper, kill_now, spawn
 
 DISABLEABLE_LAYERS = ("network_namespace", "mount_namespace", "cgroups", "unprivileged_uid", "landlock", "seccomp")
 ALLOWED_ENV = {"PATH", "LANG", "LC_ALL", "PYTHONHASHSEED"}
@@ -29,17 +28,6 @@ TMPFS_MB = 256
 HIGH_FD = 100
 WARM_CPU_SECONDS = 3600  # lowered to the job's own budget when the job starts
 NPROC_BACKSTOP = 4096
-
-
-def _kill_now(env: WorkerEnv, proc: Proc) -> None:
-    """Kill and reap a job process outside any job (a pre-forked one that will not be used)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    env.reaper.wait(proc.pid)
-    proc.close()
-    proc.dead = True
 
 
 def _high(fd: int) -> int:
@@ -57,7 +45,10 @@ def _system_read_paths() -> list[str]:
 
 
 class WorkerEnv:
-    """Everything prepared once per worker and shared (by fork) with every job process."""
+    """Everything prepared once per worker and shared (by fork) with every job process.
+
+    A `JobRunner` sees it only as a `sandbox.env.JobEnv` (which this class satisfies structurally).
+    """
 
     def __init__(self, config: dict[str, Any]) -> None:
         self.index = int(config.get("index", 0))
@@ -192,11 +183,6 @@ class WorkerEnv:
     # -- per job -----------------------------------------------------------
 
     @staticmethod
-    def cpu_seconds(limits: dict[str, Any], n_tests: int) -> int:
-        """RLIMIT_CPU backstop for one job process: every test's wall-clock allowance, plus loading."""
-        return math.ceil(float(limits["timeout_s"]) * (n_tests + 1)) + 1
-
-    @staticmethod
     def warm_key(limits: dict[str, Any]) -> tuple[int, ...]:
         """The limits a pre-forked process was hardened with (the CPU limit is lowered at start instead)."""
         return tuple(int(limits[k]) for k in ("memory_mb", "file_bytes", "max_open_files", "max_processes"))
@@ -206,23 +192,23 @@ class WorkerEnv:
         self.drop_warm()
         plan = self.plan(limits, 0)
         plan.cpu_seconds = WARM_CPU_SECONDS
-        self.warm = spawn(self, "candidate", {}, plan, limits)
+        self.warm = spawn("candidate", {}, plan, limits, devnull=self.devnull, reaper=self.reaper)
         self.warm_limits = self.warm_key(limits)
 
     def take_warm(self, limits: dict[str, Any]) -> Proc | None:
         warm, self.warm = self.warm, None
         if warm is not None and self.warm_limits != self.warm_key(limits):
-            _kill_now(self, warm)
+            kill_now(warm, self.reaper)
             return None
         return warm
 
     def drop_warm(self) -> None:
         warm, self.warm = self.warm, None
         if warm is not None:
-            _kill_now(self, warm)
+            kill_now(warm, self.reaper)
 
     def plan(self, limits: dict[str, Any], n_tests: int) -> hardening.Plan:
-        per_proc_cpu = self.cpu_seconds(limits, n_tests)
+        per_proc_cpu = hardening.cpu_seconds_for(limits, n_tests)
         return hardening.Plan(
             job_dir=self.job_dir,
             base_vm_bytes=hardening.vm_size(),
@@ -272,26 +258,16 @@ class WorkerEnv:
         """Without cgroups, kill descendants that escaped the process group and were reparented to this subreaper."""
         if self.cgroups.dirs or not self.subreaper:
             return
-        me = os.getpid()
-        for _ in range(20):
-            found = False
-            for name in os.listdir("/proc"):
-                if not name.isdigit():
-                    continue
-                try:
-                    with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
-                        ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-                except (OSError, ValueError, IndexError):
-                    continue
-                if ppid == me:
-                    found = True
-                    try:
-                        os.kill(int(name), signal.SIGKILL)
-                    except OSError:
-                        pass
-            self.reaper.reap_orphans()
-            if not found:
-                return
+        self.reaper.kill_orphans()
+
+    def sweep_after_job(self) -> None:
+        """After a job's processes were reaped: kill what is left in its cgroups and any orphans, empty its directory."""
+        leftovers = self.cgroups.kill_all()
+        if leftovers:
+            print(f"sandbox worker: processes {leftovers} survived the job kill", file=sys.stderr, flush=True)
+        self.kill_orphans()
+        self.reaper.reap_orphans()
+        self.clean_job_dir()
 
     def close(self) -> None:
         self.drop_warm()

@@ -1,0 +1,240 @@
+"""Talking to one job's processes: start them, send without blocking, wait on all of them in one poll loop, end them.
+
+`JobIO` owns the job's live processes (the candidate, the judge, stdio
+runs), the host socket it watches for a vanished host, and the layer report
+and output excerpts gathered from them. It turns anything that is not a
+reply (an exit, a timeout, a flood, a malformed frame) into a status;
+`sandbox.job.JobRunner` builds the tests on top of it. It needs from the
+worker only what `sandbox.env.JobEnv` names.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import signal
+import socket
+import time
+from typing import Any
+
+from sandbox import frames
+from sandbox.env import JobEnv
+from sandbox.procs import EXCERPT_BYTES, Proc, describe_status, pidfd_exited, spawn
+
+HELLO_GRACE_S = 5.0
+
+
+class JobIO:
+    """One job's processes and the channels to them; subclassed by `JobRunner`, which drives the tests."""
+
+    def __init__(self, env: JobEnv, job: dict[str, Any], fds: list[int], host: socket.socket):
+        self.env = env
+        self.job = job
+        self.limits: dict[str, Any] = job["limits"]
+        self.tests: list[dict[str, Any]] = job["tests"]
+        self.judge_fds = fds
+        self.host = host
+        self.host_fd = host.fileno()
+        self.timeout_s = float(self.limits["timeout_s"])
+        self.cand: Proc | None = None
+        self.judge: Proc | None = None
+        self.load: dict[str, Any] | None = None
+        self.layers: dict[str, str] = {}
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.host_gone = False
+        self.host_talking = False
+        self.procs: list[Proc] = []
+
+    def _spawn(self, role: str, stdin_fd: int | None = None) -> Proc:
+        job = {} if role == "candidate" else self.job  # the candidate gets its code in the start frame
+        plan = self.env.plan(self.limits, len(self.tests))
+        proc = spawn(
+            role,
+            job,
+            plan,
+            self.limits,
+            devnull=self.env.devnull,
+            reaper=self.env.reaper,
+            stdin_fd=stdin_fd,
+            judge_fds=self.judge_fds if role == "judge" else (),
+        )
+        self.procs.append(proc)
+        return proc
+
+    def _adopt_warm(self) -> Proc | None:
+        """The worker's pre-forked, already hardened candidate process, if it was prepared for these limits."""
+        warm = self.env.take_warm(self.limits)
+        if warm is None:
+            return None
+        warm.adopt(self.limits)
+        self.procs.append(warm)
+        return warm
+
+    def _kill(self, proc: Proc | None) -> None:
+        if proc is None or proc.dead:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.status = self.env.reaper.wait(proc.pid)
+        proc.drain()
+        self._collect_output(proc)
+        proc.close()
+        proc.dead = True
+        # Anything that left the process group (impossible under seccomp) dies with the cgroup sweep.
+        self.env.cgroups.kill_except({p.pid for p in self.procs if not p.dead})
+        if proc is self.cand:
+            self.cand = None
+        if proc is self.judge:
+            self.judge = None
+
+    def _collect_output(self, proc: Proc) -> None:
+        for mine, theirs in ((self.stdout, proc.stdout), (self.stderr, proc.stderr)):
+            room = EXCERPT_BYTES - len(mine)
+            if room > 0:
+                mine += theirs[:room]
+
+    def _send(self, proc: Proc, message: dict[str, Any], deadline: float) -> bool:
+        """Write a request without ever blocking past the deadline; False if the process cannot take it."""
+        return self._send_bytes(proc, frames.encode_frame(message), deadline)
+
+    def _send_bytes(self, proc: Proc, payload: bytes, deadline: float) -> bool:
+        data = memoryview(payload)
+        while data:
+            try:
+                written = os.write(proc.req_w, data)
+                data = data[written:]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                return False
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            poller = select.poll()
+            poller.register(proc.req_w, select.POLLOUT)
+            poller.register(proc.pidfd, select.POLLIN)
+            poller.poll(remaining * 1000)
+            if pidfd_exited(proc.pidfd):
+                return False
+        return True
+
+    def _wait(self, procs: list[Proc], deadline: float) -> tuple[Proc | None, dict[str, Any] | str]:
+        """Next frame from any of `procs`, or an event: 'timeout', 'host_gone', 'exited', 'protocol', 'output_limit'."""
+        while True:
+            for proc in procs:
+                if proc.frames:
+                    return proc, proc.frames.popleft()
+            for proc in procs:
+                if proc.fault:
+                    return proc, proc.fault
+            for proc in procs:
+                if proc.exited:
+                    return proc, "exited"
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None, "timeout"
+            poller = select.poll()
+            owners: dict[int, tuple[Proc, str]] = {}
+            for proc in procs:
+                for fd in proc.read_fds:
+                    poller.register(fd, select.POLLIN)
+                    owners[fd] = (proc, "read")
+                poller.register(proc.pidfd, select.POLLIN)
+                owners[proc.pidfd] = (proc, "pidfd")
+            if not self.host_talking:
+                poller.register(self.host_fd, select.POLLIN)
+            for fd, _event in poller.poll(max(1, math.ceil(remaining * 1000))):
+                if fd == self.host_fd:
+                    if _peer_closed(self.host):
+                        self.host_gone = True
+                        return None, "host_gone"
+                    self.host_talking = True  # data for after this job: stop polling it (no busy loop)
+                    continue
+                proc, what = owners[fd]
+                if what == "read":
+                    if fd in proc.read_fds:
+                        proc.on_readable(fd)
+                else:
+                    proc.drain()
+                    proc.exited = True
+
+    def _end_event(self, proc: Proc | None, event: str) -> dict[str, Any]:
+        """Status for a test whose process did not answer; kills what must die."""
+        if event == "timeout":
+            return {"status": "timeout", "detail": f"no answer within {self.timeout_s:g} s"}
+        if event == "host_gone":
+            return {"status": "harness_error", "detail": "host closed the channel"}
+        assert proc is not None
+        if event == "protocol":
+            detail = proc.fault_detail
+            self._kill(proc)
+            if proc.role == "judge":
+                return {"status": "harness_error", "detail": f"judge: {detail}"}
+            return {"status": "violation", "detail": detail}
+        if event == "output_limit":
+            detail = proc.fault_detail
+            self._kill(proc)
+            return {"status": "output_limit", "detail": detail}
+        self._kill(proc)  # exited: reap it and classify the exit status
+        kind, detail = describe_status(proc.status)
+        if proc.role == "judge" and kind == "crashed":
+            return {"status": "crashed", "detail": f"judge process: {detail}", "stderr": as_text(proc.window)}
+        return {"status": kind, "detail": detail}
+
+    def _await_hello(self, proc: Proc, deadline: float) -> dict[str, Any] | None:
+        """Wait for the process to report its hardening; returns a failure status if it does not."""
+        owner, item = self._wait([proc], max(deadline, time.monotonic() + HELLO_GRACE_S))
+        if isinstance(item, dict) and isinstance(item.get("hello"), dict):
+            proc.layers = {str(k): str(v) for k, v in item["hello"].items()}
+            for key, value in proc.layers.items():
+                if self.layers.get(key, "active") == "active":
+                    self.layers[key] = value
+            return None
+        if isinstance(item, dict):
+            self._kill(proc)
+            return {"status": "harness_error", "detail": "job process did not report its hardening"}
+        status = self._end_event(owner, item)
+        if status["status"] in ("crashed", "timeout"):
+            status = {"status": "harness_error", "detail": f"job process failed while hardening: {status['detail']}"}
+            status["stderr"] = as_text(proc.window)
+        self._kill(proc)
+        return status
+
+    def _stop_all(self) -> None:
+        """SIGKILL every live job process group now; reaping waits for finish()."""
+        for proc in self.procs:
+            if not proc.dead:
+                proc.drain()
+                self._collect_output(proc)
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def finish(self) -> None:
+        """Reap, empty the cgroups, kill escaped orphans, clean the job directory (after the result went out)."""
+        for proc in self.procs:
+            if not proc.dead:
+                proc.status = self.env.reaper.wait(proc.pid)
+                proc.close()
+                proc.dead = True
+        self.env.sweep_after_job()
+
+
+def as_text(data: bytes | bytearray) -> str:
+    """Captured output as text (invalid UTF-8 replaced)."""
+    return bytes(data).decode("utf-8", errors="replace")
+
+
+def _peer_closed(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
