@@ -14,7 +14,8 @@ class Problem(BaseModel):
     or `stdio`. A test carrying `"visible": true` may feed the retry loop when
     `feedback_tests="visible"`; the others are held out for grading. A test carrying
     `"grading": false` is an example only (HumanEval's docstring examples): it may feed
-    the loop but never grades. Which tests grade is decided in `execugraph.grading`.
+    the loop but never grades. Which tests grade, and the sandbox suite a problem
+    becomes, are decided in `execugraph.grading` (`build_suite`).
 
     `preamble` is the benchmark prompt a `with-prompt` grading runs before the program
     in the candidate's module (HumanEval: imports, helpers and the stub); `timeout_s`
@@ -34,12 +35,6 @@ class Problem(BaseModel):
     source: str = ""
     preamble: str = ""
     timeout_s: float | None = None
-
-    def suite(self, tests: list[dict[str, Any]] | None = None, protocol: str = "standalone") -> dict[str, Any]:
-        """The sandbox suite for these (or the given subset of) tests, built by `execugraph.grading`."""
-        from execugraph.grading import build_suite
-
-        return build_suite(self, list(self.tests if tests is None else tests), protocol)
 
     def visible_tests(self) -> list[dict[str, Any]]:
         return [t for t in self.tests if t.get("visible")]

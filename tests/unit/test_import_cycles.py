@@ -29,8 +29,6 @@ REPO = Path(__file__).resolve().parents[2]
 KNOWN_EXECUGRAPH_CYCLES: set[frozenset[str]] = {
     # runner.py:163 imports ray_executor inside a function; ray_executor and scaleout/driver import runner.
     frozenset({"execugraph.runner", "execugraph.ray_executor", "execugraph.scaleout.driver"}),
-    # Problem.suite() imports grading inside the method; grading and store.models import problem.
-    frozenset({"execugraph.grading", "execugraph.problem", "execugraph.store.models"}),
 }
 
 
