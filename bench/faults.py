@@ -7,12 +7,15 @@ reset), HTTP 503, connections reset, connections refused, and answers slower tha
 timeout. During every outage the script asks `python -m execugraph status` (another process)
 whether it shows `waiting: <endpoint> unreachable since HH:MM:SS, retrying`.
 
+Last comes a database lock: another process holds SQLite's write lock for `--db-lock-s` seconds
+(60 by default, twice the busy timeout and the workers' lease), as a backup job would; the batch
+must stall and carry on, with no trial run twice and none recorded as an error.
+
 Printed at the end: trials lost, run twice and errored (all must be 0), status lines shown (one
-per outage), and whether the run ended `done` with every trial graded. Exit status 1 otherwise.
+per endpoint outage), and whether the run ended `done` with every trial graded. Exit status 1 otherwise.
 
 Adding a fault: append a `Phase(name, begin, end)` to the list `phases()` returns (or pass one to
-`run_bench(extra_phases=...)`); `begin()` starts the fault, `end()` ends it. A database-lock phase
-(another connection holding SQLite's write lock) belongs there too; see `Phase`.
+`run_bench(extra_phases=...)`); `begin()` starts the fault, `end()` ends it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from execugraph.outages import waiting_lines  # noqa: E402
 from execugraph.runner import enqueue_batch, progress  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from tests.support.bench_workload import REPLIES, problems  # noqa: E402
+from tests.support.db_lock import DatabaseLock  # noqa: E402
 from tests.support.ollama_server import OllamaStandIn  # noqa: E402
 from tests.support.role_responder import role_responder  # noqa: E402
 
@@ -45,9 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
 class Phase:
     """One fault: `begin()` starts it, `end()` ends it (after the outage length, or when told).
 
-    The hook for faults beyond the endpoint: e.g. a database lock is
-    `Phase("db-lock", begin=<open a second SQLite connection and BEGIN IMMEDIATE>, end=<roll it back>)`;
-    while it lasts the batch must stall, not fail, exactly as during an endpoint outage.
+    Faults beyond the endpoint (the database lock, `db_lock_phase`) set `endpoint_fault=False`:
+    while they last the batch must stall, not fail, but no `waiting:` line is expected.
     """
 
     name: str
@@ -74,6 +77,12 @@ def phases(server: OllamaStandIn, slow_s: float) -> list[Phase]:
     ]
 
 
+def db_lock_phase(db_url: str, seconds: float) -> Phase:
+    """Another process holds the store's write lock for `seconds` (it lets go by itself; `end` waits for that)."""
+    holder = DatabaseLock(db_url, seconds)
+    return Phase("db lock", begin=holder.start, end=lambda: holder.wait_released(), endpoint_fault=False)
+
+
 def status_text(db_url: str, run_id: int) -> str:
     """What `python -m execugraph status RUN` prints (another process, as a user would run it)."""
     result = subprocess.run([sys.executable, "-m", "execugraph", "--db", db_url, "status", str(run_id)],
@@ -97,6 +106,8 @@ def run_bench(args: argparse.Namespace, extra_phases: Sequence[Phase] = ()) -> i
         db_url = f"sqlite:///{tmp}/faults.db"
         store = Store.open(db_url)
         schedule = [*phases(server, slow_s=args.timeout_s * 2 + 1), *extra_phases]
+        if args.db_lock_s > 0:
+            schedule.append(db_lock_phase(db_url, args.db_lock_s))
         total = args.per_stretch * (len(schedule) + 1) + args.concurrency
         spec = BatchSpec(benchmark="bench", conditions=["single-oneshot"], seeds=[0], default_model="ollama:m",
                          concurrency=args.concurrency, overrides={"cache": False},
@@ -121,14 +132,16 @@ def run_bench(args: argparse.Namespace, extra_phases: Sequence[Phase] = ()) -> i
                 phase.begin()
                 began = time.monotonic()
                 seen_after = None
-                while time.monotonic() - began < args.outage_s:
+                length = args.outage_s if phase.endpoint_fault else args.db_lock_s
+                while time.monotonic() - began < length:
                     if seen_after is None and phase.endpoint_fault and "waiting: " in status_text(db_url, run_id):
                         seen_after = time.monotonic() - began
                     time.sleep(0.5)
                 phase.end()
                 shown += seen_after is not None
                 after = "-" if seen_after is None else f"{seen_after:.0f} s"
-                print(f"{phase.name:<14} {before:>18} {('yes' if seen_after is not None else 'no'):>18} {after:>7}")
+                shown_text = ("yes" if seen_after is not None else "no") if phase.endpoint_fault else "(not expected)"
+                print(f"{phase.name:<14} {before:>18} {shown_text:>18} {after:>7}")
             worker.wait(timeout=600)
         finally:
             if worker.poll() is None:
@@ -166,6 +179,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=3)
     parser.add_argument("--latency-ms", type=float, default=300.0)
     parser.add_argument("--timeout-s", type=float, default=5.0, help="per-call read timeout of the batch")
+    parser.add_argument("--db-lock-s", type=float, default=60.0,
+                        help="how long another process holds the database's write lock at the end (0: skip)")
     sys.exit(run_bench(parser.parse_args()))
 
 
