@@ -5,10 +5,11 @@ report; every chart downloads as SVG/PDF and the tables as LaTeX/CSV/Markdown.""
 import streamlit as st
 
 from execugraph import views
+from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.tables import ablation_table
-from ui import charts, keys, resources
+from ui import keys, resources
 from ui.keys import Abl
 from ui.publish import chart, table_view, tables_download
 from ui.widgets import empty_state, run_picker

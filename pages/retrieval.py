@@ -3,9 +3,10 @@
 import streamlit as st
 
 from execugraph import views
+from execugraph.figures import charts
 from execugraph.retrieval import LibraryFormatError, load_library
 from execugraph.run_names import run_name
-from ui import charts, keys, resources
+from ui import keys, resources
 from ui.keys import Retr
 from ui.retrieval_parts import live_query, technique_editor
 from ui.widgets import empty_state

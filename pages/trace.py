@@ -4,7 +4,8 @@ and side by side with another trial of the same problem."""
 import streamlit as st
 
 from execugraph import views
-from ui import charts, keys, protocol_parts, resources
+from execugraph.figures import charts
+from ui import keys, protocol_parts, resources
 from ui.keys import Trace
 from ui.steps import render_steps
 from ui.trace_parts import code_panel, compare_panel

@@ -68,8 +68,8 @@ def technique_editor(techniques: list[Any]) -> None:
 
 def live_query(techniques: list[Any]) -> None:
     """A query box with the scored hits (chart and table), and recall measured on the labelled set on request."""
+    from execugraph.figures import charts
     from execugraph.retrieval import evaluate, load_eval_set
-    from ui import charts
 
     a, b = st.columns([4, 1])
     query = a.text_input(

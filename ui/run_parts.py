@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import charts
+from execugraph.figures import charts
 from ui.keys import Runs
 from ui.widgets import duration, pct
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import pytest
 
-from ui import charts
+from execugraph.figures import charts
 
 STEPS = [
     {
