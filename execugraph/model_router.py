@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -17,6 +17,9 @@ from execugraph.config import RunConfig
 from execugraph.llm import EndpointUnreachableError, LLMError, make_chat_model, parse_spec, prompt_hash
 from execugraph.outages import EndpointWaiter, GiveUp, TrialInterrupted
 from execugraph.store.models import utcnow
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 Messages = list[dict[str, str]]
 
@@ -88,7 +91,7 @@ class ModelRouter:
     def __init__(
         self,
         config: RunConfig,
-        store: Any,
+        store: Store,
         trial_id: int,
         *,
         ollama_host: str,

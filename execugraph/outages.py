@@ -22,9 +22,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.store.models import utcnow
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 log = logging.getLogger("execugraph.outages")
 
@@ -121,7 +124,7 @@ def waiting_line(endpoint: str, since: datetime) -> str:
     return f"waiting: {endpoint} unreachable since {since.astimezone().strftime('%H:%M:%S')}, retrying"
 
 
-def waiting_lines(store: Any, run_ids: list[int]) -> dict[int, list[str]]:
+def waiting_lines(store: Store, run_ids: list[int]) -> dict[int, list[str]]:
     """The wait lines of each run (only runs with live waits appear)."""
     return {
         run_id: [waiting_line(w["endpoint"], w["since"]) for w in found]
@@ -141,7 +144,7 @@ class EndpointWaiter:
     endpoint: str
     run_id: int | None
     budget_s: float = DEFAULT_BUDGET_S
-    store: Any = None
+    store: Store | None = None
     interrupted: Callable[[], TrialInterrupted | None] | None = None
     backoff: Backoff = field(default_factory=Backoff)
     tracker: OutageTracker = field(default_factory=lambda: TRACKER)

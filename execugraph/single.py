@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.config import RunConfig
 from execugraph.problem import Problem
 from execugraph.run_names import statement_title
 from execugraph.trial import TrialDeps, TrialResult, run_trial
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 
 def adhoc_problem(statement: str, entry_point: str | None = None, aliases: list[str] | None = None,
@@ -28,7 +31,7 @@ def default_title(problem: Problem, condition: str) -> str:
     return f"{named or problem.id} ({condition})"
 
 
-def run_single(store: Any, problem: Problem, config: RunConfig, deps: TrialDeps | None = None,
+def run_single(store: Store, problem: Problem, config: RunConfig, deps: TrialDeps | None = None,
                title: str = "") -> tuple[int, TrialResult]:
     """Create the Run, run its one trial (streaming events through deps.emit), close the Run."""
     models = {role: config.model_for(role) for role in

@@ -1,10 +1,23 @@
-"""The typed state that flows through the LangGraph workflow of one trial."""
+"""The typed state that flows through the LangGraph workflow of one trial.
+
+What each node writes to the store is in `execugraph.steps`; what a trial streams, in `execugraph.events`.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
-Decision = Literal["evaluate", "retry", "revise", "optimize", "grade", "sample"]
+from execugraph.steps import Decision, OptimizerOutcome, Review
+
+__all__ = ["Decision", "Sample", "TrialState"]
+
+
+class Sample(TypedDict):
+    """One best-of-N sample: the program, whether it passed, and its sandbox result."""
+
+    code: str
+    passed: bool
+    result: dict[str, Any]
 
 
 class TrialState(TypedDict, total=False):
@@ -14,7 +27,7 @@ class TrialState(TypedDict, total=False):
     code: str
     attempt: int  # generator calls so far
     retries_used: int  # generator calls made because of execution feedback
-    review: dict[str, Any]
+    review: Review
     review_gated: bool  # the reviewer already sent code back once
     feedback: str  # structured feedback for the next generator call
     feedback_result: dict[str, Any]  # last sandbox result on the feedback tests
@@ -24,8 +37,8 @@ class TrialState(TypedDict, total=False):
     feedback_tests: list[dict[str, Any]]  # the tests the loop (and optimizer) run against
     test_source: str  # problem | generated | smoke
     decision: Decision
-    optimizer: dict[str, Any]
+    optimizer: OptimizerOutcome
     grading: dict[str, Any]
-    samples: list[dict[str, Any]]  # best-of-N one-shot samples
+    samples: list[Sample]  # best-of-N one-shot samples
     explanation: str
     repairs: list[str]  # what lenient parsing had to repair, across the trial

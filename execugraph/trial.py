@@ -6,12 +6,13 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from execugraph.agents.context import Event, TrialContext
+from execugraph.agents.context import TrialContext
 from execugraph.config import RunConfig
+from execugraph.events import TrialEvent, TrialFinished, TrialStarted
 from execugraph.graph import build_graph, recursion_limit
 from execugraph.llm import LLMError
 from execugraph.model_router import ModelRouter
@@ -21,6 +22,11 @@ from execugraph.settings import load_settings
 from execugraph.store import StoreBusyError, SupersededError
 from execugraph.store.leases import llm_calls_for_run, reset_trial
 from sandbox import default_pool
+
+if TYPE_CHECKING:
+    from execugraph.retrieval.search import Retriever
+    from execugraph.store import Store
+    from sandbox import SandboxPool
 
 
 @dataclass
@@ -44,18 +50,18 @@ class TrialResult:
 class TrialDeps:
     """Injectable collaborators; tests pass scripted chat models, production passes nothing."""
 
-    pool: Any = None
-    retriever: Any = None
+    pool: SandboxPool | None = None
+    retriever: Retriever | None = None
     chat_models: dict[str, BaseChatModel] | None = None
     ollama_host: str | None = None
     openai_base_url: str | None = None  # None: EXECUGRAPH_OPENAI_BASE_URL
-    emit: Callable[[Event], None] | None = None
+    emit: Callable[[TrialEvent], None] | None = None
     # Asked while the trial waits for an LLM endpoint: a TrialInterrupted to stop waiting (worker stopping,
     # batch cancelled), or None to keep waiting.
     interrupted: Callable[[], TrialInterrupted | None] | None = None
 
 
-def replay_loader(store: Any) -> Callable[[int, str], dict[str, list[str]]]:
+def replay_loader(store: Store) -> Callable[[int, str], dict[str, list[str]]]:
     """Index a recorded run's LLM calls by prompt hash for the replay provider."""
 
     def load(run_id: int, role: str) -> dict[str, list[str]]:
@@ -72,7 +78,7 @@ def replay_loader(store: Any) -> Callable[[int, str], dict[str, list[str]]]:
 def run_trial(
     problem: Problem,
     config: RunConfig,
-    store: Any,
+    store: Store,
     *,
     run_id: int,
     seed: int | None = None,
@@ -101,10 +107,10 @@ def run_trial(
         store.update_trial(trial_id, status="running", feedback_source=config.feedback_tests)
     nodes: list[str] = []
 
-    def record(event: Event) -> None:
+    def record(event: TrialEvent) -> None:
         if event["type"] == "node_started":
             nodes.append(event["node"])
-        emit(event | {"trial_id": trial_id})
+        emit(event)
 
     router = ModelRouter(
         config, store, trial_id,
@@ -124,19 +130,18 @@ def run_trial(
 
         ctx.retriever = get_retriever()
     started = time.perf_counter()
-    emit({"type": "trial_started", "trial_id": trial_id, "problem_id": problem.id, "condition": config.condition})
+    emit(TrialStarted(type="trial_started", trial_id=trial_id, problem_id=problem.id, condition=config.condition))
     state: dict[str, Any] = {}
     status, message, error_kind, unreachable = "done", None, None, None
     try:
         state = build_graph(config).invoke(
-            {"attempt": 0, "retries_used": 0},
-            {"configurable": {"ctx": ctx}, "recursion_limit": recursion_limit(config)},
+            {"attempt": 0, "retries_used": 0}, {"recursion_limit": recursion_limit(config)}, context=ctx,
         )
     except TrialInterrupted as stop:  # stopped while waiting for an endpoint: put back, to run again later
         if stop.status != "abandoned":  # an abandoned trial belongs to another worker now: leave it alone
             reset_trial(store, trial_id, status=stop.status)
-        emit({"type": "trial_finished", "trial_id": trial_id, "status": stop.status, "passed": False,
-              "message": str(stop)})
+        emit(TrialFinished(type="trial_finished", trial_id=trial_id, status=stop.status, passed=False,
+                           message=str(stop)))
         return TrialResult(trial_id=trial_id, status=stop.status, passed=False, verdict=None, tests_passed=0,
                            tests_total=0, retries_used=0, test_source=None, nodes=nodes, message=str(stop))
     except LLMError as exc:
@@ -184,5 +189,5 @@ def run_trial(
         tokens_out=router.usage.tokens_out,
         llm_calls=router.usage.calls,
     )
-    emit({"type": "trial_finished", "trial_id": trial_id, "status": status, "passed": passed, "message": message})
+    emit(TrialFinished(type="trial_finished", trial_id=trial_id, status=status, passed=passed, message=message))
     return result

@@ -74,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
     def show(event: dict) -> None:
         if args.json or event["type"] != "node_finished":
             return
-        out = event.get("output", {})
-        brief = {k: v for k, v in out.items() if k in ("verdict", "decision", "passed", "severity", "accepted")}
+        from execugraph.steps import brief as step_brief  # the reviewer's severity is nested under `review`
+
+        brief = step_brief(event["node"], event.get("output", {}))
         print(f"  {event['node']:<10} attempt {event['attempt']}  {json.dumps(brief)}", file=sys.stderr)
 
     store = open_store(args, writes=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -11,6 +11,9 @@ from execugraph.runner import request_cancel, resume
 from ui import resources
 from ui.keys import Batch
 from ui.widgets import duration, pct
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 ACTIVE = ("queued", "running")
 
@@ -39,13 +42,13 @@ def _start_worker() -> None:
     resources.start_worker(resources.db_url())
 
 
-def _resume(store: Any, run_id: int) -> None:
+def _resume(store: Store, run_id: int) -> None:
     """Queue the batch again and make sure a worker will take it."""
     resume(store, run_id)
     _start_worker()
 
 
-def progress_panel(store: Any) -> None:
+def progress_panel(store: Store) -> None:
     """Queued and running batches, then the last finished ones.
 
     While a batch is queued or running the panel redraws itself every two seconds and, when the last one
@@ -59,14 +62,14 @@ def progress_panel(store: Any) -> None:
 
 
 @st.fragment(run_every=2.0)
-def _live_panel(store: Any) -> None:
+def _live_panel(store: Store) -> None:
     rows = views.active_batches(store)
     _draw(store, rows)
     if not any(r["status"] in ACTIVE for r in rows):
         st.rerun()  # the last batch ended: redraw the page, which stops this polling
 
 
-def _draw(store: Any, rows: list[dict[str, Any]]) -> None:
+def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
     if not rows:
         st.info(
             "No batches yet. Fill in the form below and press **Launch batch**; progress appears here.",
@@ -111,7 +114,7 @@ def _draw(store: Any, rows: list[dict[str, Any]]) -> None:
                 right.page_link("pages/runs.py", label="Results", icon=":material/history:")
 
 
-def launched_notice(store: Any, run_id: int) -> None:
+def launched_notice(store: Store, run_id: int) -> None:
     """What became of the batch this session launched: queued, running, or finished with its outcome."""
     run = store.get_run(run_id)
     if run is None:

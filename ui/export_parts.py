@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -22,8 +22,11 @@ from ui import protocol_parts, resources
 from ui.keys import Export
 from ui.widgets import empty_state, pct, read_only_notice, run_picker
 
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
-def export_panel(store: Any) -> None:
+
+def export_panel(store: Store) -> None:
     """Pick runs, build their bundle (zip) on request, and offer it and its summary.json for download."""
     run_ids = run_picker(Export.RUNS, store, label="Runs to export")
     if not run_ids:
@@ -70,7 +73,7 @@ def export_panel(store: Any) -> None:
     )
 
 
-def import_panel(store: Any) -> None:
+def import_panel(store: Store) -> None:
     """Upload a bundle or a published results folder as a zip and store it as runs of kind `import`."""
     if read_only_notice(store, "Importing"):
         return
@@ -118,7 +121,7 @@ def import_panel(store: Any) -> None:
             )
 
 
-def rescore_panel(store: Any) -> None:
+def rescore_panel(store: Store) -> None:
     """Regrade a run's stored programs in today's sandbox (no LLM) and list the verdicts that flipped."""
     if read_only_notice(store, "Rescoring"):
         return

@@ -9,12 +9,19 @@ keeps running and is persisted step by step.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
 from execugraph.config import RunConfig
+from execugraph.events import TrialEvent
 from execugraph.problem import Problem
 from execugraph.single import run_single
 from execugraph.trial import TrialDeps, TrialResult
+from execugraph.views import StepRow
+
+if TYPE_CHECKING:
+    from langchain_core.language_models.chat_models import BaseChatModel
+
+    from execugraph.store import Store
 
 
 class SynthesisJob:
@@ -22,12 +29,12 @@ class SynthesisJob:
 
     def __init__(
         self,
-        store: Any,
+        store: Store,
         problem: Problem,
         config: RunConfig,
         *,
         title: str = "",
-        chat_models: dict[str, Any] | None = None,
+        chat_models: dict[str, BaseChatModel] | None = None,
     ) -> None:
         self.store = store
         self.problem = problem
@@ -38,7 +45,7 @@ class SynthesisJob:
         self.result: TrialResult | None = None
         self.error: str | None = None
         self.finished = threading.Event()
-        self._events: list[dict[str, Any]] = []
+        self._events: list[TrialEvent] = []
         self._lock = threading.Lock()
         self.thread = threading.Thread(target=self._work, name="synthesize", daemon=True)
 
@@ -46,7 +53,7 @@ class SynthesisJob:
         self.thread.start()
         return self
 
-    def _emit(self, event: dict[str, Any]) -> None:
+    def _emit(self, event: TrialEvent) -> None:
         with self._lock:
             self._events.append(event)
 
@@ -67,34 +74,32 @@ class SynthesisJob:
         """Block until the trial ends (used by tests and scripts); True if it did."""
         return self.finished.wait(timeout)
 
-    def snapshot(self) -> list[dict[str, Any]]:
+    def snapshot(self) -> list[TrialEvent]:
         """The events received so far, in order."""
         with self._lock:
             return list(self._events)
 
     @property
     def trial_id(self) -> int | None:
-        for event in self.snapshot():
-            if event.get("trial_id") is not None:
-                return int(event["trial_id"])
-        return None
+        events = self.snapshot()
+        return events[0]["trial_id"] if events else None
 
-    def steps(self) -> tuple[list[dict[str, Any]], str | None]:
-        """Finished steps so far ({node, attempt, step_id, output}) and the node running now, if any."""
-        finished: list[dict[str, Any]] = []
+    def steps(self) -> tuple[list[StepRow], str | None]:
+        """Finished steps so far (without the timings only the store has) and the node running now, if any."""
+        finished: list[StepRow] = []
         running: str | None = None
         for event in self.snapshot():
             if event["type"] == "node_started":
                 running = event["node"]
             elif event["type"] == "node_finished":
                 finished.append(
-                    {
-                        "node": event["node"],
-                        "attempt": event.get("attempt", 0),
-                        "step_id": event.get("step_id"),
-                        "seq": len(finished) + 1,
-                        "output": event.get("output") or {},
-                    }
+                    StepRow(
+                        node=event["node"],
+                        attempt=event["attempt"],
+                        step_id=event["step_id"],
+                        seq=len(finished) + 1,
+                        output=event["output"],
+                    )
                 )
                 running = None
         return finished, running

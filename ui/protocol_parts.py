@@ -4,12 +4,17 @@ protocol sensitivity on Statistics, and what an imported or rescored trial recor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import streamlit as st
 
 from execugraph.grading import DEFAULT_PROTOCOL, PROTOCOLS
+from execugraph.steps import GradeOutput
 from execugraph.views.grading import recorded_grading, sensitivity_rows
+
+if TYPE_CHECKING:
+    from execugraph.store import Store, Trial
+    from execugraph.views import StepRow
 
 SYN_PROTOCOL = "syn.grading_protocol"
 BATCH_PROTOCOL = "batch.grading_protocol"
@@ -72,7 +77,7 @@ def rescore_summary(report: Any) -> None:
         st.dataframe(report.unresolved, hide_index=True, key="export.rescore_unresolved")
 
 
-def sensitivity_section(store: Any, run_ids: Sequence[int], conditions: Sequence[str]) -> None:
+def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequence[str]) -> None:
     """The family's comparisons under both protocols side by side, with the programs that changed verdict."""
     from execugraph.stats.protocols import protocol_sensitivity
 
@@ -117,7 +122,7 @@ def sensitivity_section(store: Any, run_ids: Sequence[int], conditions: Sequence
         st.caption("No program changed verdict in this comparison.")
 
 
-def recorded_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> bool:
+def recorded_panel(store: Store, trial: Trial, steps: list[StepRow]) -> bool:
     """For an imported or rescored trial: its program, stderr and verdicts. Returns whether it drew anything."""
     view = recorded_grading(store, trial, steps)
     if view is None:
@@ -147,10 +152,10 @@ def recorded_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> bool:
     return True
 
 
-def protocol_caption(trial: Any, steps: list[dict[str, Any]]) -> None:
+def protocol_caption(trial: Trial, steps: list[StepRow]) -> None:
     """One line under a trial's metrics: the grading protocol it was graded under (and when that changed nothing)."""
     grade = next((s for s in reversed(steps) if s["node"] == "grade"), None)
-    out = (grade or {}).get("output") or {}
+    out = cast(GradeOutput, grade["output"] if grade else {})
     protocol = trial.grading_protocol or out.get("grading_protocol")
     if protocol:
         note = out.get("protocol_note")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -10,8 +10,11 @@ from execugraph.figures import charts
 from ui.keys import Runs
 from ui.widgets import duration, pct
 
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
-def summary_panel(store: Any, run: Any) -> None:
+
+def summary_panel(store: Store, run: Any) -> None:
     """Overall numbers, a table per condition, and the condition x category pass-rate heatmap (all SQL-side)."""
     summary = store.run_summary(run.id)
     overall = summary["overall"]
@@ -72,7 +75,7 @@ def _keep() -> None:
 
 
 @st.dialog("Delete this run?", on_dismiss=_keep)
-def _confirm_delete(store: Any, run_id: int, title: str, trials: int) -> None:
+def _confirm_delete(store: Store, run_id: int, title: str, trials: int) -> None:
     """Shown while a deletion is pending; only the explicit button deletes."""
     st.write(
         f"Run #{run_id} *{title}* and its {trials} trial(s), with every step, LLM call, sandbox result and "
@@ -89,7 +92,7 @@ def _confirm_delete(store: Any, run_id: int, title: str, trials: int) -> None:
         st.rerun()
 
 
-def manage_panel(store: Any, run: Any, trials: int) -> None:
+def manage_panel(store: Store, run: Any, trials: int) -> None:
     """Rename, retag or delete the run (a run a worker is still processing must be cancelled first)."""
     if st.session_state.get("_runs.loaded") != run.id:
         st.session_state.update({"_runs.loaded": run.id, Runs.RENAME: run.title, Runs.TAGS: ", ".join(run.tags or [])})
@@ -118,7 +121,7 @@ def manage_panel(store: Any, run: Any, trials: int) -> None:
         _confirm_delete(store, run.id, run.title, trials)
 
 
-def filter_row(store: Any) -> dict[str, Any]:
+def filter_row(store: Store) -> dict[str, Any]:
     """Kind, status, benchmark, model, text, tag and date filters; returns the keyword arguments of `run_rows`."""
     from datetime import UTC, datetime, time, timedelta
 

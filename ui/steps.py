@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
 from execugraph import views
-from execugraph.views import code_diff, test_result_rows
+from execugraph.steps import (
+    EvaluatorOutput,
+    ExplainerOutput,
+    GeneratorOutput,
+    GradeOutput,
+    OptimizerOutput,
+    PlannerOutput,
+    ReviewerOutput,
+    severity_of,
+)
+from execugraph.views import StepRow, code_diff, test_result_rows
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 ICONS = {
     "planner": ":material/map:",
@@ -20,26 +33,30 @@ ICONS = {
 }
 
 
-def step_title(step: dict[str, Any]) -> str:
+def step_title(step: StepRow) -> str:
     """One line: icon, node, attempt and the gist of its output."""
     node, out = step["node"], step.get("output") or {}
     gist = ""
     if out.get("error"):
         gist = "failed with an error"
     elif node == "evaluator":
-        gist = f"{out.get('verdict')} {out.get('tests_passed')}/{out.get('tests_total')} -> {out.get('decision')}"
+        ran = cast(EvaluatorOutput, out)
+        gist = f"{ran.get('verdict')} {ran.get('tests_passed')}/{ran.get('tests_total')} -> {ran.get('decision')}"
     elif node == "grade":
-        gist = f"{'PASSED' if out.get('passed') else 'FAILED'} ({out.get('verdict')}, {out.get('tests_passed')}/{out.get('tests_total')})"
+        graded = cast(GradeOutput, out)
+        gist = (f"{'PASSED' if graded.get('passed') else 'FAILED'} ({graded.get('verdict')}, "
+                f"{graded.get('tests_passed')}/{graded.get('tests_total')})")
     elif node == "reviewer":
         if views.unparsed_reply(step):
             gist = "reply not parsed"
         else:
-            gist = f"severity {(out.get('review') or {}).get('severity', '?')}"
-        gist += ", sent back" if out.get("gated") else ""
+            gist = f"severity {severity_of(out) or '?'}"
+        gist += ", sent back" if cast(ReviewerOutput, out).get("gated") else ""
     elif node == "optimizer":
-        gist = "accepted" if out.get("accepted") else f"kept the original ({out.get('reason', '')})"
+        tried = cast(OptimizerOutput, out)
+        gist = "accepted" if tried.get("accepted") else f"kept the original ({tried.get('reason', '')})"
     elif node == "generator":
-        gist = out.get("reason", "")
+        gist = cast(GeneratorOutput, out).get("reason", "")
     parts = [f"#{step.get('seq', '?')} {node}", f"attempt {step.get('attempt', 0)}"]
     if gist:
         parts.append(gist)
@@ -52,7 +69,7 @@ def step_title(step: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _test_results(store: Any, step_id: int | None) -> None:
+def _test_results(store: Store, step_id: int | None) -> None:
     if step_id is None:
         return
     for execution in store.executions_for_step(step_id):
@@ -69,7 +86,7 @@ def _test_results(store: Any, step_id: int | None) -> None:
             st.code(execution.code, language="python", line_numbers=True)
 
 
-def _unparsed(step: dict[str, Any], store: Any) -> bool:
+def _unparsed(step: StepRow, store: Store) -> bool:
     """Say when the agent's reply could not be used as written, and show the reply; True if so."""
     problem = views.unparsed_reply(step)
     if problem is None:
@@ -90,23 +107,25 @@ def explanation(text: str | None) -> None:
         st.caption(f"Explanation {note}.")
 
 
-def render_step(step: dict[str, Any], store: Any, *, previous_code: str = "") -> None:
+def render_step(step: StepRow, store: Store, *, previous_code: str = "") -> None:
     """The body of one step: plan, code, review, per-test results, decision, optimizer diff or explanation."""
     node, out = step["node"], step.get("output") or {}
-    if out.get("error"):
-        st.error(f"This step raised {out['error']}", icon=":material/error:")
+    error = out.get("error")
+    if error:
+        st.error(f"This step raised {error}", icon=":material/error:")
     if node == "planner":
-        st.markdown(out.get("plan") or "_no plan_")
-        if out.get("hits"):
+        planned = cast(PlannerOutput, out)
+        st.markdown(planned.get("plan") or "_no plan_")
+        if planned.get("hits"):
             st.caption("Retrieved techniques")
-            st.dataframe(out["hits"], hide_index=True)
+            st.dataframe(planned.get("hits"), hide_index=True)
     elif node == "generator":
         _unparsed(step, store)
-        st.code(out.get("code") or "# (no code)", language="python", line_numbers=True)
+        st.code(cast(GeneratorOutput, out).get("code") or "# (no code)", language="python", line_numbers=True)
     elif node == "reviewer":
-        review = out.get("review") or {}
+        review = cast(ReviewerOutput, out).get("review") or {}
         assumed = _unparsed(step, store)
-        st.markdown(f"**Severity:** {review.get('severity', '?')}" + (" (assumed, not in the reply)" if assumed else ""))
+        st.markdown(f"**Severity:** {severity_of(out) or '?'}" + (" (assumed, not in the reply)" if assumed else ""))
         for title, items in (
             ("Invariants", review.get("invariants")),
             ("Potential failures", review.get("potential_failures")),
@@ -114,35 +133,39 @@ def render_step(step: dict[str, Any], store: Any, *, previous_code: str = "") ->
             if items:
                 st.markdown(f"**{title}:**\n" + "\n".join(f"- {item}" for item in items))
     elif node == "evaluator":
+        ran = cast(EvaluatorOutput, out)
         st.markdown(
-            f"**Verdict:** {out.get('verdict')} · **tests:** {out.get('tests_passed')}/{out.get('tests_total')} "
-            f"({out.get('test_source', '?')} tests) · **decision:** {out.get('decision')}"
+            f"**Verdict:** {ran.get('verdict')} · **tests:** {ran.get('tests_passed')}/{ran.get('tests_total')} "
+            f"({ran.get('test_source', '?')} tests) · **decision:** {ran.get('decision')}"
         )
         _test_results(store, step.get("step_id"))
-        if out.get("feedback"):
+        if ran.get("feedback"):
             st.caption("Feedback sent to the generator")
-            st.code(out["feedback"], language="text")
+            st.code(ran.get("feedback"), language="text")
     elif node == "optimizer":
-        st.markdown(f"**{'Accepted' if out.get('accepted') else 'Rejected'}:** {out.get('reason', '')}")
-        if out.get("candidate"):
-            diff = code_diff(previous_code, out["candidate"], "before", "optimized")
+        tried = cast(OptimizerOutput, out)
+        st.markdown(f"**{'Accepted' if tried.get('accepted') else 'Rejected'}:** {tried.get('reason', '')}")
+        candidate = tried.get("candidate")
+        if candidate:
+            diff = code_diff(previous_code, candidate, "before", "optimized")
             st.code(diff or "(no change)", language="diff")
         _test_results(store, step.get("step_id"))
     elif node == "grade":
-        ok = out.get("passed")
+        graded = cast(GradeOutput, out)
+        ok = graded.get("passed")
         (st.success if ok else st.error)(
-            f"{'Passed' if ok else 'Failed'}: {out.get('verdict')}, "
-            f"{out.get('tests_passed')}/{out.get('tests_total')} {out.get('test_source', '')} tests"
+            f"{'Passed' if ok else 'Failed'}: {graded.get('verdict')}, "
+            f"{graded.get('tests_passed')}/{graded.get('tests_total')} {graded.get('test_source', '')} tests"
         )
         _test_results(store, step.get("step_id"))
     elif node == "explainer":
-        explanation(out.get("explanation"))
+        explanation(cast(ExplainerOutput, out).get("explanation"))
     else:
         st.json(out)
         _test_results(store, step.get("step_id"))  # e.g. the recorded grading of an imported trial
 
 
-def render_llm_calls(store: Any, step_id: int | None) -> None:
+def render_llm_calls(store: Store, step_id: int | None) -> None:
     """The step's chat completions: who answered, cost, cache hit, then every message and the reply."""
     if step_id is None:
         return
@@ -160,8 +183,8 @@ def render_llm_calls(store: Any, step_id: int | None) -> None:
 
 
 def render_steps(
-    steps: list[dict[str, Any]],
-    store: Any,
+    steps: list[StepRow],
+    store: Store,
     *,
     expanded: bool = False,
     highlight_seq: int | None = None,
@@ -182,4 +205,4 @@ def render_steps(
             if calls:
                 render_llm_calls(store, step.get("step_id"))
         if step["node"] == "generator":
-            code = (step.get("output") or {}).get("code", code)
+            code = cast(GeneratorOutput, step.get("output") or {}).get("code", code)

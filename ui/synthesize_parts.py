@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -12,6 +12,9 @@ from ui.jobs import SynthesisJob
 from ui.keys import Syn
 from ui.steps import explanation, render_steps
 from ui.widgets import model_pickers
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 
 def problem_inputs() -> list[dict[str, Any]]:
@@ -102,7 +105,7 @@ def request(rows: list[dict[str, Any]], default_model: str, models: dict[str, st
 
 
 @st.fragment(run_every=1.0)
-def live(job: SynthesisJob, store: Any) -> None:
+def live(job: SynthesisJob, store: Store) -> None:
     """Redrawn every second while the trial runs; hands over to a full rerun when it ends."""
     steps, running = job.steps()
     render_steps(steps, store)
@@ -111,7 +114,7 @@ def live(job: SynthesisJob, store: Any) -> None:
         st.rerun()
 
 
-def result_panel(job: SynthesisJob, store: Any) -> None:
+def result_panel(job: SynthesisJob, store: Store) -> None:
     """The verdict, a link to the trace, the final program and explanation, then every step."""
     result = job.result
     if result.status != "done":

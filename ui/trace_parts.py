@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
 from execugraph import views
+from execugraph.steps import GeneratorOutput
+from execugraph.views import StepRow
 from ui.keys import Trace
 from ui.steps import render_steps
 
+if TYPE_CHECKING:
+    from execugraph.store import Store, Trial
 
-def code_panel(steps: list[dict[str, Any]]) -> None:
+
+def code_panel(steps: list[StepRow]) -> None:
     """Each program the trial produced, and the diff between any two of them."""
     attempts = views.code_attempts(steps)
     if not attempts:
@@ -32,7 +37,12 @@ def code_panel(steps: list[dict[str, Any]]) -> None:
         tab.code(attempt["code"], language="python", line_numbers=True)
 
 
-def compare_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> None:
+def _code(step: StepRow) -> str:
+    """The program a step wrote ('' for every node but the generator)."""
+    return cast(GeneratorOutput, step["output"]).get("code", "")
+
+
+def compare_panel(store: Store, trial: Trial, steps: list[StepRow]) -> None:
     """This trial next to another of the same problem, with the first point of divergence highlighted."""
     siblings = views.sibling_trials(store, trial.id)
     if not siblings:
@@ -65,8 +75,8 @@ def compare_panel(store: Any, trial: Any, steps: list[dict[str, Any]]) -> None:
         st.warning(
             f"First divergence at step {divergence.index + 1}: {divergence.reason}.", icon=":material/call_split:"
         )
-        a_code = next((s["output"].get("code", "") for s in steps if s["seq"] == divergence.seq_a), None)
-        b_code = next((s["output"].get("code", "") for s in other if s["seq"] == divergence.seq_b), None)
+        a_code = next((_code(s) for s in steps if s["seq"] == divergence.seq_a), None)
+        b_code = next((_code(s) for s in other if s["seq"] == divergence.seq_b), None)
         if a_code is not None and b_code is not None and a_code != b_code:
             st.code(views.code_diff(a_code, b_code, f"trial {trial.id}", f"trial {other_id}"), language="diff")
     left, right = st.columns(2)

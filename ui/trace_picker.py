@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -10,12 +10,15 @@ from execugraph import views
 from ui.keys import Trace
 from ui.widgets import empty_state
 
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
 ANY = "any"
 LIMIT = 500
 _RESET = {Trace.CONDITION: ANY, Trace.PROBLEM: ANY, Trace.OUTCOME: ANY}
 
 
-def follow_links(store: Any) -> None:
+def follow_links(store: Store) -> None:
     """Apply a `?run=` or `?trial=` link once (later choices on the page are not overridden)."""
     run = st.query_params.get("run")
     if run and run.isdigit() and st.session_state.get("_trace.linked_run") != run:
@@ -34,7 +37,7 @@ def _outcome(t: dict[str, Any]) -> str:
     return "passed" if t["passed"] else "failed" if t["status"] == "done" else t["status"]
 
 
-def pick_trial(store: Any) -> int | None:
+def pick_trial(store: Store) -> int | None:
     """Run, filters and trial selectors; None (after saying why) when there is nothing to show."""
     follow_links(store)
     wanted = st.session_state.get(Trace.RUN)

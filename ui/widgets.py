@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -12,13 +12,16 @@ from execugraph.settings import EMBEDDED_MODEL
 from execugraph.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
 from ui import keys
 
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
 
 def pct(value: float | None, digits: int = 0) -> str:
     """0.4567 -> '46%' ('-' for None)."""
     return "-" if value is None else f"{100 * value:.{digits}f}%"
 
 
-def read_only_notice(store: Any, action: str) -> bool:
+def read_only_notice(store: Store, action: str) -> bool:
     """On a read-only database, say that `action` (e.g. "Launching a batch") is off and why; True when it is."""
     if not getattr(store, "read_only", False):
         return False
@@ -78,7 +81,7 @@ def _parse_ids(raw: str) -> list[int]:
 
 def run_picker(
     key: str,
-    store: Any,
+    store: Store,
     *,
     label: str = "Runs",
     fallback: Callable[[], list[int]] | None = None,

@@ -1,2 +1,4 @@
 """The six agents, their prompts, the trial context and execution glue; each node is a plain function
-(state, ctx) -> partial state update. Reading model replies back is `execugraph.parsing`'s job."""
+(state, runtime) -> partial state update, its trial's dependencies in `runtime.context` (a TrialContext).
+What a node stores as its step output is typed in `execugraph.steps`; reading model replies back is
+`execugraph.parsing`'s job."""

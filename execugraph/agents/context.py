@@ -1,4 +1,9 @@
-"""What every agent node needs besides the state: config, problem, models, store, sandbox."""
+"""What every agent node needs besides the state: config, problem, models, store, sandbox.
+
+A trial's `TrialContext` is the graph's LangGraph context (`context_schema`): `run_trial`
+passes it to `invoke(..., context=ctx)` and each node reads it from `runtime.context`, so
+the compiled graph holds no per-trial object and is shared by every trial of its topology.
+"""
 
 from __future__ import annotations
 
@@ -6,52 +11,65 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, cast
 
 from execugraph.config import RunConfig
+from execugraph.events import NodeFinished, NodeStarted, TrialEvent
 from execugraph.model_router import ModelRouter
 from execugraph.problem import Problem
+from execugraph.steps import NodeName, StepOutput
 
-Event = dict[str, Any]
+if TYPE_CHECKING:
+    from execugraph.retrieval.search import Retriever
+    from execugraph.store import Store
+    from sandbox import SandboxPool
 
 
 @dataclass
 class StepRecord:
     """What one node produced, written to the store in one transaction when the node ends."""
 
-    node: str
+    node: NodeName
     attempt: int
-    started_at: Any
+    started_at: datetime
     output: dict[str, Any] = field(default_factory=dict)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
     executions: list[dict[str, Any]] = field(default_factory=list)
     hits: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _ignore(event: TrialEvent) -> None:
+    return None
+
+
 @dataclass
 class TrialContext:
-    """Per-trial dependencies, handed to the nodes through the graph's run config."""
+    """Per-trial dependencies, handed to the nodes as the graph run's context."""
 
     config: RunConfig
     problem: Problem
     router: ModelRouter
-    store: Any
+    store: Store
     trial_id: int
-    pool: Any
-    retriever: Any = None
-    emit: Callable[[Event], None] = lambda event: None
+    pool: SandboxPool
+    retriever: Retriever | None = None
+    emit: Callable[[TrialEvent], None] = _ignore
     current: StepRecord | None = None
     node_durations: dict[str, float] = field(default_factory=dict)
 
     @contextmanager
-    def step(self, node: str, attempt: int) -> Iterator[dict[str, Any]]:
-        """Collect a node's output, LLM calls and executions; persist them together when it ends, even on error."""
+    def step(self, node: NodeName, attempt: int) -> Iterator[dict[str, Any]]:
+        """Collect a node's output, LLM calls and executions; persist them together when it ends, even on error.
+
+        The node fills the yielded dict with its `execugraph.steps` output type (`out.update(PlannerOutput(...))`).
+        """
         from execugraph.store import utcnow
 
         record = StepRecord(node, attempt, utcnow())
         self.current = record
         self.router.sink = record.llm_calls.append
-        self.emit({"type": "node_started", "node": node, "attempt": attempt})
+        self.emit(NodeStarted(type="node_started", trial_id=self.trial_id, node=node, attempt=attempt))
         started = time.perf_counter()
         try:
             yield record.output
@@ -66,8 +84,9 @@ class TrialContext:
                 output=record.output, llm_calls=record.llm_calls, executions=record.executions, hits=record.hits,
             )
             self.node_durations[node] = self.node_durations.get(node, 0.0) + time.perf_counter() - started
-            self.emit({"type": "node_finished", "node": node, "attempt": attempt, "step_id": step_id,
-                       "output": record.output})
+            output = cast(StepOutput, record.output)  # the node filled it with its own output type
+            self.emit(NodeFinished(type="node_finished", trial_id=self.trial_id, node=node, attempt=attempt,
+                                   step_id=step_id, output=output))
 
     def ask(self, role: str, prompt: str, *, temperature: float | None = None, seed: int | None = None) -> str:
         """One system + user prompt to `role`'s model, recorded with the current step."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
+
 from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import execute
 from execugraph.agents.prompts import format_feedback, render, task_values
@@ -24,7 +26,8 @@ from execugraph.grading import (
 )
 from execugraph.grading import grading_tests as rule_grading_tests
 from execugraph.parsing import parse_generated_tests
-from execugraph.state import TrialState
+from execugraph.state import Sample, TrialState
+from execugraph.steps import Decision, EvaluatorOutput, TestWriting
 
 
 def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> TrialState:
@@ -37,7 +40,7 @@ def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> Tr
                                    ctx.problem.signature)
     tests = list(parsed.value)
     dropped = int(getattr(parsed, "dropped", 0))
-    out.update(generated_tests=len(tests), generated_dropped=dropped, repairs=parsed.repairs)
+    out.update(TestWriting(generated_tests=len(tests), generated_dropped=dropped, repairs=parsed.repairs))
     return {"generated_tests": tests, "generated_dropped": dropped}
 
 
@@ -52,7 +55,7 @@ def choose_feedback_tests(state: TrialState, ctx: TrialContext, out: dict[str, A
     return tests, source, update
 
 
-def _decide(state: TrialState, ctx: TrialContext, ok: bool) -> str:
+def _decide(state: TrialState, ctx: TrialContext, ok: bool) -> Decision:
     if ctx.config.best_of_n > 1:
         return "sample" if len(state.get("samples", [])) + 1 < ctx.config.best_of_n else "grade"
     if ok:
@@ -62,7 +65,8 @@ def _decide(state: TrialState, ctx: TrialContext, ok: bool) -> str:
     return "grade"
 
 
-def evaluate(state: TrialState, ctx: TrialContext) -> TrialState:
+def evaluate(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
+    ctx = runtime.context
     attempt = max(0, state.get("attempt", 1) - 1)
     code = state.get("code", "")
     with ctx.step("evaluator", attempt) as out:
@@ -80,9 +84,9 @@ def evaluate(state: TrialState, ctx: TrialContext) -> TrialState:
         feedback = ""
         if decision == "retry":
             feedback = format_feedback(result.get("tests", []), error_class(result), result.get("stderr", ""))
-        out.update(verdict=result["verdict"], passed=ok, decision=decision, test_source=source, feedback=feedback,
-                   tests_passed=result["tests_passed"], tests_total=result["tests_total"],
-                   first_failure=failure)
+        out.update(EvaluatorOutput(verdict=result["verdict"], passed=ok, decision=decision, test_source=source,
+                                   feedback=feedback, tests_passed=result["tests_passed"],
+                                   tests_total=result["tests_total"], first_failure=failure))
     update.update(
         feedback_result=result,
         feedback_passed=ok,
@@ -92,7 +96,7 @@ def evaluate(state: TrialState, ctx: TrialContext) -> TrialState:
         feedback=feedback,
     )
     if ctx.config.best_of_n > 1:
-        update["samples"] = [*state.get("samples", []), {"code": code, "passed": ok, "result": result}]
+        update["samples"] = [*state.get("samples", []), Sample(code=code, passed=ok, result=result)]
     return update
 
 

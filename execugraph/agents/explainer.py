@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from langgraph.runtime import Runtime
+
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render
 from execugraph.parsing import parse_plan
 from execugraph.state import TrialState
+from execugraph.steps import ExplainerOutput
 
 MAX_EXPLANATION_CHARS = 4000
 
 
-def explain(state: TrialState, ctx: TrialContext) -> TrialState:
+def explain(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
+    ctx = runtime.context
     attempt = max(0, state.get("attempt", 1) - 1)
     with ctx.step("explainer", attempt) as out:
         prompt = render("explainer", statement=ctx.problem.statement, code=state.get("code", ""))
         # parse_plan strips chatter and <think> blocks the same way for explanations.
         text = parse_plan(ctx.ask("explainer", prompt), max_chars=MAX_EXPLANATION_CHARS).value
-        out["explanation"] = text
+        out.update(ExplainerOutput(explanation=text))
     return {"explanation": text}

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from langgraph.runtime import Runtime
+
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import format_review, render, task_values
 from execugraph.parsing import extract_code
 from execugraph.state import TrialState
+from execugraph.steps import GeneratorOutput
 
 
 def _prompt(state: TrialState, ctx: TrialContext) -> str:
@@ -21,7 +24,8 @@ def _prompt(state: TrialState, ctx: TrialContext) -> str:
     return render("generator", **common, plan=state.get("plan", ""))
 
 
-def generate(state: TrialState, ctx: TrialContext) -> TrialState:
+def generate(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
+    ctx = runtime.context
     attempt = state.get("attempt", 0)
     decision = state.get("decision")
     sampling = ctx.config.best_of_n > 1
@@ -32,7 +36,8 @@ def generate(state: TrialState, ctx: TrialContext) -> TrialState:
             seed=ctx.config.seed + attempt if sampling else None,
         )
         parsed = extract_code(text, ctx.problem.entry_point, ctx.problem.aliases)
-        out.update(code=parsed.value, repairs=parsed.repairs, parsed_ok=parsed.ok, reason=decision or "initial")
+        out.update(GeneratorOutput(code=parsed.value, repairs=parsed.repairs, parsed_ok=parsed.ok,
+                                   reason=decision or "initial"))
     update: TrialState = {
         "code": parsed.value,
         "attempt": attempt + 1,

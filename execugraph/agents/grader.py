@@ -7,38 +7,45 @@ later rescore can tell whether it grades on the very suite this trial was graded
 
 from __future__ import annotations
 
+from langgraph.runtime import Runtime
+
 from execugraph.agents.context import TrialContext
 from execugraph.agents.evaluator import grading_tests
 from execugraph.agents.execution import execute
 from execugraph.grading import passed, protocol_note, suite_digest
 from execugraph.state import TrialState
+from execugraph.steps import GradeOutput
 
 
-def grade(state: TrialState, ctx: TrialContext) -> TrialState:
+def grade(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
+    ctx = runtime.context
     attempt = max(0, state.get("attempt", 1) - 1)
     protocol = ctx.config.grading_protocol
     with ctx.step("grade", attempt) as out:
         samples = state.get("samples")
         tests, source = grading_tests(ctx, state)
+        reused = False
         if samples:  # best-of-N: pass@N is any sample passing; pass@1 is the mean over samples
             winner = next((s for s in samples if s["passed"]), samples[-1])
             result, code = winner["result"], winner["code"]
-            out.update(samples_total=len(samples), samples_passed=sum(s["passed"] for s in samples))
         else:
             code = state.get("code", "")
             previous = state.get("feedback_result") or {}
-            if previous.get("code") == code and state.get("feedback_tests") == tests:
-                result = previous
-                out["reused_execution"] = True
-            else:
-                result = execute(ctx, code, tests, "grading")
+            reused = previous.get("code") == code and state.get("feedback_tests") == tests
+            result = previous if reused else execute(ctx, code, tests, "grading")
         ok = passed(result)
         digest = suite_digest(tests)
-        out.update(passed=ok, verdict=result["verdict"], tests_passed=result["tests_passed"],
-                   tests_total=result["tests_total"], test_source=source, grading_protocol=protocol,
-                   suite_digest=digest)
+        output = GradeOutput(passed=ok, verdict=result["verdict"], tests_passed=result["tests_passed"],
+                             tests_total=result["tests_total"], test_source=source, grading_protocol=protocol,
+                             suite_digest=digest)
+        if samples:
+            output["samples_total"] = len(samples)
+            output["samples_passed"] = sum(s["passed"] for s in samples)
+        if reused:
+            output["reused_execution"] = True
         note = protocol_note(ctx.problem, protocol)
         if note:
-            out["protocol_note"] = note
+            output["protocol_note"] = note
+        out.update(output)
     return {"grading": result | {"passed": ok, "code": code, "suite_digest": digest}, "code": code,
             "test_source": source}

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
+
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render, task_values
 from execugraph.parsing import parse_plan
 from execugraph.state import TrialState
+from execugraph.steps import PlannerOutput, Retrieval
 
 
 def retrieve_techniques(ctx: TrialContext, out: dict[str, Any]) -> str:
@@ -19,16 +22,18 @@ def retrieve_techniques(ctx: TrialContext, out: dict[str, Any]) -> str:
     query = ctx.problem.statement
     hits = ctx.retriever.retrieve(query, k=ctx.config.retrieval_k)
     rows = [hit.to_row() for hit in hits]
-    ctx.current.hits.extend(row | {"query": query} for row in rows)  # written with the planner step
-    out["hits"] = rows
+    if ctx.current is not None:
+        ctx.current.hits.extend(dict(row) | {"query": query} for row in rows)  # written with the planner step
+    out.update(Retrieval(hits=rows))
     return format_for_prompt(hits)
 
 
-def plan(state: TrialState, ctx: TrialContext) -> TrialState:
+def plan(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
+    ctx = runtime.context
     with ctx.step("planner", 0) as out:
         techniques = retrieve_techniques(ctx, out)
         values = task_values(ctx.problem)
         prompt = render("planner", statement=values["statement"], signature=values["signature"], techniques=techniques)
         parsed = parse_plan(ctx.ask("planner", prompt))
-        out.update(plan=parsed.value, repairs=parsed.repairs)
+        out.update(PlannerOutput(plan=parsed.value, repairs=parsed.repairs))
     return {"plan": parsed.value, "repairs": [*state.get("repairs", []), *parsed.repairs]}

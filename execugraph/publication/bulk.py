@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Table, insert
 from sqlalchemy.dialects import postgresql, sqlite
@@ -19,11 +19,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from execugraph.store.engine import writer
 from execugraph.store.models import ProblemRecord
 
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
 BATCH = 500  # rows per INSERT statement
 
 
 @contextmanager
-def transaction(store: Any) -> Iterator[Connection]:
+def transaction(store: Store) -> Iterator[Connection]:
     """One write transaction on the store's database: committed on exit, rolled back on any error."""
     with writer(store.engine).begin() as conn:
         yield conn

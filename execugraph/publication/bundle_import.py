@@ -18,7 +18,7 @@ whole import back.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, select
 
@@ -29,6 +29,9 @@ from execugraph.publication.formats import IssueCollector
 from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
 from execugraph.publication.source import FileSet, FileView
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 __all__ = ["OPTIONAL_FILES", "UNIMPORTABLE_STATUSES", "find_bundle_root", "import_bundle"]
 
@@ -89,7 +92,7 @@ def _copy(
     return new_ids
 
 
-def import_bundle(store: Any, fileset: FileSet, root: str) -> ImportResult:
+def import_bundle(store: Store, fileset: FileSet, root: str) -> ImportResult:
     """Import the bundle at `root` of `fileset` (all or nothing); runs already imported from it are not duplicated."""
     files = fileset.under(root)
     index = check_bundle(files)

@@ -25,7 +25,7 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from sqlalchemy import select
@@ -36,6 +36,9 @@ from execugraph.publication.meta import build_run_meta, run_entry
 from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path, suite_path_to_name
 from execugraph.run_names import conditions_of, run_name
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 ZIP_MODE = 0o644
@@ -63,7 +66,7 @@ def _t(model: Any) -> Any:
     return model.__table__
 
 
-def _read_rows(store: Any, run_ids: Sequence[int]) -> _Rows:
+def _read_rows(store: Store, run_ids: Sequence[int]) -> _Rows:
     runs_t, trials_t = _t(Run), _t(Trial)
     wanted = sorted({int(r) for r in run_ids})
     if not wanted:
@@ -232,14 +235,14 @@ def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: di
     return "\n".join(lines).encode("utf-8")
 
 
-def _database_folder(store: Any) -> list[Path]:
+def _database_folder(store: Store) -> list[Path]:
     if store.engine.dialect.name != "sqlite":
         return []
     database = unquote(str(store.engine.url.database or "").removeprefix("file:").partition("?")[0])
     return [Path(database).parent] if database else []
 
 
-def _private(store: Any, tables: dict[str, list[dict[str, Any]]], include_host: bool) -> None:
+def _private(store: Store, tables: dict[str, list[dict[str, Any]]], include_host: bool) -> None:
     """Record file suites by name and SHA-256 and, unless `include_host`, scrub every table (see `privacy`)."""
     runs = tables[layout.RUNS]
     suites = [suite_path(r["config"]) for r in runs]
@@ -263,7 +266,7 @@ def _with_suite(config: dict[str, Any]) -> dict[str, Any]:
     return config | {"suite": named["suite"]} if "suite" in named else config
 
 
-def bundle_files(store: Any, run_ids: Sequence[int], *, include_host: bool = False) -> dict[str, bytes]:
+def bundle_files(store: Store, run_ids: Sequence[int], *, include_host: bool = False) -> dict[str, bytes]:
     """The whole bundle as file name -> bytes, deterministic for the same stored runs.
 
     Unless `include_host`, nothing in it names this host, its users or local paths (see `privacy`).
@@ -336,7 +339,7 @@ def _write_zip(files: dict[str, bytes], path: Path) -> None:
             archive.writestr(info, files[name], compresslevel=9)
 
 
-def export_bundle(store: Any, run_ids: Sequence[int], out: str | Path, *, include_host: bool = False) -> dict[str, Any]:
+def export_bundle(store: Store, run_ids: Sequence[int], out: str | Path, *, include_host: bool = False) -> dict[str, Any]:
     """Write the bundle to `out` (a new folder, or a .zip file); returns what was written.
 
     Refuses to overwrite: `out` must not exist (an empty folder is fine). The

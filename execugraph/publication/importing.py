@@ -9,7 +9,7 @@ what was expected.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from execugraph.publication.bundle_import import find_bundle_root, import_bundle
 from execugraph.publication.formats import BundleFormatError, Issue
@@ -17,8 +17,11 @@ from execugraph.publication.reference_import import TRIALS_FILE, import_referenc
 from execugraph.publication.results import ImportResult
 from execugraph.publication.source import FileSet, read_input, read_zip_bytes
 
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
-def import_fileset(store: Any, fileset: FileSet) -> ImportResult:
+
+def import_fileset(store: Store, fileset: FileSet) -> ImportResult:
     """Import an input already read into memory."""
     root = find_bundle_root(fileset)
     if root is not None:
@@ -45,7 +48,7 @@ def _limit(max_bytes: int | None) -> int:
     return load_settings().import_max_bytes
 
 
-def import_path(store: Any, path: str | Path, *, max_bytes: int | None = None) -> ImportResult:
+def import_path(store: Store, path: str | Path, *, max_bytes: int | None = None) -> ImportResult:
     """Import a bundle or results tree from a folder or a .zip file.
 
     `max_bytes` caps what the input may unpack to (default: the import_max_bytes setting, 1 GiB).
@@ -54,7 +57,7 @@ def import_path(store: Any, path: str | Path, *, max_bytes: int | None = None) -
         return import_fileset(store, fileset)
 
 
-def import_zip_bytes(store: Any, data: bytes, name: str = "upload", *, max_bytes: int | None = None) -> ImportResult:
+def import_zip_bytes(store: Store, data: bytes, name: str = "upload", *, max_bytes: int | None = None) -> ImportResult:
     """Import an uploaded zip (the dashboard's upload widget hands over bytes)."""
     stem = name[:-4] if name.lower().endswith(".zip") else name
     with read_zip_bytes(data, name=stem, label=name if name != stem else None, max_bytes=_limit(max_bytes)) as fileset:

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from execugraph.problem import Problem
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 _HUMANEVAL_ID = re.compile(r"^humaneval_(\d+)$")
 _HUMANEVAL_NAMES = ("humaneval", "humaneval-164", "humaneval164")
@@ -39,7 +42,7 @@ class Resolution:
 class ProblemResolver:
     """Resolves and caches problems for one rescore; loaders are read at most once."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
         self._cache: dict[tuple[str, str, str], list[Resolution] | str] = {}
         self._internal: dict[str, Problem] | None = None

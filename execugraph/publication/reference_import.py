@@ -45,7 +45,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.publication.bulk import insert_missing_problems, insert_rows, transaction
 from execugraph.publication.formats import IssueCollector, decode_datetime, load_json_object
@@ -53,6 +53,9 @@ from execugraph.publication.reference_problems import BenchmarkFile, find_benchm
 from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
 from execugraph.publication.source import FileSet
 from execugraph.store.models import Execution, Run, Step, Trial, utcnow
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 TRIALS_FILE = "trials.jsonl"
 META_FILE = "run_meta.json"
@@ -424,7 +427,7 @@ def _step_output(line: int, rec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def import_reference(store: Any, fileset: FileSet) -> ImportResult:
+def import_reference(store: Store, fileset: FileSet) -> ImportResult:
     """Import every run folder of a published results tree in one transaction: all of it or nothing."""
     issues = IssueCollector()
     names = run_folders(fileset)

@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
@@ -48,6 +48,9 @@ from execugraph.publication.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regr
 from execugraph.publication.problems import ProblemResolver, Resolution
 from execugraph.store.models import Execution, Run, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 CHUNK = 256  # jobs handed to the pool at once (progress granularity)
 UNFINISHED = ("queued", "running", "cancelled")
@@ -202,7 +205,7 @@ def _pick(found: list[Resolution], trial: Any, settings: GradingSettings, tests_
     return chosen
 
 
-def _grading_records(store: Any, run_id: int) -> dict[int, tuple[str, str]]:
+def _grading_records(store: Store, run_id: int) -> dict[int, tuple[str, str]]:
     """trial id -> (policy version, stderr) of its last grading execution, in one query."""
     e, t = Execution.__table__.c, Trial.__table__.c  # type: ignore[attr-defined]
     stmt = (
@@ -215,7 +218,7 @@ def _grading_records(store: Any, run_id: int) -> dict[int, tuple[str, str]]:
         return {int(row.trial_id): (row.policy_version or "", row.stderr or "") for row in conn.execute(stmt)}
 
 
-def _plan(store: Any, run: Any, trials: list[Any], report: RescoreReport) -> list[_Job]:
+def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport) -> list[_Job]:
     """Sort the trials into jobs, skipped and unresolved (with reasons)."""
     from sandbox import SuiteError, parse_suite
 
@@ -331,7 +334,7 @@ def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int,
 
 
 def rescore_run(
-    store: Any,
+    store: Store,
     run_id: int,
     *,
     pool: Any = None,
@@ -400,7 +403,7 @@ def _child_config(run: Any, report: RescoreReport, outcomes: list) -> dict[str, 
     return config
 
 
-def _store_child(store: Any, run: Any, report: RescoreReport, outcomes: list, started_at: Any) -> int:
+def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, started_at: Any) -> int:
     finished_at = utcnow()
     run_row = {
         "kind": "rescore",

@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, cast, select
 
 from execugraph.store.models import Run, Trial
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 
 @dataclass
@@ -61,7 +64,7 @@ def digest_of_hashes(hashes: Mapping[str, str]) -> str:
     return outer.hexdigest()
 
 
-def runs_mentioning(store: Any, needle: str) -> list[tuple[int, str, dict[str, Any]]]:
+def runs_mentioning(store: Store, needle: str) -> list[tuple[int, str, dict[str, Any]]]:
     """(id, title, config) of runs whose config JSON contains `needle` (a digest), oldest first."""
     table = Run.__table__  # type: ignore[attr-defined]
     stmt = (
@@ -73,7 +76,7 @@ def runs_mentioning(store: Any, needle: str) -> list[tuple[int, str, dict[str, A
         return [(int(r.id), r.title, dict(r.config or {})) for r in conn.execute(stmt)]
 
 
-def trial_count(store: Any, run_id: int) -> int:
+def trial_count(store: Store, run_id: int) -> int:
     """How many trials a stored run has (for runs an import found already there)."""
     from sqlalchemy import func
 

@@ -31,6 +31,7 @@ from execugraph.retrieval.library import (
 from execugraph.retrieval.library import (
     update_technique as _update_in_file,
 )
+from execugraph.steps import HitRow
 
 DEFAULT_K = 3
 DEFAULT_QUERY_CACHE = 512
@@ -44,14 +45,14 @@ class Hit:
     score: float
     rank: int
 
-    def to_row(self) -> dict[str, object]:
+    def to_row(self) -> HitRow:
         """The fields the store's RetrievalHit keeps (the caller adds the query)."""
-        return {
-            "technique_id": self.technique.id,
-            "technique_name": self.technique.name,
-            "score": float(self.score),
-            "rank": int(self.rank),
-        }
+        return HitRow(
+            technique_id=self.technique.id,
+            technique_name=self.technique.name,
+            score=float(self.score),
+            rank=int(self.rank),
+        )
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,12 @@ import socket
 import threading
 import time
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.store.fencing import SupersededError
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 
 class TrialWorker:
@@ -28,7 +31,7 @@ class TrialWorker:
         self.db_url = db_url
         self.sandbox_workers = max(1, sandbox_workers)
         self._lock = threading.Lock()
-        self._store: Any = None
+        self._store: Store | None = None
         self._pool: Any = None
 
     # -- per-process resources, created on first use and reused by every call

@@ -15,7 +15,7 @@ so these numbers match the run summaries on the Runs page.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, and_, case, func, or_, select
 
@@ -32,6 +32,9 @@ from execugraph.stats.records import (
 )
 from execugraph.store.models import Run, Step, Trial
 
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
 RUN = Run.__table__
 T = Trial.__table__.c
 S = Step.__table__.c
@@ -39,7 +42,7 @@ PASSED = case((T.passed.is_(True), 1), else_=0)
 ArmLookup = Callable[[int, "str | None"], "ArmData | None"]
 
 
-def _engine(store: Any) -> Engine:
+def _engine(store: Store | Engine) -> Engine:
     """Accept a Store (anything with `.engine`) or a bare SQLAlchemy Engine."""
     engine = getattr(store, "engine", store)
     if not isinstance(engine, Engine):
@@ -66,7 +69,7 @@ def _parse_run_ids(run_ids: Sequence[str | int]) -> dict[str, int]:
 
 
 def plan_report_arms(
-    store: Any, run_ids: Sequence[str | int], conditions: Sequence[str] | None = None
+    store: Store, run_ids: Sequence[str | int], conditions: Sequence[str] | None = None
 ) -> list[ArmSpec]:
     """The arms `build_report` would compare, with their names, from two small queries and no statistics.
 
@@ -94,7 +97,7 @@ def plan_report_arms(
 
 
 def load_report_inputs(
-    store: Any, run_ids: Sequence[str | int], conditions: Sequence[str] | None = None
+    store: Store, run_ids: Sequence[str | int], conditions: Sequence[str] | None = None
 ) -> tuple[list[RunInfo], list[ArmData]]:
     """Runs and arms for `build_report`, aggregated in SQL. Raises UnknownRunError / UnknownConditionError."""
     engine = _engine(store)

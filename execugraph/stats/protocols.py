@@ -11,13 +11,16 @@ changed between the protocols. When a counterpart is missing it says which resco
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
 from execugraph.grading import PROTOCOLS
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.store.models import ProblemRecord, Run, Trial
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 RUN = Run.__table__  # type: ignore[attr-defined]
 PROBLEM = ProblemRecord.__table__.c  # type: ignore[attr-defined]
@@ -27,7 +30,7 @@ ALPHA = 0.05
 _PAIR_FIELDS = ("delta_pp", "ci_lo", "ci_hi", "p_wilcoxon", "p_holm", "problems_differ", "majority_discordant")
 
 
-def run_protocols(store: Any, run_ids: Sequence[int]) -> dict[int, str | None]:
+def run_protocols(store: Store, run_ids: Sequence[int]) -> dict[int, str | None]:
     """The protocol each run's trials were graded under (most trials win); None when not recorded.
 
     Our own runs from before protocols were recorded graded `standalone`, the only
@@ -57,7 +60,7 @@ def run_protocols(store: Any, run_ids: Sequence[int]) -> dict[int, str | None]:
     return out
 
 
-def counterparts(store: Any, run_id: int) -> dict[str, int]:
+def counterparts(store: Store, run_id: int) -> dict[str, int]:
     """protocol -> the run graded under it for `run_id`'s programs (the run itself first, newest rescore next)."""
     with store.engine.connect() as conn:
         row = conn.execute(select(RUN.c.id, RUN.c.kind, RUN.c.parent_run_id).where(RUN.c.id == run_id)).first()
@@ -77,7 +80,7 @@ def counterparts(store: Any, run_id: int) -> dict[str, int]:
     return found
 
 
-def _verdicts(store: Any, run_id: int) -> dict[tuple, tuple[bool, str | None]]:
+def _verdicts(store: Store, run_id: int) -> dict[tuple, tuple[bool, str | None]]:
     with store.engine.connect() as conn:
         rows = conn.execute(
             select(T.problem_id, T.condition, T.seed, T.trial_index, T.passed, T.error_class)
@@ -86,7 +89,7 @@ def _verdicts(store: Any, run_id: int) -> dict[tuple, tuple[bool, str | None]]:
     return {(r[0], r[1], r[2], r[3]): (bool(r[4]), r[5]) for r in rows}
 
 
-def changed_programs(store: Any, run_a: int, run_b: int, protocol_a: str, protocol_b: str) -> list[dict[str, Any]]:
+def changed_programs(store: Store, run_a: int, run_b: int, protocol_a: str, protocol_b: str) -> list[dict[str, Any]]:
     """Trials (same key in both runs) whose verdict differs between the two runs."""
     a, b = _verdicts(store, run_a), _verdicts(store, run_b)
     out = []
@@ -103,7 +106,7 @@ def _word(passed: bool, error_class: str | None) -> str:
     return "passed" if passed else (error_class or "failed")
 
 
-def protocols_can_differ(store: Any, run_ids: Sequence[int]) -> bool:
+def protocols_can_differ(store: Store, run_ids: Sequence[int]) -> bool:
     """Whether any problem of these runs has a prompt preamble (else both protocols grade them the same)."""
     ids = [int(r) for r in run_ids]
     with store.engine.connect() as conn:
@@ -134,7 +137,7 @@ def _conclusion(values: dict[str, dict[str, Any]]) -> bool:
 
 
 def protocol_sensitivity(
-    store: Any,
+    store: Store,
     run_ids: Sequence[str | int],
     conditions: Sequence[str] | None = None,
     *,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from execugraph.stats.records import ArmData, ProblemTally
 from execugraph.stats.retries import by_retry_budget, retries_used_distribution
 from execugraph.stats.sampling import best_of_n_control, best_of_n_summary
 from execugraph.stats.taxonomy import error_shares, source_audit
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 REPORT_SCHEMA = 1
 MAJORITY_RULE = "a problem counts as solved when more than half of its trials passed (an exact split is not solved)"
@@ -224,7 +227,7 @@ def _family_text(family: dict) -> str:
 
 
 def build_report(
-    store: Any,
+    store: Store,
     run_ids: Sequence[str],
     conditions: Sequence[str] | None = None,
     *,

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, and_, delete, or_, select, update
 
 from execugraph.store.engine import writer
 from execugraph.store.models import Execution, LLMCall, RetrievalHit, Run, Step, Trial, utcnow
 from execugraph.store.retry import write_transaction
+
+if TYPE_CHECKING:
+    from execugraph.store.store import Store
 
 RUN = Run.__table__  # type: ignore[attr-defined]
 TRIAL = Trial.__table__  # type: ignore[attr-defined]
@@ -49,7 +52,7 @@ def _expired(now: datetime, stale_after_s: float) -> Any:
     )
 
 
-def claim_run(store: Any, worker_id: str, stale_after_s: float = 30.0, only: int | None = None) -> int | None:
+def claim_run(store: Store, worker_id: str, stale_after_s: float = 30.0, only: int | None = None) -> int | None:
     """Take the oldest queued run (or run `only`), or a running one whose lease has run out.
 
     `stale_after_s` is this worker's lease length: the claimed run is held until
@@ -91,7 +94,7 @@ def claim_run(store: Any, worker_id: str, stale_after_s: float = 30.0, only: int
     return None
 
 
-def heartbeat(store: Any, run_id: int, worker_id: str, *, lease_s: float = 30.0, at: datetime | None = None) -> bool:
+def heartbeat(store: Store, run_id: int, worker_id: str, *, lease_s: float = 30.0, at: datetime | None = None) -> bool:
     """Renew the lease once: held until `at` (default now) + `lease_s`; False when another worker holds the run.
 
     Not retried: a renewal that waited for a lock must not claim to be newer than
@@ -117,7 +120,7 @@ class HeldRun:
     expires_at: datetime | None
 
 
-def leased_runs(store: Any, stale_after_s: float = 30.0) -> list[HeldRun]:
+def leased_runs(store: Store, stale_after_s: float = 30.0) -> list[HeldRun]:
     """Running runs whose worker holds a lease, with the instant it ends (a `worker --once` waits on these)."""
     with store.engine.connect() as conn:
         rows = conn.execute(
@@ -138,7 +141,7 @@ def leased_runs(store: Any, stale_after_s: float = 30.0) -> list[HeldRun]:
     return held
 
 
-def release_run(store: Any, run_id: int, worker_id: str, status: str, error: str | None = None) -> None:
+def release_run(store: Store, run_id: int, worker_id: str, status: str, error: str | None = None) -> None:
     """Give the run up with its final (or paused) status (a no-op if another worker holds it now)."""
     values: dict[str, Any] = {"worker_id": None, "heartbeat_at": None, "lease_expires_at": None, "status": status}
     if status in ("done", "failed", "cancelled"):
@@ -158,7 +161,7 @@ def _lock_trials(conn: Connection, where: Any) -> list[int]:
     return [r.id for r in conn.execute(select(TRIAL.c.id).where(where).order_by(TRIAL.c.id).with_for_update())]
 
 
-def requeue_inflight(store: Any, run_id: int) -> int:
+def requeue_inflight(store: Store, run_id: int) -> int:
     """Wipe the partial trace of trials left `running` by a dead worker and queue them again."""
 
     def work(conn: Connection) -> int:
@@ -184,7 +187,7 @@ def _delete_children(conn: Any, trial_ids: list[int]) -> None:
     conn.execute(delete(Step.__table__).where(Step.__table__.c.trial_id.in_(trial_ids)))  # type: ignore[attr-defined]
 
 
-def claim_trial(store: Any, run_id: int, worker_id: str | None = None) -> Any | None:
+def claim_trial(store: Store, run_id: int, worker_id: str | None = None) -> Trial | None:
     """Atomically move one queued trial of the run to `running` and return it (None when none is left).
 
     With `worker_id`, the claim happens only while that worker holds the run
@@ -222,7 +225,7 @@ def claim_trial(store: Any, run_id: int, worker_id: str | None = None) -> Any | 
             return store.get_trial(trial_id)
 
 
-def cancel_queued(store: Any, run_id: int) -> int:
+def cancel_queued(store: Store, run_id: int) -> int:
     """Mark the run's still-queued trials cancelled (they are re-queued on resume)."""
     return write_transaction(
         store.engine,
@@ -233,7 +236,7 @@ def cancel_queued(store: Any, run_id: int) -> int:
     )
 
 
-def requeue_cancelled(store: Any, run_id: int) -> int:
+def requeue_cancelled(store: Store, run_id: int) -> int:
     """Resume: cancelled and errored trials go back to the queue; completed ones are kept."""
 
     def work(conn: Connection) -> int:
@@ -255,7 +258,7 @@ def requeue_cancelled(store: Any, run_id: int) -> int:
     return write_transaction(store.engine, work, what=f"resume run {run_id}")
 
 
-def llm_calls_for_run(store: Any, run_id: int, role: str | None = None) -> list[Any]:
+def llm_calls_for_run(store: Store, run_id: int, role: str | None = None) -> list[Any]:
     """Every recorded LLM call of a run in order (for replay)."""
     call = LLMCall.__table__  # type: ignore[attr-defined]
     stmt = select(call).join(TRIAL, TRIAL.c.id == call.c.trial_id).where(TRIAL.c.run_id == run_id)
@@ -265,7 +268,7 @@ def llm_calls_for_run(store: Any, run_id: int, role: str | None = None) -> list[
         return list(conn.execute(stmt.order_by(call.c.id)))
 
 
-def reset_trial(store: Any, trial_id: int, status: str = "running") -> Any:
+def reset_trial(store: Store, trial_id: int, status: str = "running") -> datetime | None:
     """Wipe one trial's partial trace and results so it can run again; returns its new started_at.
 
     Used when a trial must be rerun inside a live run (its Ray worker died, its LLM
@@ -276,7 +279,7 @@ def reset_trial(store: Any, trial_id: int, status: str = "running") -> Any:
     if status not in ("running", "queued", "cancelled"):
         raise ValueError(f"reset_trial: status must be running, queued or cancelled, not {status!r}")
 
-    def work(conn: Connection) -> Any:
+    def work(conn: Connection) -> datetime | None:
         if not _lock_trials(conn, TRIAL.c.id == trial_id):
             raise LookupError(f"trial {trial_id} does not exist")
         started = utcnow() if status == "running" else None

@@ -51,6 +51,7 @@ from execugraph.views.runs import (
 from execugraph.views.trace import (
     OUTCOMES,
     Divergence,
+    StepRow,
     code_attempts,
     code_diff,
     first_divergence,
@@ -75,6 +76,7 @@ __all__ = [
     "TEST_MODES",
     "SynthesisRequest",
     "Divergence",
+    "StepRow",
     "ModelProblem",
     "active_batches",
     "bounded_explanation",

@@ -7,9 +7,15 @@ shows those from here. Testable without Streamlit.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-RECORD_NODE = "reference_record"
+from execugraph.steps import RECORD_NODE, RecordOutput
+
+if TYPE_CHECKING:
+    from execugraph.store import Store, Trial
+    from execugraph.views.trace import StepRow
+
+__all__ = ["RECORD_NODE", "recorded_grading", "sensitivity_rows"]
 
 
 def _verdict(passed: Any, error_class: Any) -> str:
@@ -20,7 +26,7 @@ def _verdict(passed: Any, error_class: Any) -> str:
     return "not recorded"
 
 
-def recorded_grading(store: Any, trial: Any, steps: list[dict[str, Any]]) -> dict[str, Any] | None:
+def recorded_grading(store: Store, trial: Trial, steps: list[StepRow]) -> dict[str, Any] | None:
     """Code, stderr and verdicts of a trial that has no agent steps to show (imported or rescored); else None."""
     record = next((s for s in steps if s["node"] == RECORD_NODE), None)
     if steps and record is None:
@@ -29,7 +35,7 @@ def recorded_grading(store: Any, trial: Any, steps: list[dict[str, Any]]) -> dic
     last = executions[-1] if executions else None
     if record is None and last is None and not trial.final_code:
         return None
-    out = dict(record["output"]) if record else {}
+    out = cast(RecordOutput, dict(record["output"]) if record else {})
     view: dict[str, Any] = {
         "kind": "imported" if record else "rescored",
         "code": trial.final_code or (last.code if last else ""),

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
 from execugraph.store.models import RetrievalHit, Run, Trial
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 RUN = Run.__table__  # type: ignore[attr-defined]
 TRIAL = Trial.__table__  # type: ignore[attr-defined]
 HIT = RetrievalHit.__table__  # type: ignore[attr-defined]
 
 
-def runs_with_hits(store: Any, *, limit: int = 100) -> list[tuple[int, str, int]]:
+def runs_with_hits(store: Store, *, limit: int = 100) -> list[tuple[int, str, int]]:
     """(run id, title, number of hits) of the newest runs whose trials retrieved techniques."""
     stmt = (
         select(RUN.c.id, RUN.c.title, func.count(HIT.c.id))
@@ -27,7 +30,7 @@ def runs_with_hits(store: Any, *, limit: int = 100) -> list[tuple[int, str, int]
         return [(int(i), title or "", int(n)) for i, title, n in conn.execute(stmt)]
 
 
-def hit_matrix(store: Any, run_id: int, *, max_problems: int = 80, max_techniques: int = 40) -> dict[str, Any]:
+def hit_matrix(store: Store, run_id: int, *, max_problems: int = 80, max_techniques: int = 40) -> dict[str, Any]:
     """Mean retrieval score per (problem, technique) in a run, as a dense matrix for a heatmap.
 
     Techniques are ordered by how often they were retrieved, problems by id; the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import case, func, select
 
@@ -13,12 +13,15 @@ from execugraph.run_outcome import Counts, status_word
 from execugraph.store.models import RUN_KINDS, RUN_STATUSES, Run, Trial
 from execugraph.store.queries import FINISHED_STATUSES
 
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
 RUN = Run.__table__  # type: ignore[attr-defined]
 TRIAL = Trial.__table__  # type: ignore[attr-defined]
 ACTIVE_STATUSES = ("queued", "running")
 
 
-def filter_choices(store: Any) -> dict[str, list[str]]:
+def filter_choices(store: Store) -> dict[str, list[str]]:
     """Values the Runs filters can take: kinds, statuses and the benchmarks present in the store."""
     with store.engine.connect() as conn:
         benchmarks = conn.execute(
@@ -27,7 +30,7 @@ def filter_choices(store: Any) -> dict[str, list[str]]:
         return {"kind": list(RUN_KINDS), "status": list(RUN_STATUSES), "benchmark": [b for b in benchmarks if b]}
 
 
-def trial_counts(store: Any, run_ids: Sequence[int]) -> dict[int, dict[str, int]]:
+def trial_counts(store: Store, run_ids: Sequence[int]) -> dict[int, dict[str, int]]:
     """Trials, finished, graded, passed and errored per run, for just these runs (one GROUP BY)."""
     if not run_ids:
         return {}
@@ -63,7 +66,7 @@ def _models_text(models: dict[str, Any] | None) -> str:
 
 
 def run_rows(
-    store: Any,
+    store: Store,
     *,
     kind: str | None = None,
     status: str | None = None,
@@ -116,7 +119,7 @@ def run_rows(
 
 
 def run_choices(
-    store: Any, *, kind: str | None = None, limit: int = 300, include: Sequence[int] = ()
+    store: Store, *, kind: str | None = None, limit: int = 300, include: Sequence[int] = ()
 ) -> list[tuple[int, str]]:
     """(id, name) of the newest runs for a picker, plus the runs in `include` wherever they are; narrow columns only.
 
@@ -137,7 +140,7 @@ def run_choices(
     ]
 
 
-def names_of_runs(store: Any, run_ids: Sequence[int]) -> dict[int, str]:
+def names_of_runs(store: Store, run_ids: Sequence[int]) -> dict[int, str]:
     """`run_names.run_name` of just these runs (for labels that mention runs, such as sibling trials)."""
     if not run_ids:
         return {}
@@ -151,7 +154,7 @@ def names_of_runs(store: Any, run_ids: Sequence[int]) -> dict[int, str]:
         }
 
 
-def conditions_in_runs(store: Any, run_ids: Sequence[int]) -> list[str]:
+def conditions_in_runs(store: Store, run_ids: Sequence[int]) -> list[str]:
     """Conditions present in these runs, in the order they first appear (the order a batch launched them)."""
     if not run_ids:
         return []
@@ -166,7 +169,7 @@ def conditions_in_runs(store: Any, run_ids: Sequence[int]) -> list[str]:
         return [c for c, _ in conn.execute(stmt) if c]
 
 
-def active_batches(store: Any, *, recent: int = 3) -> list[dict[str, Any]]:
+def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
     """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
     from execugraph.outages import waiting_lines
     from execugraph.runner import progress
@@ -200,7 +203,7 @@ def active_batches(store: Any, *, recent: int = 3) -> list[dict[str, Any]]:
     return rows
 
 
-def latest_finished_run(store: Any, kind: str | None = None) -> int | None:
+def latest_finished_run(store: Store, kind: str | None = None) -> int | None:
     """The newest run (of `kind`) with finished trials, preferring completed runs: the one to open by default."""
     t = TRIAL.c
     with store.engine.connect() as conn:

@@ -4,13 +4,27 @@ and where it first parted ways with another trial of the same problem."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
 from sqlalchemy import case, func, select
 
+from execugraph.steps import (
+    EvaluatorOutput,
+    GeneratorOutput,
+    GradeOutput,
+    OptimizerOutput,
+    PlannerOutput,
+    ReviewerOutput,
+    StepOutput,
+    severity_of,
+)
 from execugraph.store.models import LLMCall, Trial
 from execugraph.views.formatting import duration, map_traceback
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 TRIAL = Trial.__table__  # type: ignore[attr-defined]
 CALL = LLMCall.__table__  # type: ignore[attr-defined]
@@ -33,6 +47,23 @@ _TRIAL_COLUMNS = (
 )
 
 
+class StepRow(TypedDict):
+    """One step as the pages draw it: stored (`step_rows`) or streamed live (the Synthesize page's job)."""
+
+    step_id: int | None
+    seq: int
+    node: str
+    attempt: int
+    output: StepOutput  # {} when nothing was recorded; see execugraph.steps for what each node writes
+    start_s: NotRequired[float]  # the timing and cost fields come from the store only
+    duration_s: NotRequired[float | None]  # None: the step never ended
+    llm_calls: NotRequired[int]
+    tokens_in: NotRequired[int]
+    tokens_out: NotRequired[int]
+    latency_s: NotRequired[float]
+    cache_hits: NotRequired[int]
+
+
 def _outcome_clause(outcome: str) -> Any:
     t = TRIAL.c
     if outcome == "passed":
@@ -47,7 +78,7 @@ def _outcome_clause(outcome: str) -> Any:
 
 
 def trial_rows(
-    store: Any,
+    store: Store,
     run_id: int,
     *,
     condition: str | None = None,
@@ -68,7 +99,7 @@ def trial_rows(
         return [dict(row) for row in conn.execute(stmt.order_by(t.id).limit(limit)).mappings()]
 
 
-def trial_filter_choices(store: Any, run_id: int) -> dict[str, list[str]]:
+def trial_filter_choices(store: Store, run_id: int) -> dict[str, list[str]]:
     """The conditions and problem ids occurring in a run, for the trial picker's filters."""
     t = TRIAL.c
     with store.engine.connect() as conn:
@@ -77,7 +108,7 @@ def trial_filter_choices(store: Any, run_id: int) -> dict[str, list[str]]:
         return {"condition": [c for c in conditions.scalars() if c], "problem": [p for p in problems.scalars() if p]}
 
 
-def step_rows(store: Any, trial_id: int) -> list[dict[str, Any]]:
+def step_rows(store: Store, trial_id: int) -> list[StepRow]:
     """The trial's steps in order with start offset and duration (seconds) and their LLM-call totals."""
     steps = store.steps_for_trial(trial_id)
     c = CALL.c
@@ -104,46 +135,49 @@ def step_rows(store: Any, trial_id: int) -> list[dict[str, Any]]:
         n, t_in, t_out, latency, hits = calls.get(step.id, (0, 0, 0, 0.0, 0))
         ended = step.ended_at
         rows.append(
-            {
-                "step_id": step.id,
-                "seq": step.seq,
-                "node": step.node,
-                "attempt": step.attempt,
-                "start_s": (step.started_at - origin).total_seconds() if origin else 0.0,
-                "duration_s": None if ended is None else max(0.0, (ended - step.started_at).total_seconds()),
-                "output": dict(step.output or {}),
-                "llm_calls": n,
-                "tokens_in": t_in,
-                "tokens_out": t_out,
-                "latency_s": latency,
-                "cache_hits": hits,
-            }
+            StepRow(
+                step_id=step.id,
+                seq=step.seq,
+                node=step.node,
+                attempt=step.attempt,
+                start_s=(step.started_at - origin).total_seconds() if origin else 0.0,
+                duration_s=None if ended is None else max(0.0, (ended - step.started_at).total_seconds()),
+                output=cast(StepOutput, dict(step.output or {})),
+                llm_calls=n,
+                tokens_in=t_in,
+                tokens_out=t_out,
+                latency_s=latency,
+                cache_hits=hits,
+            )
         )
     return rows
 
 
-def code_attempts(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def code_attempts(steps: list[StepRow]) -> list[dict[str, Any]]:
     """Every program the trial produced, in order: each generator attempt and each optimizer candidate."""
     attempts = []
     for step in steps:
-        out = step.get("output") or {}
-        if step["node"] == "generator" and out.get("code"):
-            attempts.append(
-                {
-                    "label": f"attempt {step['attempt']} (step {step['seq']}, {out.get('reason', 'initial')})",
-                    "code": out["code"],
-                    "seq": step["seq"],
-                }
-            )
-        elif step["node"] == "optimizer" and out.get("candidate"):
-            verdict = "accepted" if out.get("accepted") else "rejected"
-            attempts.append(
-                {
-                    "label": f"optimizer candidate (step {step['seq']}, {verdict})",
-                    "code": out["candidate"],
-                    "seq": step["seq"],
-                }
-            )
+        if step["node"] == "generator":
+            made = cast(GeneratorOutput, step.get("output") or {})
+            if made.get("code"):
+                attempts.append(
+                    {
+                        "label": f"attempt {step['attempt']} (step {step['seq']}, {made.get('reason', 'initial')})",
+                        "code": made["code"],
+                        "seq": step["seq"],
+                    }
+                )
+        elif step["node"] == "optimizer":
+            tried = cast(OptimizerOutput, step.get("output") or {})
+            if tried.get("candidate"):
+                verdict = "accepted" if tried.get("accepted") else "rejected"
+                attempts.append(
+                    {
+                        "label": f"optimizer candidate (step {step['seq']}, {verdict})",
+                        "code": tried.get("candidate", ""),
+                        "seq": step["seq"],
+                    }
+                )
     return attempts
 
 
@@ -165,39 +199,45 @@ class Divergence:
     seq_b: int | None
 
 
-def _signature(node: str, output: dict[str, Any]) -> tuple[Any, ...] | None:
+def _signature(node: str, output: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """The parts of a step's output that decide what happens next (None: nothing to compare)."""
     if node == "planner":
-        return (str(output.get("plan", "")).strip(),)
+        return (str(cast(PlannerOutput, output).get("plan", "")).strip(),)
     if node == "generator":
-        return (str(output.get("code", "")).strip(),)
+        return (str(cast(GeneratorOutput, output).get("code", "")).strip(),)
     if node == "reviewer":
-        return ((output.get("review") or {}).get("severity"), bool(output.get("gated")))
+        return (severity_of(output), bool(cast(ReviewerOutput, output).get("gated")))
     if node == "evaluator":
-        return (output.get("verdict"), output.get("tests_passed"), output.get("tests_total"), output.get("decision"))
+        ran = cast(EvaluatorOutput, output)
+        return (ran.get("verdict"), ran.get("tests_passed"), ran.get("tests_total"), ran.get("decision"))
     if node == "optimizer":
-        return (bool(output.get("accepted")), str(output.get("candidate", "")).strip())
+        tried = cast(OptimizerOutput, output)
+        return (bool(tried.get("accepted")), str(tried.get("candidate", "")).strip())
     if node == "grade":
-        return (bool(output.get("passed")), output.get("verdict"))
+        graded = cast(GradeOutput, output)
+        return (bool(graded.get("passed")), graded.get("verdict"))
     return None
 
 
-def _describe(node: str, output: dict[str, Any]) -> str:
+def _describe(node: str, output: Mapping[str, Any]) -> str:
     if node == "evaluator":
+        ran = cast(EvaluatorOutput, output)
         return (
-            f"{output.get('verdict')} ({output.get('tests_passed')}/{output.get('tests_total')} tests, "
-            f"then {output.get('decision')})"
+            f"{ran.get('verdict')} ({ran.get('tests_passed')}/{ran.get('tests_total')} tests, "
+            f"then {ran.get('decision')})"
         )
     if node == "grade":
-        return f"{'passed' if output.get('passed') else 'failed'} ({output.get('verdict')})"
+        graded = cast(GradeOutput, output)
+        return f"{'passed' if graded.get('passed') else 'failed'} ({graded.get('verdict')})"
     if node == "reviewer":
-        return f"severity {(output.get('review') or {}).get('severity')}"
+        return f"severity {severity_of(output)}"
     if node == "optimizer":
-        return "accepted" if output.get("accepted") else f"rejected ({output.get('reason', '')})"
+        tried = cast(OptimizerOutput, output)
+        return "accepted" if tried.get("accepted") else f"rejected ({tried.get('reason', '')})"
     return "different output"
 
 
-def first_divergence(steps_a: list[dict[str, Any]], steps_b: list[dict[str, Any]]) -> Divergence | None:
+def first_divergence(steps_a: list[StepRow], steps_b: list[StepRow]) -> Divergence | None:
     """The first step at which two trials differ in agent, or in an output that steers the workflow."""
     for index, (a, b) in enumerate(zip(steps_a, steps_b, strict=False)):
         if a["node"] != b["node"]:
@@ -219,7 +259,7 @@ def first_divergence(steps_a: list[dict[str, Any]], steps_b: list[dict[str, Any]
     return None
 
 
-def sibling_trials(store: Any, trial_id: int, *, limit: int = 100) -> list[dict[str, Any]]:
+def sibling_trials(store: Store, trial_id: int, *, limit: int = 100) -> list[dict[str, Any]]:
     """Other finished trials of the same problem (any run): opposite outcome first, then same run, newest first."""
     trial = store.get_trial(trial_id)
     if trial is None:
@@ -268,24 +308,24 @@ def test_result_rows(results: list[dict[str, Any]], program: str = "") -> list[d
     return rows
 
 
-def unparsed_reply(step: dict[str, Any]) -> str | None:
+def unparsed_reply(step: StepRow) -> str | None:
     """Why an agent's reply was not used as written (None when it was), so a default is never shown as a finding."""
     node, out = step.get("node"), step.get("output") or {}
-    repairs = out.get("repairs") or []
+    repairs = cast(Mapping[str, Any], out).get("repairs") or []
     if node == "reviewer":
-        if out.get("parsed_ok") is False or "no_review_found" in repairs:
+        if cast(ReviewerOutput, out).get("parsed_ok") is False or "no_review_found" in repairs:
             return (
                 "The reviewer's reply could not be read as a review: no severity, invariants or failures were "
                 "found in it. The workflow went on as if the severity were low. The reply as written:"
             )
         if "missing_key:severity" in repairs:
             return "The reviewer's reply named no severity; low was assumed. The reply as written:"
-    if node == "generator" and out.get("parsed_ok") is False:
+    if node == "generator" and cast(GeneratorOutput, out).get("parsed_ok") is False:
         return "No usable code could be extracted from the generator's reply. The reply as written:"
     return None
 
 
-def raw_reply(store: Any, step_id: int | None) -> str:
+def raw_reply(store: Store, step_id: int | None) -> str:
     """The model's last reply within a step, exactly as it was received ('' when the step made no call)."""
     if step_id is None:
         return ""
