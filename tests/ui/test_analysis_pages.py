@@ -92,6 +92,23 @@ def test_statistics_baseline_family_is_holm_adjusted_over_its_own_pairs(app, see
     assert forest["layout"]["title"]["text"].startswith("Each arm minus multi-full")
 
 
+def test_statistics_shows_the_paired_tests_per_category_beside_the_category_rates(app, seeded_db, db_store):
+    at = app("statistics", runs=str(seeded_db.batch))
+    at.selectbox(key=Stats.COMPARE).set_value("multi-full").run()
+    no_exception(at)
+    report = build_report(db_store, [str(seeded_db.batch)], family=Family(baseline="multi-full"))
+    tables = [t.value for t in at.table] + [d.value for d in at.dataframe]
+    rates = next(t for t in tables if "95% CI (%)" in t.columns and "Category" in t.columns)
+    assert "Delta vs multi-full (pp)" in rates.columns and "p (Holm)" in rates.columns
+    per_category = next(t for t in tables if "p (Holm, within comparison)" in t.columns)
+    expected = [(p["b_name"], c["category"], f"{c['delta_pp']:+.1f}", f"{c['p_holm']:.4f}")
+                for p in report["pairs"] for c in p["categories"]]
+    assert expected and list(zip(per_category["Arm"], per_category["Category"], per_category["Delta (pp)"],
+                                 per_category["p (Holm, within comparison)"], strict=True)) == expected
+    for pair in report["pairs"]:
+        assert [c["p_holm"] for c in pair["categories"]] == holm([c["p_wilcoxon"] for c in pair["categories"]])
+
+
 def test_statistics_restricts_to_chosen_conditions(app, seeded_db, db_store):
     at = app("statistics", runs=str(seeded_db.batch))
     at.multiselect(key=Stats.CONDITIONS).set_value(["single-oneshot", "multi-full"]).run()
