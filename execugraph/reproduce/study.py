@@ -144,6 +144,7 @@ def _run_section(run: StudyRun, verdicts: RunVerdicts) -> dict[str, Any]:
             "rescore_run": rescored.child_id,
             "reused_earlier_rescore": rescored.reused_child,
             "rescored": s["rescored"],
+            "reused_jobs": s.get("reused", 0),
             "kept_as_published": verdicts.kept[protocol],
             "skipped": s.get("skipped", {}),
             "unresolved": s.get("unresolved", 0),

@@ -110,6 +110,7 @@ def _check_run(ledger: Ledger, i: int, arm: str, store: Store) -> None:
         rescored = len(H.records(arm)) - no_code
         ledger.check(("runs", i, protocol, "rescored"), rescored)
         ledger.check(("runs", i, protocol, "kept_as_published"), no_code)
+        ledger.check(("runs", i, protocol, "reused_jobs"), H.reused_jobs()[(arm, protocol)])
         if no_code:
             ledger.check(("runs", i, protocol, "skipped", "no_code"), 1)
         ledger.check(("runs", i, protocol, "unresolved"), 0)
