@@ -391,7 +391,7 @@ def cross_model_table(report: dict) -> Table:
     return Table("cross_model", "Pass rate by condition and model", columns, list(table.values()), notes)
 
 
-def _samples_anything(report: dict) -> bool:
+def has_sampling_control(report: dict) -> bool:
     """Whether any arm sampled (best-of-N) or repeated trials: only then is there a sampling control to show."""
     return any(c["kind"] == "best-of-N" or c["n"] for c in report["sampling"].get("control", []))
 
@@ -404,7 +404,7 @@ def publication_tables(report: dict) -> list[Table]:
         (retry_table, bool(report["retry_budgets"])),
         (cost_table, any(a["trials"] for a in report["arms"])),
         (error_table, any(a["errors"] for a in report["arms"])),
-        (sampling_table, _samples_anything(report)),
+        (sampling_table, has_sampling_control(report)),
         (cross_model_table, len({a.get("model") for a in report["arms"] if a.get("model")}) > 1),
     ]
     for build, wanted in optional:

@@ -48,7 +48,11 @@ def test_ablations_draws_every_chart_from_the_report(app, seeded_db, db_store):
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels.count("SVG") == len(at.get("plotly_chart")) == labels.count("PDF")
     assert any(label.startswith("Download the tables for a paper") for label in labels)
-    table = at.table[0].value
+    sampling, table = at.table[0].value, at.table[1].value
+    # two seeds per problem: every arm's pass@1 and pass@2, agreement, and its calls, one row per arm
+    assert list(sampling["Arm"]) == [c["name"] for c in report["sampling"]["control"]]
+    assert list(sampling["Kind"]) == ["one-shot", "retry", "multi-agent", "multi-agent"]
+    assert list(sampling["pass@N (%)"]) == [f"{100 * c['pass_at_n']:.1f}" for c in report["sampling"]["control"]]
     assert list(table["Arm"]) == [a["name"] for a in report["arms"]]
     assert list(table["Overall (%)"]) == [f"{100 * a['pass_rate']:.1f}" for a in report["arms"]]
     at.selectbox(key=Abl.REFERENCE).set_value("single-oneshot").run()
