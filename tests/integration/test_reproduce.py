@@ -404,6 +404,20 @@ def test_latex_tables_are_structurally_sound_and_carry_the_numbers(reproduced: R
         assert cells[7:] == [_p(row["p_wilcoxon"]), _p(row["p_holm"])]
 
 
+def test_the_same_study_reproduces_alike_on_sqlite_and_postgresql(reproduced: Reproduced, store: Store,
+                                                                  tmp_path: Path) -> None:
+    from execugraph.reproduce import reproduce_path
+
+    study, missing = reproduce_path(store, reproduced.folder, tmp_path / "out", dataset=reproduced.dataset,
+                                    workers=2, figures=False)
+    assert missing == "figures were not asked for"
+    data = json.loads((tmp_path / "out" / "reproduce.json").read_text())
+    assert data["families"] == reproduced.data["families"]
+    assert data["tables"] == reproduced.data["tables"]
+    assert [{k: r[k] for k in ("name", "published", "trials")} for r in data["runs"]] == [
+        {k: r[k] for k in ("name", "published", "trials")} for r in reproduced.data["runs"]]
+
+
 def _stored_runs(db: Path) -> int:
     with Store.open(str(db)) as store:
         return len(store.list_runs(limit=1000))
