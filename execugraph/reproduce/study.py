@@ -26,6 +26,7 @@ from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
 from execugraph.grading import PROTOCOLS
 from execugraph.publication.bulk import insert_missing_problems, transaction
+from execugraph.publication.formats import Issue
 from execugraph.publication.importing import import_fileset
 from execugraph.publication.reference_import import folder_titles, run_folders
 from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
@@ -34,7 +35,14 @@ from execugraph.reproduce import conclusions, report_tables
 from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
 from execugraph.reproduce.inputs import FamilyRequest, ReproduceError
 from execugraph.reproduce.progress import Progress
-from execugraph.reproduce.verdicts import PUBLISHED, VERDICT_SETS, RunVerdicts, rescore_both, run_verdicts
+from execugraph.reproduce.verdicts import (
+    PUBLISHED,
+    VERDICT_SETS,
+    RunVerdicts,
+    rescore_both,
+    run_verdicts,
+    trial_records,
+)
 from execugraph.stats import build_report_from_records
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.records import COUNTED_STATUSES
@@ -88,8 +96,6 @@ def _check_family_names(inputs: StudyInputs) -> None:
         for i, name in enumerate(names):
             if name not in known:
                 where = f"{family.where}.runs[{i}]" if i < len(family.runs) else f"{family.where}.baseline"
-                from execugraph.publication.formats import Issue
-
                 raise ReproduceError([Issue(inputs.families_file or "families", None, where,
                                             f"{name!r} is not a run folder of {inputs.results.label} "
                                             f"(run folders: {', '.join(sorted(titles.values()))})")])
@@ -294,7 +300,7 @@ def run_study(
     warnings = list(imported.warnings) + (list(inputs.dataset.warnings) if inputs.dataset else [])
     ids = [r.id for r in imported.runs]
     rows = _run_rows(store, ids)
-    records = {i: _published(store, i) for i in ids}
+    records = {i: trial_records(store, i) for i in ids}
     runs = [_study_run(rows[i], records[i]) for i in ids]
     timing["import_s"] = time.perf_counter() - started
 
@@ -364,12 +370,6 @@ def run_study(
     data["tables"] = {t.key: report_tables.table_json(t) for t in study.tables}
     timing["total_s"] = time.perf_counter() - started
     return study
-
-
-def _published(store: Store, run_id: int) -> list[dict[str, Any]]:
-    from execugraph.reproduce.verdicts import trial_records
-
-    return trial_records(store, run_id)
 
 
 def _rescore_all(store: Store, runs: list[StudyRun], rows: dict[int, Any], dataset: BenchmarkFile | None,
