@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("execugraph.publication_cli:export", "write runs as a publication bundle (folder or .zip)"),
     "import": ("execugraph.publication_cli:import", "import a bundle or a published results tree (folder or .zip)"),
     "rescore": ("execugraph.publication_cli:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
+    "reproduce": ("execugraph.reproduce_cli", "import a published study, rescore it under both protocols, report what holds"),
 }
 
 

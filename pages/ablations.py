@@ -1,5 +1,5 @@
 """Ablations page: pass rate by arm and category with CIs, each arm against a reference arm (Holm over that
-family), the retry-budget curve, cost against accuracy and the error taxonomy, all from the one statistics
+family), the retry-budget curve, cost against accuracy, the error taxonomy and the sampling control, all from the one statistics
 report; every chart downloads as SVG/PDF and the tables as LaTeX/CSV/Markdown."""
 
 import streamlit as st
@@ -8,7 +8,7 @@ from execugraph import views
 from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
 from execugraph.stats import UnknownConditionError, UnknownRunError
-from execugraph.stats.tables import ablation_table
+from execugraph.stats.tables import ablation_table, has_sampling_control, sampling_table
 from ui import keys, resources
 from ui.keys import Abl
 from ui.publish import chart, table_view, tables_download
@@ -96,6 +96,9 @@ if report["unknown_budget"]:
     unknown = [a["name"] for a in report["arms"] if a["label"] in report["unknown_budget"]]
     st.caption(f"Arms without a known retry budget (left out of the curve): {', '.join(unknown)}.")
 
+if has_sampling_control(report):
+    st.subheader("Sampling control")
+    table_view(sampling_table(report), key="abl.sampling")
 st.subheader("Ablation table")
 table_view(ablation_table(report), key="abl.table")
 tables_download(report, key=Abl.TABLES, stem="ablations")

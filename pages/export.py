@@ -1,5 +1,6 @@
 """Export / Import page: download a publication bundle for chosen runs, import a bundle or published results
-(zip upload), and rescore a run under the current sandbox to list the verdicts that flipped."""
+(zip upload), rescore a run under the current sandbox to list the verdicts that flipped, and reproduce a
+published study (import, rescore under both protocols, report what holds up)."""
 
 import streamlit as st
 
@@ -10,7 +11,7 @@ from ui.widgets import empty_state
 keys.init_state(st.session_state)
 store = resources.store()
 st.title("Export / Import")
-export_tab, import_tab, rescore_tab = st.tabs(["Export", "Import", "Rescore"])
+export_tab, import_tab, rescore_tab, reproduce_tab = st.tabs(["Export", "Import", "Rescore", "Reproduce"])
 try:
     from ui import export_parts
 except ImportError as exc:  # the publication package ships with issue 9; until then say what is coming
@@ -36,3 +37,8 @@ with import_tab:
 with rescore_tab:
     if export_parts:
         export_parts.rescore_panel(store)
+with reproduce_tab:
+    if export_parts:
+        from ui import reproduce_parts
+
+        reproduce_parts.reproduce_panel(store)

@@ -171,6 +171,19 @@ class Export:
     RESCORE = "export.rescore"
 
 
+class Reproduce:
+    """Export / Import page, Reproduce tab."""
+
+    RESULTS = "reproduce.results"  # the results folder as a zip (uploader)
+    DATASET = "reproduce.dataset"  # the study's benchmark file (uploader)
+    FAMILIES = "reproduce.families"  # a families file (uploader)
+    FIGURES = "reproduce.figures"
+    RUN = "reproduce.run"
+    DONE = "reproduce.done"  # the last reproduction: files and summary (not a widget)
+    DOWNLOAD_HTML = "reproduce.download_html"
+    DOWNLOAD_ZIP = "reproduce.download_zip"
+
+
 TECHNIQUE_FIELDS = ("id", "name", "category", "when_to_use", "key_idea", "complexity", "pitfalls", "tags")
 
 DEFAULTS: dict[str, Any] = {
@@ -230,6 +243,7 @@ DEFAULTS: dict[str, Any] = {
     Stats.CONDITIONS: [],
     Export.RUNS: [],
     Export.INCLUDE_HOST: False,
+    Reproduce.FIGURES: True,
     Stats.COMPARE: AUTO,
     Stats.COMPARABLE_ONLY: True,
 }

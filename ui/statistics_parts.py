@@ -10,7 +10,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.figures.report_figures import comparison_figure
-from execugraph.stats.tables import category_table, paired_table
+from execugraph.stats.tables import category_paired_table, category_table, paired_table
 from ui.keys import Stats
 from ui.publish import chart, table_view, tables_download
 from ui.widgets import empty_state
@@ -69,6 +69,9 @@ def rates(report: dict[str, Any]) -> None:
     st.dataframe(list(table.values()), hide_index=True, key="stats.passk")
     st.subheader("Pass rate per category")
     table_view(category_table(report), key="stats.categories")
+    if any(p.get("categories") for p in report["pairs"]):
+        st.markdown("**Paired comparisons per category** (delta, exact Wilcoxon p, Holm within each comparison)")
+        table_view(category_paired_table(report), key="stats.category_pairs")
 
 
 def method(report: dict[str, Any]) -> None:

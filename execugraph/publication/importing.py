@@ -8,6 +8,7 @@ what was expected.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,13 +22,15 @@ if TYPE_CHECKING:
     from execugraph.store import Store
 
 
-def import_fileset(store: Store, fileset: FileSet) -> ImportResult:
-    """Import an input already read into memory."""
+def import_fileset(
+    store: Store, fileset: FileSet, on_progress: Callable[[int, int], None] | None = None
+) -> ImportResult:
+    """Import an input already read into memory; `on_progress(done, total)` follows a results tree's folders."""
     root = find_bundle_root(fileset)
     if root is not None:
         return import_bundle(store, fileset, root)
     if run_folders(fileset):
-        return import_reference(store, fileset)
+        return import_reference(store, fileset, on_progress)
     raise BundleFormatError(
         [
             Issue(

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -427,12 +428,21 @@ def _step_output(line: int, rec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def import_reference(store: Store, fileset: FileSet) -> ImportResult:
-    """Import every run folder of a published results tree in one transaction: all of it or nothing."""
+def import_reference(
+    store: Store, fileset: FileSet, on_progress: Callable[[int, int], None] | None = None
+) -> ImportResult:
+    """Import every run folder of a published results tree in one transaction: all of it or nothing.
+
+    `on_progress(done, total)` hears of each folder read (total: twice the folders, the
+    second half once everything is written)."""
     issues = IssueCollector()
     names = run_folders(fileset)
     titles = folder_titles(fileset, names)
-    folders = [parse_folder(fileset, folder, issues, titles[folder]) for folder in names]
+    folders = []
+    for folder in names:
+        folders.append(parse_folder(fileset, folder, issues, titles[folder]))
+        if on_progress is not None:
+            on_progress(len(folders), 2 * len(names))
     benchmark_files = find_benchmark_files(fileset, issues)
     issues.raise_if_any()
     result = ImportResult(source="reference")
@@ -467,6 +477,8 @@ def import_reference(store: Store, fileset: FileSet) -> ImportResult:
         insert_missing_problems(conn, problem_rows(benchmark_files))
         for position, f in planned:
             result.runs[position].id = _write_folder(conn, f, _benchmark_file_for(f, benchmark_files))
+    if on_progress is not None:
+        on_progress(2 * len(names), 2 * len(names))
     return result
 
 

@@ -23,9 +23,11 @@ with the stored verdicts and every flip with its reason (`flip_reasons`).
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +90,7 @@ class RescoreReport:
     protocols: dict[str, int] = field(default_factory=dict)  # protocol in force -> trials rescored under it
     coinciding: dict[str, int] = field(default_factory=dict)  # benchmark -> trials with no prompt preamble
     duration_s: float = 0.0  # running the jobs on a started pool
+    reused: int = 0  # trials whose identical sandbox job had already run (a shared `results` memo)
 
     @property
     def unresolved_trials(self) -> int:
@@ -132,6 +135,7 @@ class RescoreReport:
             "tests_from": dict(sorted(self.origins.items())),
             "protocol_effect": self.protocol_effect(),
             "duration_s": round(self.duration_s, 3),
+            "reused": self.reused,
             "trials_per_s": round(self.rescored / self.duration_s, 2) if self.duration_s else None,
         }
 
@@ -218,12 +222,12 @@ def _grading_records(store: Store, run_id: int) -> dict[int, tuple[str, str]]:
         return {int(row.trial_id): (row.policy_version or "", row.stderr or "") for row in conn.execute(stmt)}
 
 
-def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport) -> list[_Job]:
+def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benchmark: str | None = None) -> list[_Job]:
     """Sort the trials into jobs, skipped and unresolved (with reasons)."""
     from sandbox import SuiteError, parse_suite
 
     resolver = ProblemResolver(store)
-    recorded = recorded_benchmark(run.config)
+    recorded = benchmark or recorded_benchmark(run.config)
     plans: dict[tuple[str, str, str, str, str], _Plan | str] = {}
     unresolved: dict[tuple[str, str], dict[str, Any]] = {}
     jobs: list[_Job] = []
@@ -262,14 +266,36 @@ def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport) -> l
     return jobs
 
 
-def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk: int) -> None:
+def job_key(job: tuple[str, dict[str, Any], Any]) -> str:
+    """The identity of a sandbox job: the program, the suite (tests, protocol preamble) and the limits."""
+    code, suite, limits = job
+    text = json.dumps([code, suite, repr(limits)], sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk: int,
+              memo: dict[str, dict[str, Any]] | None = None) -> int:
+    """Run every job (each distinct job once when a `memo` is shared); returns how many results were reused."""
+    reused = 0
     for start in range(0, len(jobs), chunk):
         batch = jobs[start : start + chunk]
-        results = pool.run_many([j.job for j in batch])
-        for job, result in zip(batch, results, strict=True):
-            job.result = result.to_dict()
+        if memo is None:
+            for job, result in zip(batch, pool.run_many([j.job for j in batch]), strict=True):
+                job.result = result.to_dict()
+        else:
+            keys = [job_key(j.job) for j in batch]
+            todo: dict[str, tuple[str, dict[str, Any], Any]] = {}
+            for key, job in zip(keys, batch, strict=True):
+                if key not in memo and key not in todo:
+                    todo[key] = job.job
+            reused += len(batch) - len(todo)
+            for key, result in zip(todo, pool.run_many(list(todo.values())) if todo else [], strict=True):
+                memo[key] = result.to_dict()
+            for key, job in zip(keys, batch, strict=True):
+                job.result = memo[key]
         if on_progress is not None:
             on_progress(min(start + chunk, len(jobs)), len(jobs))
+    return reused
 
 
 def _explain(job: _Job, run: Any, records: dict[int, tuple[str, str]], now_passed: bool, now_class: str | None,
@@ -343,6 +369,8 @@ def rescore_run(
     chunk: int = CHUNK,
     protocol: str | None = None,
     tests: str = "recorded",
+    benchmark_file: Mapping[str, Any] | None = None,
+    memo: dict[str, dict[str, Any]] | None = None,
 ) -> RescoreReport:
     """Rescore run `run_id` into a new child run; returns the report (its `run_id` is the child).
 
@@ -351,7 +379,13 @@ def rescore_run(
     suite each trial was graded on whenever it is stored) or `current` (today's
     benchmark loaders). `pool` is a running SandboxPool to use (the dashboard shares
     one); without it a pool of `workers` workers (default: one per core) is started
-    and closed here. Raises LookupError for an unknown run, ValueError for a bad choice.
+    and closed here. `benchmark_file` (`{"benchmark": <stored benchmark>, ...}`, as an
+    import records it) names the problems to grade with first, instead of the file the run
+    was imported with (a benchmark file given beside a results folder). `memo` (job
+    identity -> sandbox result), shared across calls, runs each distinct job once: the
+    same program against the same suite and limits (e.g. both protocols of a problem
+    without a prompt preamble) gets the verdict it already got.
+    Raises LookupError for an unknown run, ValueError for a bad choice.
     """
     from sandbox import POLICY_VERSION, SandboxPool
 
@@ -365,7 +399,8 @@ def rescore_run(
     trials = store.trials_for_run(run_id)
     report = RescoreReport(run_id=None, parent_run_id=run_id, policy_version=str(POLICY_VERSION),
                            grading_protocol=protocol, tests=tests, trials=len(trials))
-    jobs = _plan(store, run, trials, report)
+    override = (benchmark_file or {}).get("benchmark")
+    jobs = _plan(store, run, trials, report, override if isinstance(override, str) else None)
     started_at = utcnow()
     own_pool = pool is None and bool(jobs)
     if own_pool:
@@ -373,20 +408,23 @@ def rescore_run(
     try:
         started = time.perf_counter()  # the rate excludes starting a pool, which a warm caller does not pay
         if jobs:
-            _run_jobs(pool, jobs, on_progress, chunk)
+            report.reused = _run_jobs(pool, jobs, on_progress, chunk, memo)
         report.duration_s = time.perf_counter() - started
     finally:
         if own_pool:
             pool.close()
     outcomes = _tally(report, run, jobs, _grading_records(store, run_id) if jobs else {})
-    report.run_id = _store_child(store, run, report, outcomes, started_at)
+    report.run_id = _store_child(store, run, report, outcomes, started_at, benchmark_file)
     return report
 
 
-def _child_config(run: Any, report: RescoreReport, outcomes: list) -> dict[str, Any]:
+def _child_config(run: Any, report: RescoreReport, outcomes: list,
+                  benchmark_file: Mapping[str, Any] | None = None) -> dict[str, Any]:
     config = {k: copy.deepcopy(v) for k, v in (run.config or {}).items() if k in CARRIED_CONFIG}
     recorded = recorded_benchmark(run.config)
-    if recorded and "benchmark_file" not in config:
+    if benchmark_file:
+        config["benchmark_file"] = copy.deepcopy(dict(benchmark_file))
+    elif recorded and "benchmark_file" not in config:
         config["benchmark_file"] = copy.deepcopy((run.config or {}).get("reference", {}).get("benchmark_file"))
     protocols: dict[str, Counter] = {}
     for job, *_ in outcomes:
@@ -403,13 +441,14 @@ def _child_config(run: Any, report: RescoreReport, outcomes: list) -> dict[str, 
     return config
 
 
-def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, started_at: Any) -> int:
+def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, started_at: Any,
+                 benchmark_file: Mapping[str, Any] | None = None) -> int:
     finished_at = utcnow()
     run_row = {
         "kind": "rescore",
         "title": f"rescore of run {run.id}: {run.title}" if run.title else f"rescore of run {run.id}",
         "status": "done",
-        "config": _child_config(run, report, outcomes),
+        "config": _child_config(run, report, outcomes, benchmark_file),
         "benchmark": run.benchmark,
         "host": hostname(),
         "versions": runtime_versions() | {"sandbox_policy": report.policy_version},

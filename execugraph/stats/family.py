@@ -1,6 +1,7 @@
 """Which comparisons form the family a report tests (and Holm adjusts over).
 
-A family is either every arm against one baseline, or all pairs. By default it
+A family is every arm against one baseline, all pairs, or pairs named one by one
+(`reproduce --families`, where a study fixes its own comparisons). By default it
 only holds pairs that can be compared at all: arms that ran the same benchmark
 and share at least one problem. Other pairs are listed apart with the reason,
 never shown as a zero effect, and never counted in Holm's m.
@@ -16,18 +17,27 @@ from execugraph.stats.records import ArmData
 
 ALL_PAIRS = "all pairs"
 BASELINE = "baseline"
+CHOSEN_PAIRS = "chosen pairs"
 NO_COMMON_PROBLEMS = "no common problems"
 
 
 @dataclass(frozen=True)
 class Family:
-    """`baseline`: an arm's label, name or condition (None: all pairs); `comparable_only`: drop cross-benchmark pairs."""
+    """`baseline`: an arm's label, name or condition (None: all pairs); `comparable_only`: drop cross-benchmark pairs;
+    `pairs`: (a, b) arms named like a baseline, compared as b - a (instead of a baseline or all pairs)."""
 
     baseline: str | None = None
     comparable_only: bool = True
+    pairs: tuple[tuple[str, str], ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.pairs is not None and self.baseline is not None:
+            raise ValueError("a family has a baseline or chosen pairs, not both")
 
     @property
     def mode(self) -> str:
+        if self.pairs is not None:
+            return CHOSEN_PAIRS
         return ALL_PAIRS if self.baseline is None else BASELINE
 
 
@@ -65,9 +75,14 @@ def plan_family(arms: Sequence[ArmData], family: Family) -> tuple[list[tuple[int
     """(pairs as (a, b) arm indices with delta = b - a, excluded pairs with their reason), in arm order.
 
     All pairs: every earlier arm against every later one. Baseline: the baseline as a,
-    each other arm as b, so every delta reads "arm minus baseline".
+    each other arm as b, so every delta reads "arm minus baseline". Chosen pairs: as named.
     """
-    if family.baseline is None:
+    if family.pairs is not None:
+        candidates = [(resolve_baseline(arms, a), resolve_baseline(arms, b)) for a, b in family.pairs]
+        same = [arms[i].name or arms[i].label for i, j in candidates if i == j]
+        if same:
+            raise ValueError(f"a pair compares an arm with itself: {same[0]!r}")
+    elif family.baseline is None:
         candidates = list(combinations(range(len(arms)), 2))
     else:
         base = resolve_baseline(arms, family.baseline)

@@ -247,14 +247,17 @@ def _load_samples(conn: Connection, scope: Any, groups: list[tuple[int, str | No
     passed = S.output["samples_passed"].as_integer()
     which = or_(*(and_(T.run_id == r, T.condition.is_(None) if c is None else T.condition == c) for r, c in groups))
     rows = conn.execute(
-        select(T.run_id, T.condition, drawn, passed, func.count())
+        select(T.run_id, T.condition, T.problem_id, drawn, passed, func.count())
         .select_from(Trial.__table__.join(Step.__table__, S.trial_id == T.id))
         .where(and_(scope, which, S.node == "grade", drawn.is_not(None)))
-        .group_by(T.run_id, T.condition, drawn, passed)
+        .group_by(T.run_id, T.condition, T.problem_id, drawn, passed)
     ).all()
-    for run_id, condition, n, c, count in rows:
+    for run_id, condition, problem_id, n, c, count in rows:
         if (arm := arm_of(run_id, condition)) is not None and n:
-            _add(arm.samples, (int(n), int(c or 0)), int(count))
+            n, c, count = int(n), int(c or 0), int(count)
+            _add(arm.samples, (n, c), count)
+            total, won = arm.problem_samples.get(problem_id, (0, 0))
+            arm.problem_samples[problem_id] = (total + n * count, won + c * count)
 
 
 def _plain_rows(conn: Connection, stmt: Any) -> list[tuple]:

@@ -155,6 +155,7 @@ class ArmData:
     not_counted: dict[str, int] = field(default_factory=dict)  # status -> trials left out of every rate
     errored: int = 0  # counted trials that ended in an error (never graded; they count as failures here)
     samples: dict[tuple[int, int], int] = field(default_factory=dict)  # (drawn, passed) -> best-of-N trials
+    problem_samples: dict[str, tuple[int, int]] = field(default_factory=dict)  # problem -> (drawn, passed), summed
 
     @property
     def trials(self) -> int:
@@ -219,4 +220,6 @@ def arm_from_records(
         if best_of_n > 1 and rec.samples_total:
             key = (rec.samples_total, rec.samples_passed or 0)
             arm.samples[key] = arm.samples.get(key, 0) + 1
+            drawn, won = arm.problem_samples.get(rec.problem_id, (0, 0))
+            arm.problem_samples[rec.problem_id] = (drawn + key[0], won + key[1])
     return arm

@@ -16,14 +16,16 @@ import numpy as np
 
 from execugraph.stats.arms import RunInfo, merge_tallies
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED, BootstrapBatch
+from execugraph.stats.category_pairs import METHOD as CATEGORY_METHOD
+from execugraph.stats.category_pairs import category_comparisons
 from execugraph.stats.costs import cost_accuracy_point, cost_summary
-from execugraph.stats.family import BASELINE, Family, describe, plan_family
+from execugraph.stats.family import BASELINE, CHOSEN_PAIRS, Family, describe, plan_family
 from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, defer_paired
 from execugraph.stats.passk import pass_at_k_table
 from execugraph.stats.rates import defer_category_rates, defer_rate, per_problem_rates
 from execugraph.stats.records import ArmData, ProblemTally
 from execugraph.stats.retries import by_retry_budget, retries_used_distribution
-from execugraph.stats.sampling import best_of_n_control, best_of_n_summary
+from execugraph.stats.sampling import arm_kind, best_of_n_control, best_of_n_summary, control_row
 from execugraph.stats.taxonomy import error_shares, source_audit
 
 if TYPE_CHECKING:
@@ -144,6 +146,19 @@ def _sampling_controls(arms: Sequence[ArmData], costs: Mapping[str, dict]) -> li
     return controls
 
 
+def _control(arms: Sequence[ArmData], runs: Sequence[RunInfo], costs: Mapping[str, dict]) -> list[dict]:
+    """The sampling control's rows, one per arm in report order (see `sampling.control_row`)."""
+    own = {r.id: list(r.conditions) for r in runs}
+    rows = []
+    for arm in arms:
+        if not arm.trials:
+            continue
+        conditions = own.get(arm.run_id, [])
+        condition = arm.condition or (conditions[0] if len(conditions) == 1 else None)
+        rows.append(control_row(arm, arm_kind(arm, condition), costs[arm.label]["llm_calls"]["mean"]))
+    return rows
+
+
 def report_from_arms(
     runs: Sequence[RunInfo],
     arms: Sequence[ArmData],
@@ -175,8 +190,9 @@ def report_from_arms(
         "arms": [_arm_section(a, finish(), costs[a.label]) for a, finish in zip(arms, pending_arms, strict=True)],
         "pairs": [
             {**p.as_dict(), "a_name": names[p.a], "b_name": names[p.b],
-             "ungraded_arms": [x for x in (p.a, p.b) if x in flagged]}
-            for p in pairs
+             "ungraded_arms": [x for x in (p.a, p.b) if x in flagged],
+             "categories": category_comparisons(arms[i].tallies, arms[j].tallies)}
+            for p, (i, j) in zip(pairs, planned, strict=True)
         ],
         "excluded": excluded,
         "retry_budgets": [{**r, "names": [names[a] for a in r["arms"]]} for r in by_retry_budget(arms, costs)],
@@ -192,6 +208,7 @@ def report_from_arms(
                 {**c, "sampler_name": names[c["sampler"]], "reference_name": names[c["reference"]]}
                 for c in _sampling_controls(arms, costs)
             ],
+            "control": [{**row, "name": names[row["arm"]]} for row in _control(arms, runs, costs)],
         },
         "method": {
             "delta": "mean over common problems of (pass rate in b - pass rate in a), in percentage points",
@@ -207,6 +224,10 @@ def report_from_arms(
             "holm": f"Holm-Bonferroni over the {len(pairs)} comparison(s) of this family; p_holm adjusts "
             "p_wilcoxon, p_holm_mcnemar adjusts p_mcnemar",
             "rate_ci": "percentile bootstrap 95% CI of the pooled pass rate, resampling problems",
+            "categories": CATEGORY_METHOD,
+            "sampling": "pass@k by the unbiased estimator (Chen et al., 2021); a best-of-N arm's samples are those "
+            "its trials recorded, or its N trials per problem when each trial is one sample; other arms: one trial "
+            "is one attempt. LLM calls for pass@N: what N samples (or attempts) cost, at the calls observed per trial",
         },
     }
     return _clean(report)
@@ -220,6 +241,8 @@ def _family_text(family: dict) -> str:
     )
     if family["mode"] == BASELINE:
         what = f"each arm against the baseline {family['baseline_name']} (delta = arm - baseline)"
+    elif family["mode"] == CHOSEN_PAIRS:
+        what = "the pairs chosen for this study (delta = second arm - first arm)"
     else:
         what = "all pairs (delta = later arm - earlier arm)"
     left_out = f"; {family['excluded']} pair(s) listed apart as not comparable" if family["excluded"] else ""

@@ -91,3 +91,72 @@ def best_of_n_summary(arm: ArmData) -> dict | None:
         "mean_llm_calls": mean_calls(arm),
         "note": "" if smallest >= arm.best_of_n else f"some trials drew only {smallest} of {arm.best_of_n} samples",
     }
+
+
+BEST_OF_N, ONE_SHOT, RETRY, MULTI_AGENT, UNKNOWN_KIND = "best-of-N", "one-shot", "retry", "multi-agent", "unknown"
+
+
+def arm_kind(arm: ArmData, condition: str | None) -> str:
+    """What an arm spends its calls on: sampling (best-of-N), one shot, a retry loop, or the multi-agent pipeline."""
+    if arm.best_of_n > 1:
+        return BEST_OF_N
+    if condition and condition.split("@", 1)[0].startswith("multi-"):
+        return MULTI_AGENT
+    if arm.retry_budget is None:
+        return UNKNOWN_KIND
+    return RETRY if arm.retry_budget > 0 else ONE_SHOT
+
+
+def _agreement(per_problem: list[tuple[int, int]]) -> tuple[int, int]:
+    """(problems with two or more samples, how many of them had every sample agree: all passed or all failed)."""
+    repeated = [(n, c) for n, c in per_problem if n >= 2]
+    return len(repeated), sum(1 for n, c in repeated if c in (0, n))
+
+
+def control_row(arm: ArmData, kind: str, calls_per_trial: float | None) -> dict:
+    """One row of the sampling control: pass@1 and pass@N, agreement, and what each costs in LLM calls.
+
+    Three shapes of data give the same row:
+    - a best-of-N arm whose trials recorded their N samples (ours): pass@1 from the
+      samples, pass@N the trial pass rate, a trial's calls buy N samples;
+    - a best-of-N arm with one sample per trial (published logs): N trials per
+      problem are its samples, pass@k by the unbiased estimator, N trials buy pass@N;
+    - any other arm: one attempt (its calls per trial) buys pass@1, its pass rate;
+      with repeated trials, N is the fewest trials a problem has and pass@N is
+      what N attempts buy.
+    `calls_for_pass_at_n` is therefore comparable across rows: best-of-5 at its
+    five samples beside single-retry and multi-agent at their observed calls.
+    """
+    tallies = sorted((t for t in arm.tallies.values() if t.trials), key=lambda t: t.problem_id)
+    if kind == BEST_OF_N and arm.problem_samples:
+        summary = best_of_n_summary(arm)
+        n = arm.best_of_n
+        p1 = summary["pass_at_1"] if summary else None
+        pn = arm.passed / arm.trials if arm.trials else None
+        problems, agree = _agreement(list(arm.problem_samples.values()))
+        per_attempt = calls_per_trial / n if calls_per_trial is not None else None
+        for_n = calls_per_trial
+        source = "samples recorded per trial"
+    else:
+        fewest = min((t.trials for t in tallies), default=0)
+        n = arm.best_of_n if kind == BEST_OF_N else fewest
+        p1 = mean_pass_at_k(tallies, 1)[0]
+        pn = mean_pass_at_k(tallies, n)[0] if n >= 2 else None
+        problems, agree = _agreement([(t.trials, t.passed) for t in tallies])
+        per_attempt = calls_per_trial
+        for_n = calls_per_trial * n if calls_per_trial is not None and n >= 2 else None
+        source = "one sample per trial" if kind == BEST_OF_N else "trials"
+    return {
+        "arm": arm.label,
+        "kind": kind,
+        "n": n if n >= 2 else None,
+        "pass_at_1": p1,
+        "pass_at_n": pn,
+        "problems": len(tallies),
+        "agree_problems": problems,
+        "agree": agree if problems else None,
+        "agree_share": agree / problems if problems else None,
+        "calls_per_attempt": per_attempt,
+        "calls_for_pass_at_n": for_n,
+        "source": source,
+    }

@@ -80,13 +80,25 @@ def _ci(section: dict) -> tuple[Any, Any]:
     return (section.get("ci_lo"), section.get("ci_hi"))
 
 
+def reference_pairs(report: dict) -> dict[str, dict]:
+    """arm label -> its comparison, when every compared arm has exactly one reference (a baseline, or one pair)."""
+    pairs = report["pairs"]
+    if report["family"]["mode"] == "baseline" or len(pairs) == 1:
+        return {p["b"]: p for p in pairs}
+    return {}
+
+
 def category_table(report: dict) -> Table:
-    """Pass rate per arm and category (and overall) with its 95% CI over problems."""
+    """Pass rate per arm and category (and overall) with its 95% CI over problems; against a single reference
+    (a baseline, or the one pair), each arm's delta, exact Wilcoxon p and Holm p per category beside its rates."""
+    against = reference_pairs(report)
     rows = []
     for arm in report["arms"]:
+        pair = against.get(arm["label"])
+        by_category = {c["category"]: c for c in pair.get("categories", [])} if pair else {}
         for category, r in sorted(arm["categories"].items()):
-            rows.append({"arm": arm["name"], "category": category, **_rate(r)})
-        rows.append({"arm": arm["name"], "category": "overall", **_rate(arm)})
+            rows.append({"arm": arm["name"], "category": category, **_rate(r), **_paired_cells(by_category.get(category))})
+        rows.append({"arm": arm["name"], "category": "overall", **_rate(arm), **_paired_cells(pair)})
     columns = [
         Column("arm", "Arm"),
         Column("category", "Category"),
@@ -95,8 +107,63 @@ def category_table(report: dict) -> Table:
         Column("pass_rate", "Pass (%)", PCT),
         Column("ci", "95% CI (%)", CI_PCT),
     ]
-    note = f"95% CI: {report['method']['rate_ci']}."
-    return Table("category_rates", "Pass rate per category with 95% CI", columns, rows, [note])
+    notes = [f"95% CI: {report['method']['rate_ci']}."]
+    if against:
+        reference = next(iter(against.values()))["a_name"]
+        columns += [
+            Column("delta", f"Delta vs {reference} (pp)", PP),
+            Column("p", "p (Wilcoxon, exact)", P),
+            Column("p_holm", "p (Holm)", P),
+        ]
+        notes.append(
+            f"Delta and p: paired over the common problems, arm minus {reference}. Holm: over the categories of "
+            "each comparison on category rows (the category family); over the family's comparisons on overall rows."
+        )
+    return Table("category_rates", "Pass rate per category with 95% CI", columns, rows, notes)
+
+
+def _paired_cells(section: dict | None) -> dict:
+    if not section:
+        return {"delta": None, "p": None, "p_holm": None}
+    mark = ASYMPTOTIC_MARK if section.get("wilcoxon_method") == "asymptotic" else ""
+    return {"delta": section["delta_pp"], "p": (section["p_wilcoxon"], mark), "p_holm": section["p_holm"]}
+
+
+def category_paired_table(report: dict) -> Table:
+    """Every comparison of the family per category: both arms' rates, delta, exact Wilcoxon p, Holm p within it."""
+    rows = []
+    for p in report["pairs"]:
+        for c in p.get("categories", []):
+            rows.append(
+                {
+                    "a": p["a_name"],
+                    "b": p["b_name"],
+                    "category": c["category"],
+                    "n": c["n"],
+                    "a_rate": c["a_rate"],
+                    "b_rate": c["b_rate"],
+                    "delta": c["delta_pp"],
+                    **{k: v for k, v in _paired_cells(c).items() if k != "delta"},
+                }
+            )
+    family = report["family"]
+    first, second = ("Baseline", "Arm") if family["mode"] == "baseline" else ("A", "B")
+    columns = [
+        Column("a", first),
+        Column("b", second),
+        Column("category", "Category"),
+        Column("n", "n", INT),
+        Column("a_rate", f"{first} (%)", PCT),
+        Column("b_rate", f"{second} (%)", PCT),
+        Column("delta", "Delta (pp)", PP),
+        Column("p", "p (Wilcoxon, exact)", P),
+        Column("p_holm", "p (Holm, within comparison)", P),
+    ]
+    notes = [
+        f"Per category: {second.lower()} minus {first.lower()} over the common problems of the category; "
+        "rates are mean per-problem pass rates over those problems. Holm over the categories of each comparison."
+    ]
+    return Table("category_paired", "Paired comparisons per category", columns, rows, notes)
 
 
 def _rate(section: dict) -> dict:
@@ -254,39 +321,44 @@ def error_table(report: dict) -> Table:
 
 
 def sampling_table(report: dict) -> Table:
-    """pass@1 and pass@k per arm with repeated trials, and on how many problems all samples agreed."""
-    best_of_n = {s["arm"]: s for s in report["sampling"]["best_of_n"]}
-    rows = []
-    for arm in report["arms"]:
-        agree = arm.get("agreement") or {}
-        k = agree.get("min_trials", 0)
-        if arm["label"] in best_of_n:
-            s = best_of_n[arm["label"]]
-            rows.append({"arm": arm["name"], "k": s["n"], "p1": s["pass_at_1"], "pk": s["pass_at_n"]})
-            rows[-1].update({"agree": None, "of": None})
-            continue
-        if k < 2:
-            continue
-        by_k = {r["k"]: r["pass_at_k"] for r in arm["pass_at_k"]}
-        rows.append(
-            {
-                "arm": arm["name"],
-                "k": k,
-                "p1": by_k.get(1),
-                "pk": by_k.get(k),
-                "agree": agree["all_passed"] + agree["all_failed"],
-                "of": agree["problems"],
-            }
-        )
+    """The sampling control: each arm's pass@1 and pass@N, how often all N samples agree, and what it costs in calls.
+
+    Best-of-N arms sit beside the retrying and multi-agent arms at their observed
+    call counts, so a reader sees whether a pipeline beats plain sampling for the
+    same number of LLM calls.
+    """
+    rows = [
+        {
+            "arm": c["name"],
+            "kind": c["kind"],
+            "n": c["n"],
+            "p1": c["pass_at_1"],
+            "pn": c["pass_at_n"],
+            "agree": c["agree"],
+            "of": c["agree_problems"] or None,
+            "share": c["agree_share"],
+            "per_attempt": c["calls_per_attempt"],
+            "for_n": c["calls_for_pass_at_n"],
+        }
+        for c in report["sampling"].get("control", [])
+    ]
     columns = [
         Column("arm", "Arm"),
-        Column("k", "k (samples)", INT),
+        Column("kind", "Kind"),
+        Column("n", "N (samples)", INT),
         Column("p1", "pass@1 (%)", PCT),
-        Column("pk", "pass@k (%)", PCT),
+        Column("pn", "pass@N (%)", PCT),
         Column("agree", "All samples agree (problems)", INT),
-        Column("of", "Problems with k >= 2", INT),
+        Column("of", "Problems with >= 2 samples", INT),
+        Column("share", "All agree (%)", PCT),
+        Column("per_attempt", "LLM calls per sample", NUM2),
+        Column("for_n", "LLM calls for pass@N", NUM2),
     ]
-    notes = ["pass@k: unbiased estimator (Chen et al., 2021); k is the fewest trials any problem of the arm has."]
+    notes = [
+        "pass@k: unbiased estimator (Chen et al., 2021). Best-of-N: N samples per problem (recorded per trial, or "
+        "one per trial); other arms: one trial is one attempt, N is the fewest trials any problem has. LLM calls "
+        "for pass@N: N times the calls observed per sample or attempt; an arm's pass@1 costs its calls per sample."
+    ]
     for c in report["sampling"]["equal_budget"]:
         at_n = MISSING if c["pass_at_n"] is None else f"{100 * c['pass_at_n']:.1f}%"
         notes.append(
@@ -319,14 +391,20 @@ def cross_model_table(report: dict) -> Table:
     return Table("cross_model", "Pass rate by condition and model", columns, list(table.values()), notes)
 
 
+def has_sampling_control(report: dict) -> bool:
+    """Whether any arm sampled (best-of-N) or repeated trials: only then is there a sampling control to show."""
+    return any(c["kind"] == "best-of-N" or c["n"] for c in report["sampling"].get("control", []))
+
+
 def publication_tables(report: dict) -> list[Table]:
     """Every table the report has data for, in the order a paper would show them."""
     tables = [category_table(report), paired_table(report), ablation_table(report)]
     optional: list[tuple[Callable[[dict], Table], bool]] = [
+        (category_paired_table, any(p.get("categories") for p in report["pairs"])),
         (retry_table, bool(report["retry_budgets"])),
         (cost_table, any(a["trials"] for a in report["arms"])),
         (error_table, any(a["errors"] for a in report["arms"])),
-        (sampling_table, True),
+        (sampling_table, has_sampling_control(report)),
         (cross_model_table, len({a.get("model") for a in report["arms"] if a.get("model")}) > 1),
     ]
     for build, wanted in optional:

@@ -159,6 +159,8 @@ def method_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
         "mcnemar": "McNemar test",
         "holm": "Multiple comparisons",
         "majority_rule": "Solved (majority rule)",
+        "categories": "Per-category comparisons",
+        "sampling": "Sampling control",
     }
     method = report.get("method") or {}
     ordered = [k for k in titles if k in method] + sorted(k for k in method if k not in titles)

