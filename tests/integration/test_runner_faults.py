@@ -53,7 +53,8 @@ def test_a_write_lock_held_past_the_busy_timeout_runs_no_trial_twice(db_url: str
             wait_until(lambda: in_flight(store, run_id, 3), what="trials finished and in flight")
             with DatabaseLock(db_url, hold_s) as lock:
                 held = lock.wait_released()
-            assert held >= hold_s
+            # measured here, from reading the holder's 'locked' line (which it printed a moment earlier)
+            assert held >= hold_s - 1.0
             text = finish(worker, log)
         finally:
             worker.kill()
