@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from execugraph.batch_spec import BatchSpec  # noqa: E402
+from execugraph.batch.runner import enqueue_batch, progress  # noqa: E402
+from execugraph.batch.spec import BatchSpec  # noqa: E402
 from execugraph.outages import waiting_lines  # noqa: E402
-from execugraph.runner import enqueue_batch, progress  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from tests.support.bench_workload import REPLIES, problems  # noqa: E402
 from tests.support.ollama_server import OllamaStandIn  # noqa: E402

@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ray  # noqa: E402
 
-from execugraph.batch_spec import BatchSpec  # noqa: E402
-from execugraph.ray_executor import RayBatchDriver, ScaleOptions, worker_db_url  # noqa: E402
-from execugraph.runner import enqueue_batch  # noqa: E402
+from execugraph.batch.runner import enqueue_batch  # noqa: E402
+from execugraph.batch.spec import BatchSpec  # noqa: E402
+from execugraph.scaleout.executor import RayBatchDriver, ScaleOptions, worker_db_url  # noqa: E402
 from execugraph.store import Store, leases  # noqa: E402
 from tests.support.bench_workload import REPLIES, problems  # noqa: E402
 from tests.support.ollama_server import OllamaStandIn  # noqa: E402

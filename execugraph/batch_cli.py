@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from execugraph.batch_spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
+from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
 from execugraph.settings import load_settings
 
 
@@ -130,7 +130,7 @@ def run_batch(args: argparse.Namespace) -> int:
     except (ValueError, ValidationError, OSError) as exc:
         print(f"batch: {exc}", file=sys.stderr)
         return 2
-    from execugraph.runner import enqueue_batch, wait_for
+    from execugraph.batch.runner import enqueue_batch, wait_for
 
     store = _store(args)
     try:
@@ -140,16 +140,16 @@ def run_batch(args: argparse.Namespace) -> int:
         return 2
     print(json.dumps({"run_id": run_id, "trials": store.get_run(run_id).progress_total}))
     if not args.wait:
-        from execugraph.worker_process import ensure_worker
+        from execugraph.batch.worker_process import ensure_worker
 
         ensure_worker(store.engine.url.render_as_string(hide_password=False))
         return 0
     if spec.executor == "ray":
-        from execugraph.ray_executor import run_on_ray
+        from execugraph.scaleout.executor import run_on_ray
 
         status = run_on_ray(store, run_id, on_progress=print_progress)
     else:
-        from execugraph.runner import Worker, claim_or_wait
+        from execugraph.batch.runner import Worker, claim_or_wait
 
         worker = Worker(store, worker_id=f"cli-{os.getpid()}")
         # Run it here; if a background worker took it first, follow its progress, and take the run
@@ -158,8 +158,8 @@ def run_batch(args: argparse.Namespace) -> int:
             worker.process_run(run_id, claimed_at=claimed_at)
         status = wait_for(store, run_id, on_progress=print_progress)
     sys.stderr.write("\n")
-    from execugraph.run_outcome import is_clean
-    from execugraph.runner import progress
+    from execugraph.batch.outcome import is_clean
+    from execugraph.batch.runner import progress
 
     final = progress(store, run_id)
     word = final.status or status
@@ -182,11 +182,11 @@ def configure_worker(parser: argparse.ArgumentParser) -> None:
 
 
 def run_worker(args: argparse.Namespace) -> int:
-    from execugraph.runner import Worker
+    from execugraph.batch.runner import Worker
 
     store = _store(args)
     if args.singleton:
-        from execugraph.worker_process import try_singleton_lock
+        from execugraph.batch.worker_process import try_singleton_lock
 
         if try_singleton_lock(store.engine.url.render_as_string(hide_password=False)) is None:
             print("worker: another worker is already serving this database", file=sys.stderr)
@@ -207,7 +207,7 @@ def configure_status(parser: argparse.ArgumentParser) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from execugraph.runner import progress
+    from execugraph.batch.runner import progress
 
     store = _store(args, writes=False)
     runs = [store.get_run(i) for i in args.run_ids] if args.run_ids else store.list_runs(kind="batch", limit=20)
@@ -242,7 +242,7 @@ def configure_cancel(parser: argparse.ArgumentParser) -> None:
 
 
 def run_cancel(args: argparse.Namespace) -> int:
-    from execugraph.runner import request_cancel
+    from execugraph.batch.runner import request_cancel
 
     try:
         request_cancel(_store(args), args.run_id)
@@ -258,8 +258,8 @@ def configure_resume(parser: argparse.ArgumentParser) -> None:
 
 
 def run_resume(args: argparse.Namespace) -> int:
-    from execugraph.runner import resume
-    from execugraph.worker_process import ensure_worker
+    from execugraph.batch.runner import resume
+    from execugraph.batch.worker_process import ensure_worker
 
     store = _store(args)
     try:

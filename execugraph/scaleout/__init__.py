@@ -6,6 +6,6 @@
 - `endpoints`: EndpointBalancer, per-endpoint limits, health checks and draining.
 
 Attempts write through `Store.fenced` (`execugraph.store.fencing`), so a superseded attempt can
-never write into its trial; the run lease is `execugraph.run_lease.RunLease`, as for local batches.
-Entry points are in `execugraph.ray_executor`; docs/scale-out.md explains the design.
+never write into its trial; the run lease is `execugraph.batch.lease.RunLease`, as for local batches.
+Entry points are in `execugraph.scaleout.executor`; docs/scale-out.md explains the design.
 """

@@ -38,11 +38,11 @@ from typing import Any
 import ray
 from ray.exceptions import RayError, RayTaskError
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.lease import RunLease
+from execugraph.batch.runner import Progress, batch_spec_of, progress
+from execugraph.batch.spec import BatchSpec
 from execugraph.config import ROLES, RunConfig
 from execugraph.llm import parse_spec
-from execugraph.run_lease import RunLease
-from execugraph.runner import Progress, batch_spec_of, progress
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
 from execugraph.scaleout.workers import WorkerPool, WorkerSlot
 from execugraph.settings import load_settings

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.runner import Worker, enqueue_batch, progress, request_cancel, resume
+from execugraph.batch.spec import BatchSpec
 from execugraph.problem import Problem
-from execugraph.runner import Worker, enqueue_batch, progress, request_cancel, resume
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.trial import TrialDeps

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.runner import Worker, enqueue_batch
+from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_humaneval, load_internal30
 from execugraph.conditions import resolve_condition
 from execugraph.publication import rescore_run
-from execugraph.runner import Worker, enqueue_batch
 from execugraph.stats.protocols import counterparts, protocol_sensitivity, run_protocols
 from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from execugraph import views
-from execugraph.run_outcome import Counts, status_word
-from execugraph.runner import enqueue_batch, progress
+from execugraph.batch.outcome import Counts, status_word
+from execugraph.batch.runner import enqueue_batch, progress
 from execugraph.stats import build_report
 from execugraph.stats_cli import format_report
 from execugraph.store import Store

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec, parse_seeds
+from execugraph.batch.runner import Worker, enqueue_batch, progress, request_cancel, resume, wait_for
+from execugraph.batch.spec import BatchSpec, parse_seeds
 from execugraph.problem import Problem
-from execugraph.runner import Worker, enqueue_batch, progress, request_cancel, resume, wait_for
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.trial import TrialDeps

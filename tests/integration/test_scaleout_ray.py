@@ -22,9 +22,9 @@ from collections.abc import Callable
 import pytest
 import ray
 
-from execugraph.batch_spec import BatchSpec
-from execugraph.ray_executor import RayBatchDriver, ScaleOptions, run_on_ray, worker_db_url
-from execugraph.runner import enqueue_batch, progress, request_cancel, resume
+from execugraph.batch.runner import enqueue_batch, progress, request_cancel, resume
+from execugraph.batch.spec import BatchSpec
+from execugraph.scaleout.executor import RayBatchDriver, ScaleOptions, run_on_ray, worker_db_url
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, leases
 from tests.integration.test_runner import GOOD, MODEL, assert_complete_and_unique, problems
@@ -143,7 +143,7 @@ def test_batch_completes_with_the_exact_trial_set(ray_cluster, tmp_path):
 
 @pytest.mark.postgres
 def test_a_background_worker_hands_a_ray_batch_to_the_ray_driver(ray_cluster, tmp_path):
-    from execugraph.runner import Worker
+    from execugraph.batch.runner import Worker
 
     store = Store.open(f"sqlite:///{tmp_path / 'bg.db'}")
     with standin() as a, standin() as b:
@@ -372,7 +372,7 @@ def test_an_unreachable_ray_address_fails_the_run_quickly_with_the_reason(tmp_pa
 
 
 def test_sqlite_store_is_refused_when_the_cluster_spans_machines(tmp_path, monkeypatch):
-    import execugraph.ray_executor as ray_executor
+    import execugraph.scaleout.executor as ray_executor
 
     store = Store.open(f"sqlite:///{tmp_path / 'multi.db'}")
     fake_nodes = [{"Alive": True, "Resources": {"CPU": 2}, "NodeManagerAddress": ip} for ip in ("10.0.0.1", "10.0.0.2")]

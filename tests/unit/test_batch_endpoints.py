@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from execugraph.batch.spec import BatchSpec, parse_endpoint
 from execugraph.batch_cli import _spec_from_args
-from execugraph.batch_spec import BatchSpec, parse_endpoint
 from execugraph.cli import build_parser
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execugraph.runner import Progress, batch_spec_of, claim_or_wait, progress, wait_for
+from execugraph.batch.runner import Progress, batch_spec_of, claim_or_wait, progress, wait_for
 from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions, cluster_nodes
 from execugraph.store import leases
 

@@ -31,7 +31,7 @@ from typing import Any
 from execugraph.store import SupersededError, leases, utcnow
 from execugraph.store.retry import StoreBusyError, describe, is_transient
 
-log = logging.getLogger("execugraph.runner")
+log = logging.getLogger("execugraph.batch.runner")
 
 HELD, SUSPENDED, LOST = "held", "suspended", "lost"
 

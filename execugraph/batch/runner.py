@@ -20,15 +20,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.lease import RunLease
+from execugraph.batch.outcome import Counts, status_word
+from execugraph.batch.spec import BatchSpec
 from execugraph.outages import TrialInterrupted
-from execugraph.run_lease import RunLease
-from execugraph.run_outcome import Counts, status_word
 from execugraph.store import StoreBusyError, SupersededError, leases
 from execugraph.store.retry import run_with_retry
 from execugraph.trial import TrialDeps, run_trial
 
-log = logging.getLogger("execugraph.runner")
+log = logging.getLogger("execugraph.batch.runner")
 
 HEARTBEAT_S = 5.0
 STALE_AFTER_S = 30.0
@@ -160,7 +160,7 @@ class Worker:
         claimed_at = time.monotonic() if claimed_at is None else claimed_at
         spec = batch_spec_of(self.store.get_run(run_id))
         if spec.executor == "ray":  # the Ray driver keeps the same lease, resume and cancel contract
-            from execugraph.ray_executor import ScaleOptions, drive_claimed_run
+            from execugraph.scaleout.executor import ScaleOptions, drive_claimed_run
 
             options = ScaleOptions(heartbeat_s=self.heartbeat_s, stale_after_s=self.stale_after_s)
             return drive_claimed_run(
