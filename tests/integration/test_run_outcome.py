@@ -8,8 +8,8 @@ import json
 from execugraph import views
 from execugraph.batch.outcome import Counts, status_word
 from execugraph.batch.runner import enqueue_batch, progress
+from execugraph.cli.stats import format_report
 from execugraph.stats import build_report
-from execugraph.stats_cli import format_report
 from execugraph.store import Store
 from tests.integration.test_cli import FIB, cli
 from tests.integration.test_runner import GOOD, MODEL, problems, spec, start_worker

@@ -54,7 +54,7 @@ def family_from(args: argparse.Namespace) -> Any:
 
 def load_report(args: argparse.Namespace, command: str) -> dict | None:
     """The report the arguments ask for, or None after printing why not (unknown run, condition, baseline)."""
-    from execugraph.cli_store import open_store
+    from execugraph.cli.store import open_store
     from execugraph.stats import UnknownConditionError, UnknownRunError, build_report
     from execugraph.stats.protocols import protocol_sensitivity
 

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from execugraph.stats_cli import EXIT_BAD_REQUEST, add_family_arguments, load_report
+from execugraph.cli.stats import EXIT_BAD_REQUEST, add_family_arguments, load_report
 
 EXIT_EXPORT_FAILED = 1
 

@@ -16,19 +16,19 @@ import sys
 # configure()/run(); "module:name" means configure_name()/run_name() in that module.
 # Command modules keep heavy imports (torch, scipy) inside their functions.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "doctor": ("execugraph.doctor", "check the database, embedded model, Ollama and sandbox"),
-    "run": ("execugraph.trial_cli", "run one problem (ad-hoc or from a benchmark) under one condition"),
-    "batch": ("execugraph.batch_cli:batch", "enqueue a benchmark x conditions x seeds grid (--wait to follow it)"),
-    "worker": ("execugraph.batch_cli:worker", "run queued batches in this process until stopped"),
-    "status": ("execugraph.batch_cli:status", "progress of batch runs"),
-    "cancel": ("execugraph.batch_cli:cancel", "cancel a batch after its in-flight trials"),
-    "resume": ("execugraph.batch_cli:resume", "queue a cancelled or interrupted batch again"),
-    "retrieval-eval": ("execugraph.retrieval_cli", "recall@1 and recall@k of the technique retriever on the labelled set"),
-    "stats": ("execugraph.stats_cli", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
-    "report": ("execugraph.report_cli", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
-    "export": ("execugraph.publication_cli:export", "write runs as a publication bundle (folder or .zip)"),
-    "import": ("execugraph.publication_cli:import", "import a bundle or a published results tree (folder or .zip)"),
-    "rescore": ("execugraph.publication_cli:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
+    "doctor": ("execugraph.cli.doctor", "check the database, embedded model, Ollama and sandbox"),
+    "run": ("execugraph.cli.run", "run one problem (ad-hoc or from a benchmark) under one condition"),
+    "batch": ("execugraph.cli.batch:batch", "enqueue a benchmark x conditions x seeds grid (--wait to follow it)"),
+    "worker": ("execugraph.cli.batch:worker", "run queued batches in this process until stopped"),
+    "status": ("execugraph.cli.batch:status", "progress of batch runs"),
+    "cancel": ("execugraph.cli.batch:cancel", "cancel a batch after its in-flight trials"),
+    "resume": ("execugraph.cli.batch:resume", "queue a cancelled or interrupted batch again"),
+    "retrieval-eval": ("execugraph.cli.retrieval", "recall@1 and recall@k of the technique retriever on the labelled set"),
+    "stats": ("execugraph.cli.stats", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
+    "report": ("execugraph.cli.report", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
+    "export": ("execugraph.cli.publication:export", "write runs as a publication bundle (folder or .zip)"),
+    "import": ("execugraph.cli.publication:import", "import a bundle or a published results tree (folder or .zip)"),
+    "rescore": ("execugraph.cli.publication:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
 }
 
 

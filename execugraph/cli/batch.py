@@ -17,7 +17,7 @@ from execugraph.settings import load_settings
 
 
 def _store(args: argparse.Namespace, *, writes: bool = True):
-    from execugraph.cli_store import open_store
+    from execugraph.cli.store import open_store
 
     return open_store(args, writes=writes)
 
