@@ -15,7 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from execugraph.batch.runner import Worker, enqueue_batch  # noqa: E402
+from execugraph.batch.control import enqueue_batch  # noqa: E402
+from execugraph.batch.runner import Worker  # noqa: E402
 from execugraph.batch.spec import BatchSpec  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from execugraph.trial import TrialDeps  # noqa: E402

@@ -30,7 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from execugraph.batch.runner import enqueue_batch, progress  # noqa: E402
+from execugraph.batch.control import enqueue_batch  # noqa: E402
+from execugraph.batch.progress import progress  # noqa: E402
 from execugraph.batch.spec import BatchSpec  # noqa: E402
 from execugraph.outages import waiting_lines  # noqa: E402
 from execugraph.store import Store  # noqa: E402

@@ -4,7 +4,7 @@ and watch running batches progress, cancel or resume them."""
 import streamlit as st
 
 from execugraph import views
-from execugraph.batch.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
 from execugraph.benchmarks import FILE_BENCHMARKS
 from ui import keys, protocol_parts, resources
 from ui.batch_form import grid_inputs, problem_source, spec_from_form

@@ -1,6 +1,6 @@
 """A worker's hold on one run: renewed in the background, trusted only within its lease period.
 
-The lease protocol (shared by the local runner and the Ray driver):
+The lease protocol (shared by every executor through `leased_run.LeasedRun`):
 
 - Claiming or renewing writes `lease_expires_at = sent + lease_s`, where `sent`
   is when the write was *sent*; the worker trusts the lease only until
@@ -31,9 +31,11 @@ from typing import Any
 from execugraph.store import SupersededError, leases, utcnow
 from execugraph.store.retry import StoreBusyError, describe, is_transient
 
-log = logging.getLogger("execugraph.batch.runner")
+log = logging.getLogger("execugraph.batch")
 
 HELD, SUSPENDED, LOST = "held", "suspended", "lost"
+LEASE_S = 30.0  # how long a claim or renewal holds the run (`worker --stale-after-s`)
+HEARTBEAT_S = 5.0  # how often the lease is renewed
 
 
 def safety_margin(lease_s: float) -> float:

@@ -9,11 +9,15 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
 from execugraph.settings import load_settings
+
+if TYPE_CHECKING:
+    from execugraph.batch.runner import Executor
 
 
 def _store(args: argparse.Namespace, *, writes: bool = True):
@@ -124,13 +128,25 @@ def print_progress(p) -> None:
     sys.stderr.flush()
 
 
+def executors() -> dict[str, Executor]:
+    """The executors a batch worker started here offers besides `local` (always there): the one list of them.
+
+    Ray's is imported lazily by `RayExecutor` itself, so a worker that only
+    serves local batches never loads Ray.
+    """
+    from execugraph.scaleout.executor import RayExecutor
+
+    return {"ray": RayExecutor()}
+
+
 def run_batch(args: argparse.Namespace) -> int:
     try:
         spec = _spec_from_args(args)
     except (ValueError, ValidationError, OSError) as exc:
         print(f"batch: {exc}", file=sys.stderr)
         return 2
-    from execugraph.batch.runner import enqueue_batch, wait_for
+    from execugraph.batch.control import enqueue_batch
+    from execugraph.batch.runner import Worker
 
     store = _store(args)
     try:
@@ -144,22 +160,13 @@ def run_batch(args: argparse.Namespace) -> int:
 
         ensure_worker(store.engine.url.render_as_string(hide_password=False))
         return 0
-    if spec.executor == "ray":
-        from execugraph.scaleout.executor import run_on_ray
-
-        status = run_on_ray(store, run_id, on_progress=print_progress)
-    else:
-        from execugraph.batch.runner import Worker, claim_or_wait
-
-        worker = Worker(store, worker_id=f"cli-{os.getpid()}")
-        # Run it here; if a background worker took it first, follow its progress, and take the run
-        # over should that worker die (its lease runs out).
-        while (claimed_at := claim_or_wait(store, run_id, worker.worker_id, on_progress=print_progress)) is not None:
-            worker.process_run(run_id, claimed_at=claimed_at)
-        status = wait_for(store, run_id, on_progress=print_progress)
+    worker = Worker(store, worker_id=f"cli-{os.getpid()}", executors=executors())
+    # Run it here; if a background worker took it first, follow its progress, and take the run
+    # over should that worker die (its lease runs out).
+    status = worker.run_here(run_id, on_progress=print_progress)
     sys.stderr.write("\n")
     from execugraph.batch.outcome import is_clean
-    from execugraph.batch.runner import progress
+    from execugraph.batch.progress import progress
 
     final = progress(store, run_id)
     word = final.status or status
@@ -193,7 +200,7 @@ def run_worker(args: argparse.Namespace) -> int:
             return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per LLM call would drown the rest
-    worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s)
+    worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s, executors=executors())
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())
     print(f"worker {worker.worker_id} serving {store.url}", file=sys.stderr, flush=True)
     return worker.run_forever(poll_s=args.poll_s, exit_when_idle=args.once, idle_exit_s=args.idle_exit_s)
@@ -207,7 +214,7 @@ def configure_status(parser: argparse.ArgumentParser) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from execugraph.batch.runner import progress
+    from execugraph.batch.progress import progress
 
     store = _store(args, writes=False)
     runs = [store.get_run(i) for i in args.run_ids] if args.run_ids else store.list_runs(kind="batch", limit=20)
@@ -242,7 +249,7 @@ def configure_cancel(parser: argparse.ArgumentParser) -> None:
 
 
 def run_cancel(args: argparse.Namespace) -> int:
-    from execugraph.batch.runner import request_cancel
+    from execugraph.batch.control import request_cancel
 
     try:
         request_cancel(_store(args), args.run_id)
@@ -258,7 +265,7 @@ def configure_resume(parser: argparse.ArgumentParser) -> None:
 
 
 def run_resume(args: argparse.Namespace) -> int:
-    from execugraph.batch.runner import resume
+    from execugraph.batch.control import resume
     from execugraph.batch.worker_process import ensure_worker
 
     store = _store(args)

@@ -1,11 +1,18 @@
-"""Run a queued batch on a Ray cluster: `run_on_ray` (CLI `batch --executor ray --wait`) and
-`drive_claimed_run` (for a background worker that has already claimed a run whose executor is ray).
+"""The Ray executor: `RayExecutor` runs a claimed batch run on a Ray cluster, and `run_on_ray` claims one and
+runs it there (what `batch --executor ray --wait` does, through a batch Worker).
+
+A batch `Worker` hands every run whose spec says `executor: ray` to the
+`RayExecutor` it was given (the CLI gives its workers one, see
+`execugraph.cli.batch.executors`); the run is driven by `driver.RayBatchDriver`
+inside the same lease loop as a local run (`execugraph.batch.leased_run`).
+Ray is imported only once a run is handed over, so a worker that serves local
+batches never loads it.
 
 Connecting: an already initialised Ray connection in this process is used as
 is; otherwise `ray.init(address)` joins the cluster at `address` (the batch's
 `ray_address` unless given), or, with none, RAY_ADDRESS, a cluster started on
 this machine with `ray start`, or a new local one; a connection made here is
-closed again at the end. The machinery lives in `execugraph.scaleout`.
+closed again at the end.
 """
 
 from __future__ import annotations
@@ -13,19 +20,23 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from execugraph.batch.runner import Progress, batch_spec_of, claim_or_wait, progress, wait_for
-from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions, cluster_nodes
-from execugraph.store import leases
+from execugraph.batch.leased_run import LeasedRun
+from execugraph.batch.progress import Progress
+from execugraph.batch.runner import Worker
+from execugraph.batch.spec import BatchSpec
+
+if TYPE_CHECKING:
+    from execugraph.scaleout.driver import ScaleOptions
 
 log = logging.getLogger("execugraph.scaleout")
 
-__all__ = ["RayBatchDriver", "ScaleOptions", "connect", "drive_claimed_run", "run_on_ray", "worker_db_url"]
+__all__ = ["RayExecutor", "connect", "run_on_ray", "worker_db_url"]
 
 
 def connect(address: str | None = None) -> bool:
@@ -62,9 +73,11 @@ def worker_db_url(store: Any) -> str:
     SQLite lives in one file on one machine, so it is refused when the cluster
     spans several machines: use PostgreSQL (`--db postgresql://...`) there.
     """
+    from execugraph.scaleout import driver
+
     url = store.engine.url
     if url.get_backend_name() == "sqlite":
-        hosts = {n.get("NodeManagerAddress") for n in cluster_nodes()}
+        hosts = {n.get("NodeManagerAddress") for n in driver.cluster_nodes()}
         if len(hosts) > 1:
             raise ValueError(
                 f"the run store is SQLite ({url.database}), which workers on {len(hosts)} machines cannot share; "
@@ -76,54 +89,37 @@ def worker_db_url(store: Any) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def drive_claimed_run(
-    store: Any,
-    run_id: int,
-    worker_id: str,
-    *,
-    options: ScaleOptions | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
-    stop: threading.Event | None = None,
-    ray_address: str | None = None,
-    claimed_at: float | None = None,
-) -> str:
-    """Drive a run already claimed by `worker_id` on Ray until done, cancelled, failed or stopped.
+@dataclass
+class RayExecutor:
+    """The `ray` executor of a batch Worker: drives a claimed run on Ray until done, cancelled, failed or stopped.
 
-    `claimed_at` is the monotonic time just before the claim was sent (see `run_lease`).
-
-    Same contract as `runner.Worker.process_run`: the lease is heart-beaten and
-    released here, and the status the run was left in is returned ("queued"
-    when stopped or the lease was lost; "failed", with the reason stored on the
-    run, when the cluster cannot be reached or cannot share the store).
+    `options` size and time the Ray side (the lease timing is the Worker's);
+    `ray_address` overrides the batch's own. A cluster that cannot be reached
+    or cannot share the store fails the run with the reason stored on it.
     """
-    address = ray_address or batch_spec_of(store.get_run(run_id)).ray_address
-    try:
-        made = connect(address)
-    except Exception as exc:  # unreachable cluster, bad address: say so on the run, not only in a traceback
-        return _give_up(
-            store, run_id, worker_id, f"cannot connect to the Ray cluster at {address or 'the default address'}: {exc}"
-        )
-    try:
+
+    options: ScaleOptions | None = None
+    ray_address: str | None = None
+
+    def execute(self, run: LeasedRun, spec: BatchSpec) -> str:
+        from execugraph.scaleout.driver import RayBatchDriver
+
+        address = self.ray_address or spec.ray_address
         try:
-            db_url = worker_db_url(store)
-        except ValueError as exc:
-            return _give_up(store, run_id, worker_id, str(exc))
-        driver = RayBatchDriver(
-            store, run_id, worker_id, db_url, options=options, on_progress=on_progress, stop=stop, claimed_at=claimed_at
-        )
-        return driver.run()
-    finally:
-        if made:
-            import ray
+            made = connect(address)
+        except Exception as exc:  # unreachable cluster, bad address: say so on the run, not only in a traceback
+            return run.give_up(f"cannot connect to the Ray cluster at {address or 'the default address'}: {exc}")
+        try:
+            try:
+                db_url = worker_db_url(run.store)
+            except ValueError as exc:
+                return run.give_up(str(exc))
+            return RayBatchDriver(run, db_url, options=self.options).run()
+        finally:
+            if made:
+                import ray
 
-            ray.shutdown()
-
-
-def _give_up(store: Any, run_id: int, worker_id: str, reason: str) -> str:
-    """Release a claimed run as failed with `reason` (shown by `status` and the dashboard, and logged)."""
-    log.error("run %s: %s", run_id, reason)
-    leases.release_run(store, run_id, worker_id, "failed", reason)
-    return "failed"
+                ray.shutdown()
 
 
 def run_on_ray(
@@ -135,22 +131,19 @@ def run_on_ray(
     options: ScaleOptions | None = None,
     worker_id: str | None = None,
 ) -> str:
-    """Claim a queued (or abandoned) batch run and drive it on Ray; returns its final status.
+    """Claim a queued (or abandoned) Ray batch run and drive it here; returns its final status.
 
     When another live worker holds the run, waits for it to finish instead (and
-    takes it over if that worker's lease runs out), as the local `batch --wait` does.
+    takes it over if that worker's lease runs out), as `batch --wait` does.
     """
-    if store.get_run(run_id) is None:
-        raise LookupError(f"run {run_id} does not exist")
+    from execugraph.scaleout.driver import ScaleOptions
+
     options = options or ScaleOptions()
-    worker_id = worker_id or f"ray-driver:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-    claimed_at = claim_or_wait(store, run_id, worker_id, options.stale_after_s, on_progress=on_progress)
-    if claimed_at is None:  # another driver or worker finished it
-        return wait_for(store, run_id, on_progress=on_progress)
-    status = drive_claimed_run(
-        store, run_id, worker_id, options=options, on_progress=on_progress, ray_address=ray_address,
-        claimed_at=claimed_at,
+    worker = Worker(
+        store,
+        worker_id=worker_id or f"ray-driver:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}",
+        executors={"ray": RayExecutor(options, ray_address)},
+        stale_after_s=options.stale_after_s,
+        heartbeat_s=options.heartbeat_s,
     )
-    if on_progress is not None:
-        on_progress(progress(store, run_id))
-    return status
+    return worker.run_here(run_id, on_progress=on_progress)

@@ -168,7 +168,7 @@ def conditions_in_runs(store: Any, run_ids: Sequence[int]) -> list[str]:
 
 def active_batches(store: Any, *, recent: int = 3) -> list[dict[str, Any]]:
     """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
-    from execugraph.batch.runner import progress
+    from execugraph.batch.progress import progress
     from execugraph.outages import waiting_lines
 
     active = [r for s in ACTIVE_STATUSES for r in store.list_runs(kind="batch", status=s, limit=50)]

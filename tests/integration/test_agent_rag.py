@@ -7,7 +7,8 @@ import shutil
 
 import pytest
 
-from execugraph.batch.runner import Worker, enqueue_batch
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.retrieval import Retriever

@@ -19,7 +19,9 @@ from typing import Any
 
 import pytest
 
-from execugraph.batch.runner import Worker, enqueue_batch, progress, request_cancel, resume
+from execugraph.batch.control import enqueue_batch, request_cancel, resume
+from execugraph.batch.progress import progress
+from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.problem import Problem
 from execugraph.settings import PROJECT_ROOT

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.batch.runner import Worker, enqueue_batch
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_humaneval, load_internal30
 from execugraph.conditions import resolve_condition

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from execugraph import cli
-from execugraph.batch.runner import Worker, enqueue_batch
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.publication import bundle_files, import_path
 from execugraph.settings import PROJECT_ROOT

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from execugraph import cli
-from execugraph.batch.runner import Worker, enqueue_batch
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.problem import Problem
 from execugraph.publication import bundle_files, export_bundle, import_path, rescore_run

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 from execugraph import views
+from execugraph.batch.control import enqueue_batch
 from execugraph.batch.outcome import Counts, status_word
-from execugraph.batch.runner import enqueue_batch, progress
+from execugraph.batch.progress import progress
 from execugraph.cli.stats import format_report
 from execugraph.stats import build_report
 from execugraph.store import Store

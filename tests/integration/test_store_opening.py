@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from execugraph.batch.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
 from execugraph.batch.spec import BatchSpec
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, StoreReadOnlyError, StoreUnavailableError, make_engine, migrations

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import update
 
-from execugraph.batch.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.store import Step, Store, utcnow
@@ -344,7 +344,7 @@ def seed_store(store: Store, *, seed: int = 7) -> Seeded:
         ),
         [problems["bfs"]],
     )
-    from execugraph.batch.runner import request_cancel
+    from execugraph.batch.control import request_cancel
 
     request_cancel(store, cancelled)
     _spread_step_times(store)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from execugraph.batch.runner import wait_for
+from execugraph.batch.progress import wait_for
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.trial import TrialDeps

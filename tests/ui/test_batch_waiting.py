@@ -3,7 +3,7 @@ pre-flight refusal of an `openai:` model whose server cannot be reached."""
 
 from __future__ import annotations
 
-from execugraph.batch.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.outages import waiting_line

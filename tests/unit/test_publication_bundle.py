@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.batch.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
 from execugraph.batch.spec import BatchSpec
 from execugraph.publication import (
     BundleFormatError,
