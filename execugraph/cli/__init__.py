@@ -1,7 +1,19 @@
 """`python -m execugraph ...`: one argparse front door over per-topic command modules.
 
-Each command lives in its own module exposing `configure(parser)` and
-`run(args) -> int`; this file only lists them, so adding a command is one line.
+The package holds the command layer only (the work is done in the core):
+
+- `batch`: batch, worker, status, cancel, resume (and the composition of batch
+  executors: `executors()` is where Ray's is added);
+- `run`: one problem under one condition;
+- `stats`: stats and report;
+- `publication`: export, import, rescore;
+- `retrieval`: retrieval-eval;
+- `doctor`: doctor (its checks are `execugraph.health`);
+- `store`: `open_store`, how every command opens the run store.
+
+Each command group is one module exposing `configure(parser)` and `run(args) -> int`
+(or `configure_<name>` / `run_<name>` for several commands); `COMMANDS` lists them,
+so adding a command is one module here and one line there.
 A database that cannot be used (StoreUnavailableError, or a corrupt file met
 while reading) ends any command here with one line on stderr and exit 2.
 """
@@ -24,8 +36,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cancel": ("execugraph.cli.batch:cancel", "cancel a batch after its in-flight trials"),
     "resume": ("execugraph.cli.batch:resume", "queue a cancelled or interrupted batch again"),
     "retrieval-eval": ("execugraph.cli.retrieval", "recall@1 and recall@k of the technique retriever on the labelled set"),
-    "stats": ("execugraph.cli.stats", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
-    "report": ("execugraph.cli.report", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
+    "stats": ("execugraph.cli.stats:stats", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
+    "report": ("execugraph.cli.stats:report", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
     "export": ("execugraph.cli.publication:export", "write runs as a publication bundle (folder or .zip)"),
     "import": ("execugraph.cli.publication:import", "import a bundle or a published results tree (folder or .zip)"),
     "rescore": ("execugraph.cli.publication:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
