@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from execugraph.conditions import resolve_condition  # noqa: E402
+from execugraph.grading import build_suite  # noqa: E402
 from execugraph.problem import Problem  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from execugraph.trial import TrialDeps, run_trial  # noqa: E402
@@ -59,7 +60,7 @@ def time_sandbox(pool, runs: int) -> float:
     for _ in range(REPEATS):
         started = time.perf_counter()
         for _ in range(runs):
-            pool.run_suite(CODE, PROBLEM.suite(), Limits())
+            pool.run_suite(CODE, build_suite(PROBLEM, PROBLEM.tests, "standalone"), Limits())
         samples.append(time.perf_counter() - started)
     return statistics.median(samples)
 

@@ -35,12 +35,6 @@ class Problem(BaseModel):
     preamble: str = ""
     timeout_s: float | None = None
 
-    def suite(self, tests: list[dict[str, Any]] | None = None, protocol: str = "standalone") -> dict[str, Any]:
-        """The sandbox suite for these (or the given subset of) tests, built by `execugraph.grading`."""
-        from execugraph.grading import build_suite
-
-        return build_suite(self, list(self.tests if tests is None else tests), protocol)
-
     def visible_tests(self) -> list[dict[str, Any]]:
         return [t for t in self.tests if t.get("visible")]
 

@@ -10,6 +10,7 @@ import pytest
 
 from execugraph.benchmarks import canonical_solution, load_apps, load_humaneval, load_internal30
 from execugraph.benchmarks.humaneval import official_task
+from execugraph.grading import build_suite
 from execugraph.problem import Problem
 from execugraph.settings import DATA_DIR
 from tests.support.reference_internal30 import REFERENCE, WRONG
@@ -33,7 +34,7 @@ def limits():
 
 
 def run_all(pool, limits, jobs: list[tuple[Problem, str]]) -> list[Any]:
-    return pool.run_many([(code, problem.suite(), limits) for problem, code in jobs])
+    return pool.run_many([(code, build_suite(problem, problem.tests, "standalone"), limits) for problem, code in jobs])
 
 
 def failures(problem: Problem, result: Any) -> str:

@@ -8,6 +8,7 @@ import pytest
 
 from execugraph.benchmarks import BenchmarkFormatError, load_benchmark, parse_published_jsonl
 from execugraph.benchmarks.published import looks_published, published_warnings
+from execugraph.grading import build_suite
 from execugraph.settings import DATA_DIR
 from sandbox import parse_suite
 
@@ -33,7 +34,7 @@ def test_every_field_maps_onto_a_problem() -> None:
     assert (problem.entry_point, problem.aliases, problem.rationale, problem.timeout_s) == (
         "twice", ["double"], "smallest", 3.0)
     assert problem.tests == [{"name": "two", "kind": "call", "expected": 4, "args": [2], "published_kind": "basic"}]
-    parse_suite(problem.suite())
+    parse_suite(build_suite(problem, problem.tests, "standalone"))
 
 
 def test_a_call_expression_is_evaluated_or_called_with_the_args() -> None:
@@ -45,7 +46,7 @@ def test_a_call_expression_is_evaluated_or_called_with_the_args() -> None:
     first, second = problem.tests
     assert first["expr"] == "[(c := Box()).put(3), c.get()]" and first["expected"] == [None, 3]
     assert second["expr"] == "(Solution().check)(*[[1, 2], float('inf')])" and second["expected"] is True
-    parse_suite(problem.suite())
+    parse_suite(build_suite(problem, problem.tests, "standalone"))
 
 
 def test_a_custom_judge_is_marked_and_floats_compare_with_tolerance() -> None:

@@ -12,6 +12,7 @@ from execugraph.benchmarks import (
     load_internal30,
     select_problems,
 )
+from execugraph.grading import build_suite
 
 
 def test_names_and_spellings():
@@ -54,6 +55,6 @@ def test_every_loaded_suite_is_accepted_by_the_sandbox_parser():
 
     problems = load_internal30() + load_humaneval() + load_apps(DATA_DIR / "fixtures" / "apps_sample.jsonl")
     for problem in problems:
-        parsed = parse_suite(problem.suite())
+        parsed = parse_suite(build_suite(problem, problem.tests, "standalone"))
         assert len(parsed.tests) == len(problem.tests), problem.id
         assert parsed.entry_point == problem.entry_point

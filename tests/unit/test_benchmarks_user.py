@@ -9,6 +9,7 @@ import re
 import pytest
 
 from execugraph.benchmarks import BenchmarkFormatError, load_benchmark, load_user_suite, parse_user_jsonl
+from execugraph.grading import build_suite
 from execugraph.settings import PROJECT_ROOT
 
 DOC = PROJECT_ROOT / "docs" / "benchmark-format.md"
@@ -87,7 +88,7 @@ def test_valid_suite_with_all_test_kinds(tmp_path):
     assert problems[4].entry_point is None
     from sandbox import parse_suite
 
-    assert [len(parse_suite(p.suite()).tests) for p in problems] == [2, 1, 1, 1, 1]
+    assert [len(parse_suite(build_suite(p, p.tests, "standalone")).tests) for p in problems] == [2, 1, 1, 1, 1]
     assert [p.id for p in load_benchmark("user", path=path, benchmark="mine")] == [p.id for p in problems]
     assert load_benchmark("user", path=path, benchmark="mine")[0].benchmark == "mine"
 
