@@ -86,7 +86,7 @@ def test_a_batch_records_its_protocol_in_the_run_and_every_trial(store, pool) ->
     replies = [fenced(_without_imports(0)), fenced(_canonical(2))]
     worker = Worker(store, deps_factory=lambda: TrialDeps(
         pool=pool, chat_models={"generator": ScriptedChatModel(replies=[replies.pop(0)])}))
-    assert worker.process_run(run_id) == "done"
+    assert worker.run_here(run_id) == "done"  # claims the run, then runs it here
     trials = store.trials_for_run(run_id)
     assert [(t.problem_id, t.passed, t.grading_protocol) for t in trials] == [
         ("humaneval_0", True, "with-prompt"), ("humaneval_2", True, "with-prompt")]
