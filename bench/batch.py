@@ -15,9 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from execugraph.batch_spec import BatchSpec  # noqa: E402
+from execugraph.batch.control import enqueue_batch  # noqa: E402
+from execugraph.batch.runner import Worker  # noqa: E402
+from execugraph.batch.spec import BatchSpec  # noqa: E402
 from execugraph.grading import build_suite  # noqa: E402
-from execugraph.runner import Worker, enqueue_batch  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from execugraph.trial import TrialDeps  # noqa: E402
 from tests.support.bench_workload import GOOD, REPLIES, problems  # noqa: E402
@@ -53,8 +54,8 @@ def main() -> None:
     from sandbox import SandboxPool
 
     with SandboxPool() as pool:
-        first = problems(1)[0]
-        pool.run_suite(GOOD.strip("`").removeprefix("python\n"), build_suite(first, first.tests, "standalone"))  # warm up
+        warm = problems(1)[0]
+        pool.run_suite(GOOD.strip("`").removeprefix("python\n"), build_suite(warm, warm.tests, "standalone"))  # warm up
         print(f"condition {args.condition}, LLM latency {args.latency_ms:.0f} ms per call, real sandbox + SQLite")
         print(f"{'concurrency':>11} {'trials':>6} {'trials/min':>10} {'ratio':>6} {'ratio/N':>7}")
         base = None

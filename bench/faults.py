@@ -33,9 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from execugraph.batch_spec import BatchSpec  # noqa: E402
+from execugraph.batch.control import enqueue_batch  # noqa: E402
+from execugraph.batch.progress import progress  # noqa: E402
+from execugraph.batch.spec import BatchSpec  # noqa: E402
 from execugraph.outages import waiting_lines  # noqa: E402
-from execugraph.runner import enqueue_batch, progress  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from tests.support.bench_workload import REPLIES, problems  # noqa: E402
 from tests.support.db_lock import DatabaseLock  # noqa: E402

@@ -61,7 +61,7 @@ def seed(db: Path, trials: int) -> dict[str, int]:
     """Bulk-insert the store: returns the ids the timed pages are pointed at."""
     from sqlalchemy import insert
 
-    from execugraph.batch_spec import BatchSpec
+    from execugraph.batch.spec import BatchSpec
     from execugraph.store import LLMCall, RetrievalHit, Run, Step, Store, Trial, utcnow
     from execugraph.store.models import Execution, ProblemRecord
 
@@ -275,8 +275,8 @@ def render_times(ids: dict[str, int]) -> list[tuple[str, float, float]]:
     AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).run()  # the sidebar's health checks, cached 30 s
     import streamlit as st
 
+    import execugraph.batch.runner  # noqa: F401
     import execugraph.publication  # noqa: F401 - import what the pages import, so imports are not timed
-    import execugraph.runner  # noqa: F401
     import execugraph.stats  # noqa: F401
     import ui.batch_parts  # noqa: F401
     import ui.export_parts  # noqa: F401

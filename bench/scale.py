@@ -23,9 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ray  # noqa: E402
 
-from execugraph.batch_spec import BatchSpec  # noqa: E402
-from execugraph.ray_executor import RayBatchDriver, ScaleOptions, worker_db_url  # noqa: E402
-from execugraph.runner import enqueue_batch  # noqa: E402
+from execugraph.batch.control import enqueue_batch  # noqa: E402
+from execugraph.batch.spec import BatchSpec  # noqa: E402
+from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions  # noqa: E402
+from execugraph.scaleout.executor import worker_db_url  # noqa: E402
 from execugraph.store import Store, leases  # noqa: E402
 from tests.support.bench_workload import REPLIES, problems  # noqa: E402
 from tests.support.ollama_server import OllamaStandIn  # noqa: E402
@@ -59,7 +60,7 @@ def measure(store: Store, workers: int, slots: int, trials: int, hosts: list[str
         raise SystemExit(f"could not claim bench run {run_id}")
     # each worker reserves 1/4 logical CPU: four workers fit on any cluster this script starts
     options = ScaleOptions(worker_cpus=0.25, poll_s=0.05)
-    driver = RayBatchDriver(store, run_id, worker_id, worker_db_url(store), options=options)
+    driver = RayBatchDriver.claimed(store, run_id, worker_id, worker_db_url(store), options=options)
     outcome: list[str] = []
     thread = threading.Thread(target=lambda: outcome.append(driver.run()))
     thread.start()

@@ -4,8 +4,8 @@ and watch running batches progress, cancel or resume them."""
 import streamlit as st
 
 from execugraph import views
+from execugraph.batch.control import enqueue_batch
 from execugraph.benchmarks import FILE_BENCHMARKS
-from execugraph.runner import enqueue_batch
 from ui import keys, protocol_parts, resources
 from ui.batch_form import grid_inputs, problem_source, spec_from_form
 from ui.batch_parts import launched_notice, progress_panel

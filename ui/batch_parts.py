@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from execugraph import views
-from execugraph.runner import request_cancel, resume
+from execugraph.batch.control import request_cancel, resume
 from ui import resources
 from ui.keys import Batch
 from ui.widgets import duration, pct

@@ -74,7 +74,7 @@ def health() -> list[Check]:
 
 def start_worker(url: str) -> bool:
     """Start the background batch worker for `url` unless one is alive (the seam tests replace)."""
-    from execugraph.worker_process import ensure_worker
+    from execugraph.batch.worker_process import ensure_worker
 
     return ensure_worker(url)
 
@@ -95,7 +95,7 @@ WARM_MODULES = (
     "execugraph.stats",
     "execugraph.stats.tables",
     "execugraph.figures.report_figures",
-    "execugraph.runner",
+    "execugraph.batch.runner",
     "execugraph.publication",
     "ui.batch_parts",
     "ui.export_parts",
@@ -126,7 +126,7 @@ def warm_up() -> threading.Thread:
 
 def worker_alive() -> bool:
     """Whether some process currently holds this database's worker lock."""
-    from execugraph.worker_process import worker_alive as alive
+    from execugraph.batch.worker_process import worker_alive as alive
 
     return alive(db_url())
 

@@ -5,8 +5,9 @@ the driver claims queued trials one by one with the same atomic UPDATE,
 hands each to a Ray worker actor together with an LLM endpoint, and the worker
 writes the trace and result straight into the shared database (see
 docs/scale-out.md for why workers write rather than stream to the driver). The
-driver heart-beats the run, polls for cancel, refreshes progress and settles
-every attempt:
+driver runs inside the same lease loop as the local executor
+(`execugraph.batch.leased_run.LeasedRun`: heartbeat, cancel check, progress,
+release) and settles every attempt:
 
 - the worker process died or its node was lost (Ray raises) -> the trial's
   partial trace is wiped (`leases.reset_trial`, which also supersedes the lost
@@ -31,22 +32,24 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ray
 from ray.exceptions import RayError, RayTaskError
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
+from execugraph.batch.leased_run import LeasedRun
+from execugraph.batch.spec import BatchSpec, batch_spec_of
 from execugraph.config import ROLES, RunConfig
 from execugraph.llm import parse_spec
-from execugraph.run_lease import RunLease
-from execugraph.runner import Progress, batch_spec_of, progress
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
 from execugraph.scaleout.workers import WorkerPool, WorkerSlot
 from execugraph.settings import load_settings
 from execugraph.store import StoreBusyError, leases, utcnow
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 log = logging.getLogger("execugraph.scaleout")
 
@@ -55,8 +58,8 @@ log = logging.getLogger("execugraph.scaleout")
 class ScaleOptions:
     """Timing and sizing of a Ray batch. Defaults suit real clusters; tests shorten the timings."""
 
-    heartbeat_s: float = 5.0  # run lease renewal
-    stale_after_s: float = 30.0  # take over a run whose driver stopped heart-beating this long ago
+    heartbeat_s: float = HEARTBEAT_S  # run lease renewal (for `run_on_ray`; a Worker's run uses the Worker's)
+    stale_after_s: float = LEASE_S  # take over a run whose driver stopped heart-beating this long ago
     health_every_s: float = 5.0  # periodic GET /api/tags of every endpoint
     probe_timeout_s: float = 2.0
     max_attempts: int = 4  # per trial, counting the first
@@ -67,7 +70,6 @@ class ScaleOptions:
     worker_cpus: float = 1.0  # Ray CPU resource each worker actor reserves
     worker_start_timeout_s: float = 180.0
     poll_s: float = 0.25
-    progress_every_s: float = 1.0
 
 
 @dataclass
@@ -115,82 +117,47 @@ def cluster_nodes() -> list[dict[str, Any]]:
 
 
 class RayBatchDriver:
-    """Drives one already-claimed batch run on the connected Ray cluster; `run()` returns its final status."""
+    """Drives one claimed batch run on the connected Ray cluster; `run()` returns the status it was left in."""
 
-    def __init__(
-        self,
-        store: Any,
-        run_id: int,
-        worker_id: str,
-        db_url: str,
-        *,
-        options: ScaleOptions | None = None,
-        on_progress: Callable[[Progress], None] | None = None,
-        stop: threading.Event | None = None,
-        claimed_at: float | None = None,
-    ) -> None:
-        self.store = store
-        self.run_id = run_id
-        self.worker_id = worker_id
+    def __init__(self, run: LeasedRun, db_url: str, *, options: ScaleOptions | None = None) -> None:
+        self.leased = run
+        self.store = run.store
+        self.run_id = run.run_id
+        self.worker_id = run.worker_id
+        self.lease = run.lease
         self.db_url = db_url
         self.options = options or ScaleOptions()
-        self.on_progress = on_progress
-        self.stop = stop or threading.Event()
-        self.lost = threading.Event()  # set when the run was taken over (see run_lease)
-        self.claimed_at = time.monotonic() if claimed_at is None else claimed_at
-        self.lease: RunLease  # created by run()
         self.pool: WorkerPool | None = None
         self.balancer: EndpointBalancer | None = None
         self.workers_ready = threading.Event()
         self.timings: dict[str, float] = {}  # workers_start_s, trials_s (for bench/scale.py)
         self.concurrency = 1  # trials in flight in total, from the batch spec
         self._problems: dict[tuple[str, str], Any] = {}
-        self._last_progress = 0.0
         self.kind = "ollama"  # of the endpoints balanced over (ollama | openai)
         self.grace_s: float = 120.0
         self._down_since: dict[str, Any] = {}  # url -> when the driver first saw it drained
 
+    @classmethod
+    def claimed(
+        cls, store: Store, run_id: int, worker_id: str, db_url: str, *, options: ScaleOptions | None = None
+    ) -> RayBatchDriver:
+        """A driver for a run the caller has just claimed itself, with the lease timing of `options`."""
+        options = options or ScaleOptions()
+        run = LeasedRun(store, run_id, worker_id, lease_s=options.stale_after_s, heartbeat_s=options.heartbeat_s)
+        return cls(run, db_url, options=options)
+
+    @property
+    def stop(self) -> threading.Event:
+        """Set it to pause: no new attempts, the run goes back to queued and a later worker resumes it."""
+        return self.leased.stop
+
     # -- lifecycle
 
     def run(self) -> str:
-        self.lease = RunLease(
-            self.store,
-            self.run_id,
-            self.worker_id,
-            lease_s=self.options.stale_after_s,
-            heartbeat_s=self.options.heartbeat_s,
-            claimed_at=self.claimed_at,
-        ).start()
-        status, error, interrupted = "done", None, None
-        try:
-            leases.requeue_inflight(self.store, self.run_id)  # left by a driver or worker that died
-            spec = batch_spec_of(self.store.get_run(self.run_id))
-            status, error = self._drive(spec)
-        except KeyboardInterrupt as exc:  # Ctrl-C on `batch --wait`: pause, a later driver resumes
-            status, interrupted = "queued", exc
-        except leases.LeaseLostError as exc:
-            self.lease.lose(str(exc))
-        except StoreBusyError as exc:  # the database stayed locked past the budget: leave the run to resume
-            log.error("run %s: %s; leaving it for a later driver", self.run_id, exc)
-            self.lease.lose(str(exc))
-        except Exception as exc:  # a broken batch is marked failed, never left hanging
-            log.exception("Ray batch %s failed", self.run_id)
-            status, error = "failed", f"{type(exc).__name__}: {exc}"
-        finally:
-            self._teardown()  # kills the worker actors: in-flight attempts are abandoned, their tokens fenced
-            self.lease.close()
-        if self.lease.lost:
-            self.lost.set()
-        else:
-            leases.requeue_inflight(self.store, self.run_id)  # attempts cut short run again on resume
-            if status == "cancelled":
-                leases.cancel_queued(self.store, self.run_id)
-            self._refresh_progress()
-            leases.release_run(self.store, self.run_id, self.worker_id, status, error)
-        self._report(force=True)
-        if interrupted is not None:
-            raise interrupted
-        return status
+        """Drive the run inside its lease loop (see `LeasedRun.serve` for the status returned)."""
+        # teardown kills the worker actors: in-flight attempts are abandoned, their tokens fenced
+        return self.leased.serve(lambda _: self._drive(batch_spec_of(self.store.get_run(self.run_id))),
+                                 teardown=self._teardown)
 
     def _teardown(self) -> None:
         if self.balancer is not None:
@@ -238,28 +205,23 @@ class RayBatchDriver:
 
     def _loop(self, configs: dict[str, RunConfig]) -> tuple[str, str | None]:
         assert self.balancer is not None and self.pool is not None
+        run = self.leased
         in_flight: dict[Any, Attempt] = {}
         retry: deque[Attempt] = deque()
-        queue_empty = cancelled = False
+        queue_empty = False
         failure: str | None = None
         down_since: float | None = None
-        next_cancel_check = 0.0
         while True:
             now = time.monotonic()
             if self.lease.lost:
-                return "queued", None  # the new owner re-queues our trials; teardown kills our attempts
+                return "lost", None  # the new owner re-queues our trials; teardown kills our attempts
             if not self.lease.held():
                 # Not renewed within the lease period: start nothing new, and give up every attempt in
-                # flight unless the lease is renewed (then nobody can have taken the run) in time.
-                state = self.lease.wait_decided(self.lease.wait_budget_s)
-                if state != "held":
-                    self.lease.lose(f"lease {state}: not renewed for {self.options.stale_after_s:.0f} s or more")
-                    return "queued", None
+                # flight (serve leaves the run) unless the lease is renewed (then nobody can have taken it).
+                run.wait_for_lease()
                 continue
-            if now >= next_cancel_check:
-                cancelled = cancelled or self._cancel_requested()
-                next_cancel_check = now + max(self.options.poll_s, 0.5)
-            halted = cancelled or failure is not None or self.stop.is_set()
+            run.check_cancel()
+            halted = run.halted or failure is not None
             if not halted:
                 queue_empty = self._fill(in_flight, retry, configs, queue_empty)
                 endpoints_down = not self.balancer.healthy()
@@ -297,11 +259,11 @@ class RayBatchDriver:
                 ready, _ = ray.wait(list(in_flight), num_returns=len(in_flight), timeout=0)
                 for ref in ready:
                     self._settle(in_flight.pop(ref), ref, retry)
-                self._refresh_progress()
-            self._report()
+                run.refresh_progress()
+            run.report()
         if failure is not None:
             return "failed", failure
-        if cancelled:
+        if run.cancelled:
             return "cancelled", None
         if self.stop.is_set():
             return "queued", None  # paused: a later driver resumes it
@@ -444,21 +406,3 @@ class RayBatchDriver:
         since = self._down_since.setdefault(endpoint.url, utcnow())
         if not self.balancer.healthy():
             self.store.note_endpoint_down(self.run_id, endpoint.url, since, reason)
-
-    def _cancel_requested(self) -> bool:
-        run = self.store.get_run(self.run_id)
-        return run is None or bool(run.cancel_requested)
-
-    def _refresh_progress(self) -> None:
-        p = self.store.run_progress(self.run_id)
-        self.store.update_run(
-            self.run_id, progress_done=p.get("done", 0) + p.get("error", 0), progress_passed=p.get("passed", 0)
-        )
-
-    def _report(self, force: bool = False) -> None:
-        if self.on_progress is None:
-            return
-        now = time.monotonic()
-        if force or now - self._last_progress >= self.options.progress_every_s:
-            self._last_progress = now
-            self.on_progress(progress(self.store, self.run_id))

@@ -162,7 +162,7 @@ def run_summary(conn: Connection, run_id: int) -> dict[str, Any]:
     """Pass rates and costs of a run overall, per condition, per category and per pair.
 
     `pass_rate` is passed / graded (trials that ran to the end and were judged:
-    status done), the rule of `execugraph.run_outcome`; errored trials are counted
+    status done), the rule of `execugraph.batch.outcome`; errored trials are counted
     in `errors`, never as passed or failed, and queued, running and cancelled ones
     only in `trials`. The means are over finished (graded + errored) trials. None
     when nothing counts. Token and call totals cover all trials.

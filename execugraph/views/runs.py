@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import case, func, select
 
+from execugraph.batch.outcome import Counts, status_word
 from execugraph.run_names import conditions_of, name_of, run_name
-from execugraph.run_outcome import Counts, status_word
 from execugraph.store.models import RUN_KINDS, RUN_STATUSES, Run, Trial
 from execugraph.store.queries import FINISHED_STATUSES
 
@@ -171,8 +171,8 @@ def conditions_in_runs(store: Store, run_ids: Sequence[int]) -> list[str]:
 
 def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
     """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
+    from execugraph.batch.progress import progress
     from execugraph.outages import waiting_lines
-    from execugraph.runner import progress
 
     active = [r for s in ACTIVE_STATUSES for r in store.list_runs(kind="batch", status=s, limit=50)]
     waiting = waiting_lines(store, [r.id for r in active])

@@ -7,10 +7,11 @@ import shutil
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.runner import Worker
+from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.retrieval import Retriever
-from execugraph.runner import Worker, enqueue_batch
 from execugraph.settings import DATA_DIR
 from execugraph.trial import TrialDeps
 from tests.support.reference_internal30 import REFERENCE

@@ -59,7 +59,7 @@ def test_cancel_and_resume_a_queued_batch(tmp_path):
     assert resumed.returncode == 0 and "queued again" in resumed.stdout
     store = Store.open(str(tmp_path / "cli.db"))
     assert store.get_run(run_id).cancel_requested is False
-    from execugraph.worker_process import stop_worker, worker_alive
+    from execugraph.batch.worker_process import stop_worker, worker_alive
 
     url = store.engine.url.render_as_string(hide_password=False)
     assert worker_alive(url)  # `batch` and `resume` started a background worker for this database

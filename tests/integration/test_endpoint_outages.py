@@ -19,9 +19,11 @@ from typing import Any
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.control import enqueue_batch, request_cancel, resume
+from execugraph.batch.progress import progress
+from execugraph.batch.runner import Worker
+from execugraph.batch.spec import BatchSpec
 from execugraph.problem import Problem
-from execugraph.runner import Worker, enqueue_batch, progress, request_cancel, resume
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.trial import TrialDeps

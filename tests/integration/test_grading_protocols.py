@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.runner import Worker
+from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_humaneval, load_internal30
 from execugraph.conditions import resolve_condition
 from execugraph.publication import rescore_run
-from execugraph.runner import Worker, enqueue_batch
 from execugraph.stats.protocols import counterparts, protocol_sensitivity, run_protocols
-from execugraph.store import Store, leases
+from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial
 from tests.support.protocol_runs import TASKS, seed_two_arms
 from tests.support.protocol_runs import canonical as _canonical
@@ -85,8 +86,7 @@ def test_a_batch_records_its_protocol_in_the_run_and_every_trial(store, pool) ->
     replies = [fenced(_without_imports(0)), fenced(_canonical(2))]
     worker = Worker(store, deps_factory=lambda: TrialDeps(
         pool=pool, chat_models={"generator": ScriptedChatModel(replies=[replies.pop(0)])}))
-    assert leases.claim_run(store, worker.worker_id, only=run_id) == run_id  # a worker processes runs it holds
-    assert worker.process_run(run_id) == "done"
+    assert worker.run_here(run_id) == "done"  # claims the run, then runs it here
     trials = store.trials_for_run(run_id)
     assert [(t.problem_id, t.passed, t.grading_protocol) for t in trials] == [
         ("humaneval_0", True, "with-prompt"), ("humaneval_2", True, "with-prompt")]

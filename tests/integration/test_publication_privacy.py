@@ -21,9 +21,10 @@ from pathlib import Path
 import pytest
 
 from execugraph import cli
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.runner import Worker
+from execugraph.batch.spec import BatchSpec
 from execugraph.publication import bundle_files, import_path
-from execugraph.runner import Worker, enqueue_batch
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.suite_files import suite_identity
@@ -185,7 +186,7 @@ def test_the_cli_exports_privately_unless_asked_and_a_rerun_finds_the_suite(
         files = {p.name: p.read_bytes() for p in Path(unpacked).iterdir()}
         assert _leaks(files, db.parent) == []
         config = Path(unpacked) / "config.json"
-        monkeypatch.setattr("execugraph.worker_process.ensure_worker", lambda url: None)
+        monkeypatch.setattr("execugraph.batch.worker_process.ensure_worker", lambda url: None)
         rerun = str(tmp_path / "rerun.db")
         assert cli.main(["--db", rerun, "batch", "--config", str(config)]) == 2  # the suite is not beside it
         assert "my-suite.jsonl" in capsys.readouterr().err

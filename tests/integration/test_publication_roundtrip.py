@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from execugraph import cli
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.runner import Worker
+from execugraph.batch.spec import BatchSpec
 from execugraph.problem import Problem
 from execugraph.publication import bundle_files, export_bundle, import_path, rescore_run
-from execugraph.runner import Worker, enqueue_batch
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.trial import TrialDeps
@@ -194,7 +195,7 @@ def test_an_exported_config_reruns_through_the_batch_command(tmp_path: Path, mon
         store.update_run(run_id, status="cancelled")  # finished (not queued), so it can be exported
         export_bundle(store, [run_id], tmp_path / "bundle")
     started: list[str] = []
-    monkeypatch.setattr("execugraph.worker_process.ensure_worker", started.append)
+    monkeypatch.setattr("execugraph.batch.worker_process.ensure_worker", started.append)
     rerun_db = tmp_path / "rerun.db"
     code = cli.main(["--db", str(rerun_db), "batch", "--config", str(tmp_path / "bundle" / "config.json")])
     assert code == 0

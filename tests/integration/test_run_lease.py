@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from execugraph.run_lease import HELD, LOST, SUSPENDED, RunLease
-from execugraph.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.lease import HELD, LOST, SUSPENDED, RunLease
 from execugraph.store import Store, SupersededError, leases, utcnow
 from tests.integration.test_runner import problems, spec
 from tests.support.db_lock import DatabaseLock

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 from execugraph import views
-from execugraph.run_outcome import Counts, status_word
-from execugraph.runner import enqueue_batch, progress
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.outcome import Counts, status_word
+from execugraph.batch.progress import progress
+from execugraph.cli.stats import format_report
 from execugraph.stats import build_report
-from execugraph.stats_cli import format_report
 from execugraph.store import Store
 from tests.integration.test_cli import FIB, cli
 from tests.integration.test_runner import GOOD, MODEL, problems, spec, start_worker

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec, parse_seeds
+from execugraph.batch.control import enqueue_batch, request_cancel, resume
+from execugraph.batch.progress import progress, wait_for
+from execugraph.batch.runner import Worker
+from execugraph.batch.spec import BatchSpec, parse_seeds
 from execugraph.problem import Problem
-from execugraph.runner import Worker, enqueue_batch, progress, request_cancel, resume, wait_for
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.trial import TrialDeps

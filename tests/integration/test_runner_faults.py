@@ -18,7 +18,8 @@ import threading
 import time
 from pathlib import Path
 
-from execugraph.runner import enqueue_batch, progress
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.progress import progress
 from execugraph.store import Store, utcnow
 from tests.integration.test_runner import GOOD, MODEL, assert_complete_and_unique, problems, spec, start_worker
 from tests.support.db_lock import DatabaseLock

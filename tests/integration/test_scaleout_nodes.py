@@ -13,7 +13,8 @@ import time
 import ray
 from ray.cluster_utils import Cluster
 
-from execugraph.runner import enqueue_batch, progress
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.progress import progress
 from execugraph.store import Store
 from tests.integration.test_runner import assert_complete_and_unique, problems
 from tests.integration.test_scaleout_ray import DriverThread, ray_spec, standin, wait_until

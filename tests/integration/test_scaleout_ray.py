@@ -22,9 +22,11 @@ from collections.abc import Callable
 import pytest
 import ray
 
-from execugraph.batch_spec import BatchSpec
-from execugraph.ray_executor import RayBatchDriver, ScaleOptions, run_on_ray, worker_db_url
-from execugraph.runner import enqueue_batch, progress, request_cancel, resume
+from execugraph.batch.control import enqueue_batch, request_cancel, resume
+from execugraph.batch.progress import progress
+from execugraph.batch.spec import BatchSpec
+from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions
+from execugraph.scaleout.executor import run_on_ray, worker_db_url
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, leases
 from tests.integration.test_runner import GOOD, MODEL, assert_complete_and_unique, problems
@@ -82,7 +84,7 @@ class DriverThread:
     def __init__(self, store: Store, run_id: int, options: ScaleOptions = FAST) -> None:
         worker_id = f"test-driver-{run_id}-{time.monotonic_ns()}"
         assert leases.claim_run(store, worker_id, options.stale_after_s, only=run_id) == run_id
-        self.driver = RayBatchDriver(store, run_id, worker_id, worker_db_url(store), options=options)
+        self.driver = RayBatchDriver.claimed(store, run_id, worker_id, worker_db_url(store), options=options)
         self.status: str | None = None
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -143,12 +145,13 @@ def test_batch_completes_with_the_exact_trial_set(ray_cluster, tmp_path):
 
 @pytest.mark.postgres
 def test_a_background_worker_hands_a_ray_batch_to_the_ray_driver(ray_cluster, tmp_path):
-    from execugraph.runner import Worker
+    from execugraph.batch.runner import Worker
+    from execugraph.cli.batch import executors
 
     store = Store.open(f"sqlite:///{tmp_path / 'bg.db'}")
     with standin() as a, standin() as b:
         run_id = enqueue_batch(store, ray_spec([a.url, b.url], conditions=["single-oneshot"]), problems(3))
-        worker = Worker(store, heartbeat_s=FAST.heartbeat_s, stale_after_s=FAST.stale_after_s)
+        worker = Worker(store, heartbeat_s=FAST.heartbeat_s, stale_after_s=FAST.stale_after_s, executors=executors())
         worker.run_forever(poll_s=0.1, exit_when_idle=True)
         assert len(a.requests) + len(b.requests) == 3 * 2 and a.requests and b.requests  # spread over endpoints
     assert store.get_run(run_id).status == "done"
@@ -372,14 +375,14 @@ def test_an_unreachable_ray_address_fails_the_run_quickly_with_the_reason(tmp_pa
 
 
 def test_sqlite_store_is_refused_when_the_cluster_spans_machines(tmp_path, monkeypatch):
-    import execugraph.ray_executor as ray_executor
+    from execugraph.scaleout import driver
 
     store = Store.open(f"sqlite:///{tmp_path / 'multi.db'}")
     fake_nodes = [{"Alive": True, "Resources": {"CPU": 2}, "NodeManagerAddress": ip} for ip in ("10.0.0.1", "10.0.0.2")]
-    monkeypatch.setattr(ray_executor, "cluster_nodes", lambda: fake_nodes)
+    monkeypatch.setattr(driver, "cluster_nodes", lambda: fake_nodes)
     with pytest.raises(ValueError, match="PostgreSQL"):
         worker_db_url(store)
-    monkeypatch.setattr(ray_executor, "cluster_nodes", lambda: fake_nodes[:1])
+    monkeypatch.setattr(driver, "cluster_nodes", lambda: fake_nodes[:1])
     assert worker_db_url(store).startswith("sqlite:////")  # absolute path, as workers elsewhere need
 
 

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from execugraph.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
 from execugraph.scaleout.trial_worker import TrialWorker
 from execugraph.store import Store, SupersededError, leases
 from tests.integration.test_runner import GOOD, MODEL, problems, spec

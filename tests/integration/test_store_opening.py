@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from execugraph.batch_spec import BatchSpec
-from execugraph.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.spec import BatchSpec
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, StoreReadOnlyError, StoreUnavailableError, make_engine, migrations
 from tests.support.postgres import free_port

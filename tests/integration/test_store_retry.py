@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from execugraph.runner import enqueue_batch
+from execugraph.batch.control import enqueue_batch
 from execugraph.store import Store, StoreBusyError, SupersededError, leases
 from execugraph.store.retry import RetryPolicy, is_transient, run_with_retry, write_transaction
 from tests.integration.test_runner import problems, spec

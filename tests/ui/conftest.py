@@ -84,7 +84,7 @@ def app() -> Callable[[str], AppTest]:
 @pytest.fixture
 def worker_thread(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], object]], list[threading.Thread]]:
     """Install a start_worker that runs a real in-process Worker (with the given deps) until the queue is empty."""
-    from execugraph.runner import Worker
+    from execugraph.batch.runner import Worker
 
     threads: list[threading.Thread] = []
 

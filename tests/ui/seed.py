@@ -18,9 +18,9 @@ from typing import Any
 
 from sqlalchemy import update
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
-from execugraph.runner import enqueue_batch
 from execugraph.store import Step, Store, utcnow
 
 PROBLEMS = ("fib", "climb_stairs", "bfs", "dfs")
@@ -344,7 +344,7 @@ def seed_store(store: Store, *, seed: int = 7) -> Seeded:
         ),
         [problems["bfs"]],
     )
-    from execugraph.runner import request_cancel
+    from execugraph.batch.control import request_cancel
 
     request_cancel(store, cancelled)
     _spread_step_times(store)

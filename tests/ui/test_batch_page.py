@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.progress import wait_for
+from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
-from execugraph.runner import wait_for
 from execugraph.trial import TrialDeps
 from tests.support.reference_internal30 import REFERENCE
 from tests.support.scripted import fenced, scripted
@@ -91,7 +91,7 @@ def test_a_launched_batch_is_run_by_the_real_background_worker_process(app, db_s
     import os
     import signal
 
-    from execugraph import worker_process
+    from execugraph.batch import worker_process
 
     monkeypatch.setenv("EXECUGRAPH_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr("ui.resources.start_worker", worker_process.ensure_worker)

@@ -3,10 +3,10 @@ pre-flight refusal of an `openai:` model whose server cannot be reached."""
 
 from __future__ import annotations
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.outages import waiting_line
-from execugraph.runner import enqueue_batch
 from execugraph.store import utcnow
 from tests.ui.conftest import no_exception
 from ui.keys import Batch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from execugraph import views
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.stats import minimum_detectable_difference
 

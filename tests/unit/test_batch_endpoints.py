@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from execugraph.batch_cli import _spec_from_args
-from execugraph.batch_spec import BatchSpec, parse_endpoint
+from execugraph.batch.spec import BatchSpec, parse_endpoint
 from execugraph.cli import build_parser
+from execugraph.cli.batch import _spec_from_args
 
 
 def test_endpoint_kinds_are_inferred_or_stated() -> None:

@@ -7,7 +7,7 @@ import math
 import pytest
 from pydantic import ValidationError
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_humaneval, load_internal30
 from execugraph.conditions import resolve_condition
 from execugraph.config import RunConfig

@@ -23,15 +23,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
-# Cycles that exist today (issue 17), each as the set of modules in its strongly connected component.
-# While one is found the execugraph check is an expected failure; a cycle not listed here fails it, and so
-# does an entry whose cycle is gone. Empty the set and the check is strict.
-KNOWN_EXECUGRAPH_CYCLES: set[frozenset[str]] = {
-    # runner.py:163 imports ray_executor inside a function; ray_executor and scaleout/driver import runner.
-    frozenset({"execugraph.runner", "execugraph.ray_executor", "execugraph.scaleout.driver"}),
-}
-
-
 @dataclass(frozen=True)
 class Edge:
     """One import statement: the module it reaches, and where it is written."""
@@ -308,13 +299,7 @@ def test_sandbox_job_does_not_depend_on_the_worker() -> None:
 
 def test_execugraph_has_no_import_cycles() -> None:
     cycles = find_cycles(REPO, "execugraph")
-    found = {cycle.members for cycle in cycles}
-    new = [cycle for cycle in cycles if cycle.members not in KNOWN_EXECUGRAPH_CYCLES]
-    assert not new, _report(new, REPO)
-    gone = KNOWN_EXECUGRAPH_CYCLES - found
-    assert not gone, f"these known cycles are gone; remove them from KNOWN_EXECUGRAPH_CYCLES: {gone}"
-    if cycles:
-        pytest.xfail("known import cycles (issue 17):\n" + _report(cycles, REPO))
+    assert not cycles, _report(cycles, REPO)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.batch_spec import BatchSpec
+from execugraph.batch.control import enqueue_batch
+from execugraph.batch.spec import BatchSpec
 from execugraph.publication import (
     BundleFormatError,
     ExportError,
@@ -25,7 +26,6 @@ from execugraph.publication import (
     import_zip_bytes,
     layout,
 )
-from execugraph.runner import enqueue_batch
 from execugraph.single import adhoc_problem
 from execugraph.stats import build_report
 from execugraph.store import Store, utcnow

@@ -197,3 +197,8 @@ class BatchSpec(BaseModel):
             for p in problems
             for t in range(self.trials)
         ]
+
+
+def batch_spec_of(run: Any) -> BatchSpec:
+    """The BatchSpec a stored batch run was launched with."""
+    return BatchSpec(**run.config["batch"])

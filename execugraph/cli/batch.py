@@ -9,15 +9,22 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from execugraph.batch_spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
+from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
 from execugraph.settings import load_settings
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
+if TYPE_CHECKING:
+    from execugraph.batch.runner import Executor
 
 
 def _store(args: argparse.Namespace, *, writes: bool = True):
-    from execugraph.cli_store import open_store
+    from execugraph.cli.store import open_store
 
     return open_store(args, writes=writes)
 
@@ -124,13 +131,25 @@ def print_progress(p) -> None:
     sys.stderr.flush()
 
 
+def executors() -> dict[str, Executor]:
+    """The executors a batch worker started here offers besides `local` (always there): the one list of them.
+
+    Ray's is imported lazily by `RayExecutor` itself, so a worker that only
+    serves local batches never loads Ray.
+    """
+    from execugraph.scaleout.executor import RayExecutor
+
+    return {"ray": RayExecutor()}
+
+
 def run_batch(args: argparse.Namespace) -> int:
     try:
         spec = _spec_from_args(args)
     except (ValueError, ValidationError, OSError) as exc:
         print(f"batch: {exc}", file=sys.stderr)
         return 2
-    from execugraph.runner import enqueue_batch, wait_for
+    from execugraph.batch.control import enqueue_batch
+    from execugraph.batch.runner import Worker
 
     store = _store(args)
     try:
@@ -140,26 +159,17 @@ def run_batch(args: argparse.Namespace) -> int:
         return 2
     print(json.dumps({"run_id": run_id, "trials": store.get_run(run_id).progress_total}))
     if not args.wait:
-        from execugraph.worker_process import ensure_worker
+        from execugraph.batch.worker_process import ensure_worker
 
         ensure_worker(store.engine.url.render_as_string(hide_password=False))
         return 0
-    if spec.executor == "ray":
-        from execugraph.ray_executor import run_on_ray
-
-        status = run_on_ray(store, run_id, on_progress=print_progress)
-    else:
-        from execugraph.runner import Worker, claim_or_wait
-
-        worker = Worker(store, worker_id=f"cli-{os.getpid()}")
-        # Run it here; if a background worker took it first, follow its progress, and take the run
-        # over should that worker die (its lease runs out).
-        while (claimed_at := claim_or_wait(store, run_id, worker.worker_id, on_progress=print_progress)) is not None:
-            worker.process_run(run_id, claimed_at=claimed_at)
-        status = wait_for(store, run_id, on_progress=print_progress)
+    worker = Worker(store, worker_id=f"cli-{os.getpid()}", executors=executors())
+    # Run it here; if a background worker took it first, follow its progress, and take the run
+    # over should that worker die (its lease runs out).
+    status = worker.run_here(run_id, on_progress=print_progress)
     sys.stderr.write("\n")
-    from execugraph.run_outcome import is_clean
-    from execugraph.runner import progress
+    from execugraph.batch.outcome import is_clean
+    from execugraph.batch.progress import progress
 
     final = progress(store, run_id)
     word = final.status or status
@@ -182,18 +192,18 @@ def configure_worker(parser: argparse.ArgumentParser) -> None:
 
 
 def run_worker(args: argparse.Namespace) -> int:
-    from execugraph.runner import Worker
+    from execugraph.batch.runner import Worker
 
     store = _store(args)
     if args.singleton:
-        from execugraph.worker_process import try_singleton_lock
+        from execugraph.batch.worker_process import try_singleton_lock
 
         if try_singleton_lock(store.engine.url.render_as_string(hide_password=False)) is None:
             print("worker: another worker is already serving this database", file=sys.stderr)
             return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per LLM call would drown the rest
-    worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s)
+    worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s, executors=executors())
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())
     print(f"worker {worker.worker_id} serving {store.url}", file=sys.stderr, flush=True)
     return worker.run_forever(poll_s=args.poll_s, exit_when_idle=args.once, idle_exit_s=args.idle_exit_s)
@@ -207,7 +217,7 @@ def configure_status(parser: argparse.ArgumentParser) -> None:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from execugraph.runner import progress
+    from execugraph.batch.progress import progress
 
     store = _store(args, writes=False)
     runs = [store.get_run(i) for i in args.run_ids] if args.run_ids else store.list_runs(kind="batch", limit=20)
@@ -230,7 +240,7 @@ def run_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def active_waits(store, runs) -> dict[int, list[str]]:
+def active_waits(store: Store, runs) -> dict[int, list[str]]:
     """`waiting: <endpoint> unreachable since HH:MM:SS, retrying` lines of the queued and running runs."""
     from execugraph.outages import waiting_lines
 
@@ -242,7 +252,7 @@ def configure_cancel(parser: argparse.ArgumentParser) -> None:
 
 
 def run_cancel(args: argparse.Namespace) -> int:
-    from execugraph.runner import request_cancel
+    from execugraph.batch.control import request_cancel
 
     try:
         request_cancel(_store(args), args.run_id)
@@ -258,8 +268,8 @@ def configure_resume(parser: argparse.ArgumentParser) -> None:
 
 
 def run_resume(args: argparse.Namespace) -> int:
-    from execugraph.runner import resume
-    from execugraph.worker_process import ensure_worker
+    from execugraph.batch.control import resume
+    from execugraph.batch.worker_process import ensure_worker
 
     store = _store(args)
     try:

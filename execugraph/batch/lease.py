@@ -1,6 +1,6 @@
 """A worker's hold on one run: renewed in the background, trusted only within its lease period.
 
-The lease protocol (shared by the local runner and the Ray driver):
+The lease protocol (shared by every executor through `leased_run.LeasedRun`):
 
 - Claiming or renewing writes `lease_expires_at = sent + lease_s`, where `sent`
   is when the write was *sent*; the worker trusts the lease only until
@@ -26,14 +26,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from execugraph.store import SupersededError, leases, utcnow
 from execugraph.store.retry import StoreBusyError, describe, is_transient
 
-log = logging.getLogger("execugraph.runner")
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
+log = logging.getLogger("execugraph.batch")
 
 HELD, SUSPENDED, LOST = "held", "suspended", "lost"
+LEASE_S = 30.0  # how long a claim or renewal holds the run (`worker --stale-after-s`)
+HEARTBEAT_S = 5.0  # how often the lease is renewed
 
 
 def safety_margin(lease_s: float) -> float:
@@ -46,7 +51,7 @@ class RunLease:
 
     def __init__(
         self,
-        store: Any,
+        store: Store,
         run_id: int,
         worker_id: str,
         *,

@@ -1,7 +1,19 @@
 """`python -m execugraph ...`: one argparse front door over per-topic command modules.
 
-Each command lives in its own module exposing `configure(parser)` and
-`run(args) -> int`; this file only lists them, so adding a command is one line.
+The package holds the command layer only (the work is done in the core):
+
+- `batch`: batch, worker, status, cancel, resume (and the composition of batch
+  executors: `executors()` is where Ray's is added);
+- `run`: one problem under one condition;
+- `stats`: stats and report;
+- `publication`: export, import, rescore;
+- `retrieval`: retrieval-eval;
+- `doctor`: doctor (its checks are `execugraph.health`);
+- `store`: `open_store`, how every command opens the run store.
+
+Each command group is one module exposing `configure(parser)` and `run(args) -> int`
+(or `configure_<name>` / `run_<name>` for several commands); `COMMANDS` lists them,
+so adding a command is one module here and one line there.
 A database that cannot be used (StoreUnavailableError, or a corrupt file met
 while reading) ends any command here with one line on stderr and exit 2.
 """
@@ -16,20 +28,20 @@ import sys
 # configure()/run(); "module:name" means configure_name()/run_name() in that module.
 # Command modules keep heavy imports (torch, scipy) inside their functions.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "doctor": ("execugraph.doctor", "check the database, embedded model, Ollama and sandbox"),
-    "run": ("execugraph.trial_cli", "run one problem (ad-hoc or from a benchmark) under one condition"),
-    "batch": ("execugraph.batch_cli:batch", "enqueue a benchmark x conditions x seeds grid (--wait to follow it)"),
-    "worker": ("execugraph.batch_cli:worker", "run queued batches in this process until stopped"),
-    "status": ("execugraph.batch_cli:status", "progress of batch runs"),
-    "cancel": ("execugraph.batch_cli:cancel", "cancel a batch after its in-flight trials"),
-    "resume": ("execugraph.batch_cli:resume", "queue a cancelled or interrupted batch again"),
-    "retrieval-eval": ("execugraph.retrieval_cli", "recall@1 and recall@k of the technique retriever on the labelled set"),
-    "stats": ("execugraph.stats_cli", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
-    "report": ("execugraph.report_cli", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
-    "export": ("execugraph.publication_cli:export", "write runs as a publication bundle (folder or .zip)"),
-    "import": ("execugraph.publication_cli:import", "import a bundle or a published results tree (folder or .zip)"),
-    "rescore": ("execugraph.publication_cli:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
-    "reproduce": ("execugraph.reproduce_cli", "import a published study, rescore it under both protocols, report what holds"),
+    "doctor": ("execugraph.cli.doctor", "check the database, embedded model, Ollama and sandbox"),
+    "run": ("execugraph.cli.run", "run one problem (ad-hoc or from a benchmark) under one condition"),
+    "batch": ("execugraph.cli.batch:batch", "enqueue a benchmark x conditions x seeds grid (--wait to follow it)"),
+    "worker": ("execugraph.cli.batch:worker", "run queued batches in this process until stopped"),
+    "status": ("execugraph.cli.batch:status", "progress of batch runs"),
+    "cancel": ("execugraph.cli.batch:cancel", "cancel a batch after its in-flight trials"),
+    "resume": ("execugraph.cli.batch:resume", "queue a cancelled or interrupted batch again"),
+    "retrieval-eval": ("execugraph.cli.retrieval", "recall@1 and recall@k of the technique retriever on the labelled set"),
+    "stats": ("execugraph.cli.stats:stats", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
+    "report": ("execugraph.cli.stats:report", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
+    "export": ("execugraph.cli.publication:export", "write runs as a publication bundle (folder or .zip)"),
+    "import": ("execugraph.cli.publication:import", "import a bundle or a published results tree (folder or .zip)"),
+    "rescore": ("execugraph.cli.publication:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
+    "reproduce": ("execugraph.cli.reproduce", "import a published study, rescore it under both protocols, report what holds"),
 }
 
 

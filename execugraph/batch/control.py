@@ -1,0 +1,54 @@
+"""What a user does to a batch: queue its whole grid, ask for a cancel, resume it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from execugraph.batch.spec import BatchSpec
+from execugraph.store import leases
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
+
+def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = None) -> int:
+    """Store the batch run and queue its whole grid; returns the run id."""
+    if problems is None:
+        from execugraph.benchmarks import load_benchmark
+
+        problems = load_benchmark(spec.benchmark, **spec.benchmark_options)
+    chosen = spec.select(problems)
+    for problem in chosen:
+        store.upsert_problem(problem)
+    configs = {c: spec.run_config(c).model_dump() for c in spec.conditions}
+    models = {role: spec.models.get(role, spec.default_model) for role in
+              ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")}
+    title = spec.title or f"{spec.benchmark}: {', '.join(spec.conditions)} x seeds {spec.seeds}"
+    config: dict[str, Any] = {"batch": spec.model_dump(), "conditions": configs}
+    if spec.benchmark_options.get("path"):  # a suite file: recorded by name and SHA-256 (see suite_files)
+        from execugraph.suite_files import suite_identity
+
+        config["suite"] = suite_identity(spec.benchmark_options["path"])
+    run_id = store.create_run("batch", title, config, benchmark=spec.benchmark, models=models)
+    keys = spec.trial_keys(chosen)
+    store.ensure_trials(run_id, keys)
+    store.update_run(run_id, progress_total=len(keys))
+    return run_id
+
+
+def request_cancel(store: Store, run_id: int) -> None:
+    """Ask the owning worker to stop after its in-flight trials; a queued run is cancelled at once."""
+    run = store.get_run(run_id)
+    if run is None:
+        raise LookupError(f"run {run_id} does not exist")
+    store.update_run(run_id, cancel_requested=True)
+    if run.status == "queued" and run.worker_id is None:
+        leases.cancel_queued(store, run_id)
+        store.update_run(run_id, status="cancelled")
+
+
+def resume(store: Store, run_id: int) -> int:
+    """Queue a cancelled, failed or interrupted batch again; completed trials are kept."""
+    if store.get_run(run_id) is None:
+        raise LookupError(f"run {run_id} does not exist")
+    return leases.requeue_cancelled(store, run_id)

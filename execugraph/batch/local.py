@@ -1,0 +1,110 @@
+"""The local executor: a claimed run's trials on threads in this process, `concurrency` at a time.
+
+Trials are claimed one by one with the store's atomic UPDATE and written through
+`Store.fenced` with the lease's `guard`, so a trial whose worker lost the run
+writes nothing more; the lease, cancel check, progress and release are the
+`LeasedRun`'s, shared with the Ray executor.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING, Any
+
+from execugraph.batch.leased_run import LeasedRun
+from execugraph.batch.spec import BatchSpec
+from execugraph.outages import TrialInterrupted
+from execugraph.store import SupersededError, leases
+from execugraph.trial import TrialDeps, run_trial
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
+log = logging.getLogger("execugraph.batch")
+
+
+class LocalExecutor:
+    """The `local` executor: runs a claimed batch's trials in this process."""
+
+    def __init__(self, deps_factory: Callable[[], TrialDeps] | None = None) -> None:
+        self.deps_factory = deps_factory or TrialDeps
+        self.abandoned: list[int] = []  # trials given up because the lease was lost (for logs and tests)
+
+    def execute(self, run: LeasedRun, spec: BatchSpec) -> str:
+        """Run every queued trial of `run` (see `LeasedRun.serve` for the status returned)."""
+        return run.serve(lambda leased: (self._drain(leased, spec), None))
+
+    def _drain(self, run: LeasedRun, spec: BatchSpec) -> str:
+        configs = {c: spec.run_config(c) for c in spec.conditions}
+        if any(config.retrieval for config in configs.values()):
+            from execugraph.retrieval import get_retriever
+
+            get_retriever().reload_if_changed()  # pick up library edits made in the UI; fixed for this batch
+        lease, store = run.lease, run.store
+        problems: dict[tuple[str, str], Any] = {}
+        running: dict[Future[Any], int] = {}
+        with ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"run{run.run_id}") as pool:
+            while True:
+                cancelled = run.check_cancel()
+                stopping = run.stop.is_set() or lease.lost
+                while lease.held() and not (stopping or cancelled) and len(running) < spec.concurrency:
+                    try:
+                        trial = leases.claim_trial(store, run.run_id, run.worker_id)
+                    except leases.LeaseLostError as exc:
+                        lease.lose(str(exc))
+                        break
+                    if trial is None:
+                        break
+                    key = (trial.benchmark, trial.problem_id)
+                    if key not in problems:
+                        problems[key] = store.get_problem(*key)
+                    attempt = store.fenced(trial.id, trial.started_at, guard=lease.guard)
+                    job = pool.submit(self._run_one, attempt, run, trial, problems[key], configs[trial.condition])
+                    running[job] = trial.id
+                if not running:
+                    if lease.lost or lease.held() or stopping or cancelled:
+                        break
+                    run.wait_for_lease()  # nothing in flight and the lease in doubt: wait until it is decided
+                    continue
+                done, _ = wait(set(running), timeout=1.0, return_when=FIRST_COMPLETED)
+                for future in done:
+                    trial_id = running.pop(future)
+                    try:
+                        future.result()
+                    except SupersededError as exc:
+                        self.abandoned.append(trial_id)
+                        log.warning("trial %s abandoned: %s", trial_id, exc)
+                if done and not lease.lost:
+                    run.refresh_progress()
+                run.report()
+        if lease.lost:
+            return "lost"
+        if run.cancelled:
+            return "cancelled"
+        if run.stop.is_set():
+            return "queued"  # paused: a later worker resumes it
+        return "done"
+
+    def _run_one(self, store: Store, run: LeasedRun, trial: Any, problem: Any, config: Any) -> None:
+        if problem is None:
+            store.finish_trial(trial.id, status="error", error_class="harness_error",
+                               message=f"problem {trial.problem_id!r} of {trial.benchmark!r} is not in the store")
+            return
+        deps = self.deps_factory()
+        if deps.interrupted is None:
+            deps.interrupted = lambda: interruption(run)
+        run_trial(problem, config, store, run_id=run.run_id, seed=trial.seed, trial_index=trial.trial_index,
+                  trial_id=trial.id, deps=deps)
+
+
+def interruption(run: LeasedRun) -> TrialInterrupted | None:
+    """Why a trial waiting for an LLM endpoint should stop waiting now, if it should."""
+    if run.lease.lost:  # another worker owns the run now and reruns the trial: write nothing more
+        return TrialInterrupted("abandoned", "this worker lost the run's lease")
+    if run.cancelled:
+        return TrialInterrupted("cancelled", "the batch was cancelled while the trial waited for its LLM endpoint")
+    if run.stop.is_set():
+        return TrialInterrupted("queued", "the worker stopped while the trial waited for its LLM endpoint")
+    return None
