@@ -28,7 +28,7 @@ from sqlmodel import Session, SQLModel, select
 
 from execugraph.problem import Problem
 from execugraph.settings import load_settings
-from execugraph.store import bulk, migrations, queries, waits
+from execugraph.store import migrations, queries, trial_queue, waits
 from execugraph.store.engine import display_url, writer
 from execugraph.store.errors import StoreReadOnlyError, StoreUnavailableError
 from execugraph.store.fencing import Fence
@@ -64,8 +64,8 @@ _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("trial", "grading_protocol"): GRADING_PROTOCOLS,
     ("execution", "purpose"): EXECUTION_PURPOSES,
 }
-_TRIAL_KEY = bulk.KEY_COLUMNS
-_ENSURE_OPTIONAL = tuple(bulk.OPTIONAL_COLUMNS)
+_TRIAL_KEY = trial_queue.KEY_COLUMNS
+_ENSURE_OPTIONAL = tuple(trial_queue.OPTIONAL_COLUMNS)
 T = TypeVar("T")
 _KEY_TYPES = {"problem_id": str, "condition": str, "seed": int, "trial_index": int, "category": str, "benchmark": str}
 
@@ -491,7 +491,7 @@ class Store:
             raise LookupError(f"run {run_id} does not exist")
         return self._transact(
             f"queue the trials of run {run_id}",
-            lambda session: bulk.insert_queued_trials(session.connection(), _table(Trial), run_id, keys),
+            lambda session: trial_queue.insert_queued_trials(session.connection(), _table(Trial), run_id, keys),
         )
 
     def get_trial(self, trial_id: int) -> Trial | None:
