@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Table, select
 
 from execugraph.publication import layout
-from execugraph.publication.bulk import BATCH, insert_missing_problems, insert_rows, transaction
 from execugraph.publication.bundle_checks import OPTIONAL_FILES, UNIMPORTABLE_STATUSES, check_bundle, decoded
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
 from execugraph.publication.source import FileSet, FileView
+from execugraph.store.bulk_insert import BATCH, insert_missing_problems, insert_rows, transaction
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
 
 if TYPE_CHECKING:

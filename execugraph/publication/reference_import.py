@@ -48,11 +48,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from execugraph.publication.bulk import insert_missing_problems, insert_rows, transaction
 from execugraph.publication.formats import IssueCollector, decode_datetime, load_json_object
 from execugraph.publication.reference_problems import BenchmarkFile, find_benchmark_files, problem_rows
 from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
 from execugraph.publication.source import FileSet
+from execugraph.store.bulk_insert import insert_missing_problems, insert_rows, transaction
 from execugraph.store.models import Execution, Run, Step, Trial, utcnow
 
 if TYPE_CHECKING:

@@ -45,9 +45,9 @@ from execugraph.grading import (
     sandbox_job,
     suite_digest,
 )
-from execugraph.publication.bulk import insert_rows, transaction
 from execugraph.publication.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
 from execugraph.publication.problems import ProblemResolver, Resolution
+from execugraph.store.bulk_insert import insert_rows, transaction
 from execugraph.store.models import Execution, Run, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
 

@@ -25,7 +25,6 @@ import plotly.graph_objects as go
 from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
 from execugraph.grading import PROTOCOLS
-from execugraph.publication.bulk import insert_missing_problems, transaction
 from execugraph.publication.formats import Issue
 from execugraph.publication.importing import import_fileset
 from execugraph.publication.reference_import import folder_titles, run_folders
@@ -48,6 +47,7 @@ from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.records import COUNTED_STATUSES
 from execugraph.stats.tables import Table
 from execugraph.store import Run, Store
+from execugraph.store.bulk_insert import insert_missing_problems, transaction
 
 SCHEMA = 1
 PROTOCOL_TEXT = {

@@ -6,8 +6,8 @@ import ast
 
 from execugraph.benchmarks.humaneval import official_task
 from execugraph.conditions import resolve_condition
-from execugraph.publication.bulk import insert_rows, transaction
 from execugraph.store import Store, Trial, utcnow
+from execugraph.store.bulk_insert import insert_rows, transaction
 
 TASKS = (0, 1, 3, 4, 5, 6, 7, 8, 9, 12)  # every one imports from typing in its prompt
 
