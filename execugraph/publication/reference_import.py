@@ -50,10 +50,11 @@ from typing import TYPE_CHECKING, Any
 
 from execugraph.publication.formats import IssueCollector, decode_datetime, load_json_object
 from execugraph.publication.reference_problems import BenchmarkFile, find_benchmark_files, problem_rows
-from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
+from execugraph.publication.results import ImportedRun, ImportResult
 from execugraph.publication.source import FileSet
-from execugraph.store.bulk_insert import insert_missing_problems, insert_rows, transaction
+from execugraph.store.bulk_insert import BulkWriter, bulk_writes
 from execugraph.store.models import Execution, Run, Step, Trial, utcnow
+from execugraph.store.run_reads import runs_mentioning, trial_count
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -473,16 +474,16 @@ def import_reference(
             )
         result.warnings.extend(_summary_warnings(f, sum(1 for _, r in f.records if r["passed"])))
         result.warnings.extend(_value_warnings(f))
-    with transaction(store) as conn:
-        insert_missing_problems(conn, problem_rows(benchmark_files))
+    with bulk_writes(store) as bulk:
+        bulk.insert_missing_problems(problem_rows(benchmark_files))
         for position, f in planned:
-            result.runs[position].id = _write_folder(conn, f, _benchmark_file_for(f, benchmark_files))
+            result.runs[position].id = _write_folder(bulk, f, _benchmark_file_for(f, benchmark_files))
     if on_progress is not None:
         on_progress(2 * len(names), 2 * len(names))
     return result
 
 
-def _write_folder(conn: Any, f: _Folder, benchmark_file: BenchmarkFile | None = None) -> int:
+def _write_folder(bulk: BulkWriter, f: _Folder, benchmark_file: BenchmarkFile | None = None) -> int:
     """Insert one folder's run, trials, steps and executions; returns the run id."""
     records = [rec for _, rec in f.records]
     finished = [_timestamp(r["timestamp"]) if r.get("timestamp") is not None else None for r in records]
@@ -490,9 +491,9 @@ def _write_folder(conn: Any, f: _Folder, benchmark_file: BenchmarkFile | None = 
     run_row = _run_row(f, records, known)
     if benchmark_file is not None:
         run_row["config"]["reference"]["benchmark_file"] = benchmark_file.config()
-    (run_id,) = insert_rows(conn, Run.__table__, [run_row])  # type: ignore[attr-defined]
+    (run_id,) = bulk.insert(Run, [run_row])
     trial_rows = [_trial_row(rec, moment) | {"run_id": run_id} for rec, moment in zip(records, finished, strict=True)]
-    trial_ids = insert_rows(conn, Trial.__table__, trial_rows)  # type: ignore[attr-defined]
+    trial_ids = bulk.insert(Trial, trial_rows)
     fallback = run_row["created_at"]
     step_rows = [
         {
@@ -506,7 +507,7 @@ def _write_folder(conn: Any, f: _Folder, benchmark_file: BenchmarkFile | None = 
         }
         for trial_id, (line, rec), moment in zip(trial_ids, f.records, finished, strict=True)
     ]
-    step_ids = insert_rows(conn, Step.__table__, step_rows)  # type: ignore[attr-defined]
+    step_ids = bulk.insert(Step, step_rows)
     policy = (f.meta or {}).get("sandbox_policy_version") or REFERENCE_POLICY
     execution_rows = [
         {
@@ -527,5 +528,5 @@ def _write_folder(conn: Any, f: _Folder, benchmark_file: BenchmarkFile | None = 
         }
         for trial_id, step_id, rec, row, moment in zip(trial_ids, step_ids, records, trial_rows, finished, strict=True)
     ]
-    insert_rows(conn, Execution.__table__, execution_rows)  # type: ignore[attr-defined]
+    bulk.insert(Execution, execution_rows)
     return run_id

@@ -31,8 +31,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
-
 from execugraph.grading import (
     PROTOCOLS,
     GradingSettings,
@@ -47,7 +45,8 @@ from execugraph.grading import (
 )
 from execugraph.publication.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
 from execugraph.publication.problems import ProblemResolver, Resolution
-from execugraph.store.bulk_insert import insert_rows, transaction
+from execugraph.store import verdict_reads
+from execugraph.store.bulk_insert import bulk_writes
 from execugraph.store.models import Execution, Run, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
 
@@ -211,15 +210,7 @@ def _pick(found: list[Resolution], trial: Any, settings: GradingSettings, tests_
 
 def _grading_records(store: Store, run_id: int) -> dict[int, tuple[str, str]]:
     """trial id -> (policy version, stderr) of its last grading execution, in one query."""
-    e, t = Execution.__table__.c, Trial.__table__.c  # type: ignore[attr-defined]
-    stmt = (
-        select(e.trial_id, e.policy_version, e.stderr)
-        .select_from(Execution.__table__.join(Trial.__table__, e.trial_id == t.id))  # type: ignore[attr-defined]
-        .where(t.run_id == run_id, e.purpose == "grading")
-        .order_by(e.id)
-    )
-    with store.engine.connect() as conn:
-        return {int(row.trial_id): (row.policy_version or "", row.stderr or "") for row in conn.execute(stmt)}
+    return {trial_id: (policy, stderr) for trial_id, policy, stderr in verdict_reads.grading_executions(store, run_id)}
 
 
 def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benchmark: str | None = None) -> list[_Job]:
@@ -462,8 +453,8 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
         "progress_done": report.rescored,
         "progress_passed": report.passed_after,
     }
-    with transaction(store) as conn:
-        (child_id,) = insert_rows(conn, Run.__table__, [run_row])  # type: ignore[attr-defined]
+    with bulk_writes(store) as bulk:
+        (child_id,) = bulk.insert(Run, [run_row])
         trial_rows = []
         for job, now_passed, now_class, reason in outcomes:
             t, result = job.trial, job.result or {}
@@ -499,7 +490,7 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
                     "finished_at": finished_at,
                 }
             )
-        trial_ids = insert_rows(conn, Trial.__table__, trial_rows)  # type: ignore[attr-defined]
+        trial_ids = bulk.insert(Trial, trial_rows)
         executions = [
             {
                 "trial_id": trial_id,
@@ -519,5 +510,5 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
             }
             for trial_id, (job, *_rest) in zip(trial_ids, outcomes, strict=True)
         ]
-        insert_rows(conn, Execution.__table__, executions)  # type: ignore[attr-defined]
+        bulk.insert(Execution, executions)
     return child_id

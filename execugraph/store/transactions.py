@@ -103,6 +103,11 @@ class StoreCore:
         """Where the store lives (the file's path when opened by `open`), password hidden."""
         return self._where or display_url(self.engine)
 
+    def check_connection(self) -> None:
+        """Open (and give back) one pooled connection; the driver's error when the database cannot be reached."""
+        with self.engine.connect():
+            pass
+
     def schema_version(self) -> str | None:
         """Name of the newest migration applied to this database."""
         return migrations.schema_version(self.engine)
