@@ -9,7 +9,8 @@ Bad input raises `BundleFormatError` naming the file, line and field; nothing is
 from execugraph.publication.export import ExportError, bundle_files, export_bundle, zip_bytes
 from execugraph.publication.formats import BundleFormatError, Issue
 from execugraph.publication.importing import import_fileset, import_path, import_zip_bytes
-from execugraph.publication.rescore import RescoreReport, rescore_run
+from execugraph.publication.rescore import rescore_run
+from execugraph.publication.rescore_report import RescoreReport
 from execugraph.publication.results import ImportedRun, ImportResult
 
 __all__ = [

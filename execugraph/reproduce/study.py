@@ -27,8 +27,8 @@ from execugraph.figures.report_figures import report_figures
 from execugraph.grading import PROTOCOLS
 from execugraph.publication.formats import Issue
 from execugraph.publication.importing import import_fileset
-from execugraph.publication.reference_import import folder_titles, run_folders
 from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
+from execugraph.publication.reference_records import folder_titles, run_folders
 from execugraph.publication.source import FileSet
 from execugraph.reproduce import conclusions, report_tables
 from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
