@@ -7,7 +7,7 @@ imports streamlit, writes to the store, or builds a graph.
 """
 
 from execugraph.views.formatting import bounded_explanation, duration, map_traceback, model_label
-from execugraph.views.inputs import (
+from execugraph.views.form_input import (
     CONDITION_DEFAULT,
     TEST_MODES,
     BatchPlan,
