@@ -6,24 +6,18 @@ so a store with tens of thousands of trials renders quickly. Nothing here
 imports streamlit, writes to the store, or builds a graph.
 """
 
-from execugraph.views.formatting import bounded_explanation, duration, map_traceback, model_label
+from execugraph.views.batch_plan import BatchPlan, plan_batch
 from execugraph.views.form_input import (
     CONDITION_DEFAULT,
     TEST_MODES,
-    BatchPlan,
-    ModelProblem,
     SynthesisRequest,
     adhoc_tests_from_assert,
     adhoc_tests_from_rows,
-    keep_upload,
-    model_choices,
-    model_problems,
-    models_needed,
     parse_aliases,
-    parse_upload,
-    plan_batch,
     readable_error,
 )
+from execugraph.views.formatting import bounded_explanation, duration, map_traceback, model_label
+from execugraph.views.model_preflight import ModelProblem, model_choices, model_problems, models_needed
 from execugraph.views.report import (
     REFERENCE_CONDITION,
     arm_rate_rows,
@@ -63,6 +57,7 @@ from execugraph.views.trace import (
     trial_rows,
     unparsed_reply,
 )
+from execugraph.views.uploads import keep_upload, parse_upload
 
 __all__ = [
     "REFERENCE_CONDITION",
