@@ -31,7 +31,7 @@ from execugraph.publication.formats import dumps_pretty, jsonl_bytes
 from execugraph.publication.meta import build_run_meta, run_entry
 from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path, suite_path_to_name
 from execugraph.run_names import conditions_of, run_name
-from execugraph.store import bundle_rows as bundle_reads
+from execugraph.store import bundle_rows
 from execugraph.store.bundle_rows import BundleRows
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def _read_rows(store: Store, run_ids: Sequence[int]) -> BundleRows:
     wanted = sorted({int(r) for r in run_ids})
     if not wanted:
         raise ExportError("no runs to export: give at least one run id")
-    runs = bundle_reads.run_rows(store, wanted)
+    runs = bundle_rows.run_rows(store, wanted)
     found = {r["id"] for r in runs}
     missing = [str(r) for r in wanted if r not in found]
     if missing:
@@ -58,7 +58,7 @@ def _read_rows(store: Store, run_ids: Sequence[int]) -> BundleRows:
     busy = [f"{r['id']} ({r['status']})" for r in runs if r["status"] in UNFINISHED]
     if busy:
         raise ExportError(f"run(s) still in progress: {', '.join(busy)}; wait for them to finish or cancel them")
-    rows = bundle_reads.bundle_rows(store, wanted)
+    rows = bundle_rows.rows_of_runs(store, wanted)
     run_rank = {rid: i for i, rid in enumerate(wanted)}
     rows.trials.sort(key=lambda t: (run_rank[t["run_id"]], t["id"]))
     return rows
@@ -191,7 +191,7 @@ def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: di
 
 
 def _database_folder(store: Store) -> list[Path]:
-    folder = bundle_reads.database_folder(store)
+    folder = bundle_rows.database_folder(store)
     return [] if folder is None else [folder]
 
 

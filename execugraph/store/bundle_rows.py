@@ -47,7 +47,7 @@ def run_rows(store: Store, run_ids: Sequence[int]) -> list[Row]:
         return [dict(r._mapping) for r in conn.execute(stmt)]
 
 
-def bundle_rows(store: Store, run_ids: Sequence[int]) -> BundleRows:
+def rows_of_runs(store: Store, run_ids: Sequence[int]) -> BundleRows:
     """The runs (by id), their trials (by id), the trials' trace rows (by trial, then step sequence or id)
     and their problems (by benchmark and id), read in one snapshot."""
     runs_t, trials_t, problems_t = table_of(Run), table_of(Trial), table_of(ProblemRecord)
