@@ -21,9 +21,9 @@ from execugraph.batch.spec import BatchSpec  # noqa: E402
 from execugraph.grading import build_suite  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from execugraph.trial import TrialDeps  # noqa: E402
-from tests.support.bench_workload import GOOD, REPLIES, problems  # noqa: E402
-from tests.support.ollama_server import OllamaStandIn  # noqa: E402
-from tests.support.role_responder import role_responder  # noqa: E402
+from standins.ollama_server import OllamaStandIn  # noqa: E402
+from standins.role_responder import role_responder  # noqa: E402
+from standins.workload import GOOD, REPLIES, problems  # noqa: E402
 
 
 def measure(concurrency: int, trials: int, latency_s: float, condition: str, pool) -> float:

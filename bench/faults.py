@@ -38,10 +38,10 @@ from execugraph.batch.progress import progress  # noqa: E402
 from execugraph.batch.spec import BatchSpec  # noqa: E402
 from execugraph.outages import waiting_lines  # noqa: E402
 from execugraph.store import Store  # noqa: E402
-from tests.support.bench_workload import REPLIES, problems  # noqa: E402
-from tests.support.db_lock import DatabaseLock  # noqa: E402
-from tests.support.ollama_server import OllamaStandIn  # noqa: E402
-from tests.support.role_responder import role_responder  # noqa: E402
+from standins.db_lock import DatabaseLock  # noqa: E402
+from standins.ollama_server import OllamaStandIn  # noqa: E402
+from standins.role_responder import role_responder  # noqa: E402
+from standins.workload import REPLIES, problems  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

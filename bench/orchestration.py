@@ -22,7 +22,7 @@ from execugraph.grading import build_suite  # noqa: E402
 from execugraph.problem import Problem  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from execugraph.trial import TrialDeps, run_trial  # noqa: E402
-from tests.support.scripted import fenced, scripted  # noqa: E402
+from standins.scripted import fenced, scripted  # noqa: E402
 
 CODE = "def add(a, b):\n    return a + b\n"
 OPTIMISED = "def add(a, b):\n    result = a + b\n    return result\n"

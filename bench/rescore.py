@@ -43,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from execugraph.benchmarks import load_internal30  # noqa: E402
 from execugraph.conditions import resolve_condition  # noqa: E402
 from execugraph.publication import rescore_run  # noqa: E402
-from execugraph.publication.bulk import insert_rows, transaction  # noqa: E402
 from execugraph.store import Store, Trial, utcnow  # noqa: E402
+from execugraph.store.bulk_insert import bulk_writes  # noqa: E402
 
 PUBLISHED_ONE_WORKER = 3.6
 TARGET = 10 * PUBLISHED_ONE_WORKER
@@ -138,8 +138,8 @@ def seed(store: Store, n: int, title: str = "rescore bench") -> tuple[int, list[
                 "finished_at": utcnow(),
             }
         )
-    with transaction(store) as conn:
-        insert_rows(conn, Trial.__table__, rows)  # type: ignore[attr-defined]
+    with bulk_writes(store) as bulk:
+        bulk.insert(Trial, rows)
     return run_id, rows
 
 
@@ -174,8 +174,8 @@ def seed_humaneval(store: Store, n: int) -> int:
             "status": "done", "passed": True, "tests_passed": 1, "tests_total": 1, "test_source": "problem",
             "final_code": humaneval_program(task, i // 164 + i), "finished_at": utcnow(),
         })
-    with transaction(store) as conn:
-        insert_rows(conn, Trial.__table__, rows)  # type: ignore[attr-defined]
+    with bulk_writes(store) as bulk:
+        bulk.insert(Trial, rows)
     return run_id
 
 

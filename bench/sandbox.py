@@ -8,7 +8,7 @@ Compares, on the same candidates and 5-test suites:
   candidate, all tests inside it).
 Prints per-test-case latency (one at a time), candidates/s with every core
 busy, their ratios, and how many hostile programs from
-tests/support/hostile were contained (right verdict, host untouched).
+standins/hostile were contained (right verdict, host untouched).
 Exits 1 if ours is not at least 10x faster per test case or any hostile
 program was not contained.
 
@@ -174,8 +174,8 @@ def bench_speed(count: int) -> tuple[float, float, float, float]:
 
 
 def bench_hostile() -> tuple[int, int]:
-    from tests.support.hostile.catalog import CASES, suite_for
-    from tests.support.hostile.host import HostContext, host_problems, leftover_processes
+    from standins.hostile.catalog import CASES, suite_for
+    from standins.hostile.host import HostContext, host_problems, leftover_processes
 
     host = HostContext.create()  # plants the env secret before the pool starts
     try:

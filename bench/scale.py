@@ -28,9 +28,9 @@ from execugraph.batch.spec import BatchSpec  # noqa: E402
 from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions  # noqa: E402
 from execugraph.scaleout.executor import worker_db_url  # noqa: E402
 from execugraph.store import Store, leases  # noqa: E402
-from tests.support.bench_workload import REPLIES, problems  # noqa: E402
-from tests.support.ollama_server import OllamaStandIn  # noqa: E402
-from tests.support.role_responder import role_responder  # noqa: E402
+from standins.ollama_server import OllamaStandIn  # noqa: E402
+from standins.role_responder import role_responder  # noqa: E402
+from standins.workload import REPLIES, problems  # noqa: E402
 
 
 def cpu_jiffies() -> tuple[int, int]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from execugraph.config import ROLES
 from execugraph.settings import default_model
-from execugraph.views.inputs import CONDITION_DEFAULT, TEST_MODES
+from execugraph.views.form_input import CONDITION_DEFAULT, TEST_MODES
 
 TEST_CHAT_MODELS = "test.chat_models"
 

@@ -3,6 +3,9 @@
 `load_benchmark(name, **opts)` is the one entry point the runner, CLI and dashboard use;
 each suite also has its own `load_<name>()`. `select_problems` applies the subset and
 category filters a batch config names, the same way for every suite.
+
+One module per suite (`internal30`, `humaneval`, `apps`, `user`, `published`), with
+`suite_format` (the record schema), `docstring_examples` and `errors` shared between them.
 """
 
 from __future__ import annotations

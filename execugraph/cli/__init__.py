@@ -83,15 +83,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def database_problem(exc: BaseException, db: str | None) -> str | None:
     """The one-sentence message for an unusable database, or None when `exc` is something else."""
-    from sqlalchemy.exc import DatabaseError
-
     from execugraph.store.errors import StoreUnavailableError
+    from execugraph.store.opening import describe_failure, is_database_error, redact
 
     if isinstance(exc, StoreUnavailableError):
         return str(exc)
-    if isinstance(exc, DatabaseError):  # e.g. a page found corrupt only when a query reads it
+    if is_database_error(exc):  # e.g. a page found corrupt only when a query reads it
         from execugraph.settings import load_settings
-        from execugraph.store.opening import describe_failure, redact
 
         url = load_settings(db).db_url
         where = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else redact(url)

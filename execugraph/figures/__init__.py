@@ -1,1 +1,5 @@
-"""Figures: the plotly charts pages draw (`charts`) and their static SVG/PDF export (`static`)."""
+"""Figures: the plotly charts pages draw (`charts`) and their static SVG/PDF export (`static`).
+
+`report_figures` draws the figures of one statistics report for the Statistics and
+Ablations pages and the export.
+"""

@@ -4,12 +4,22 @@
 - `import_path(store, path)` / `import_zip_bytes(store, data, name)` -> ImportResult
 - `rescore_run(store, run_id, pool=...)` -> RescoreReport
 Bad input raises `BundleFormatError` naming the file, line and field; nothing is written then.
+
+What lives where: the bundle format in `layout` and `formats` (canonical JSON, column
+codecs, issues), `meta` and `privacy` (run metadata, nothing host-specific by default);
+`export`; `source` (files from a folder or zip, size-capped), `importing` (which importer),
+`bundle_checks` and `bundle_import` (ours), `reference_records`, `reference_import` and
+`reference_problems` (the published layout), `results` (what an import reports);
+`problems` (which tests a stored trial is graded with), `rescore`, `rescore_report` and
+`flip_reasons` (rescoring and why a verdict flipped). Rows are read and written through
+the store's query modules (`bundle_rows`, `bulk_insert`, `run_reads`, `verdict_reads`).
 """
 
 from execugraph.publication.export import ExportError, bundle_files, export_bundle, zip_bytes
 from execugraph.publication.formats import BundleFormatError, Issue
 from execugraph.publication.importing import import_fileset, import_path, import_zip_bytes
-from execugraph.publication.rescore import RescoreReport, rescore_run
+from execugraph.publication.rescore import rescore_run
+from execugraph.publication.rescore_report import RescoreReport
 from execugraph.publication.results import ImportedRun, ImportResult
 
 __all__ = [

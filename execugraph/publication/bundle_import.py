@@ -20,15 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, select
-
 from execugraph.publication import layout
-from execugraph.publication.bulk import BATCH, insert_missing_problems, insert_rows, transaction
 from execugraph.publication.bundle_checks import OPTIONAL_FILES, UNIMPORTABLE_STATUSES, check_bundle, decoded
 from execugraph.publication.formats import IssueCollector
-from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
+from execugraph.publication.results import ImportedRun, ImportResult
 from execugraph.publication.source import FileSet, FileView
+from execugraph.store.bulk_insert import BATCH, BulkWriter, TableModel, bulk_writes
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
+from execugraph.store.run_reads import runs_mentioning, trial_count
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -50,21 +49,16 @@ def _strip(values: dict[str, Any], *names: str) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k not in names and not k.startswith("_")}
 
 
-def _problem_differs(conn: Any, row: dict[str, Any]) -> bool:
-    table = ProblemRecord.__table__  # type: ignore[attr-defined]
-    stored = conn.execute(
-        select(table).where(table.c.benchmark == row["benchmark"], table.c.problem_id == row["problem_id"])
-    ).first()
-    if stored is None:
-        return False
-    return ProblemRecord(**dict(stored._mapping)).to_problem() != ProblemRecord(**row).to_problem()
+def _problem_differs(bulk: BulkWriter, row: dict[str, Any]) -> bool:
+    stored = bulk.stored_problem(row["benchmark"], row["problem_id"])
+    return stored is not None and stored != ProblemRecord(**row).to_problem()
 
 
 def _copy(
-    conn: Any,
+    bulk: BulkWriter,
     files: FileView,
     name: str,
-    table: Table,
+    model: TableModel,
     keep: Callable[[dict[str, Any]], bool],
     row: Callable[[dict[str, Any]], dict[str, Any]],
     extra: tuple[str, ...] = (),
@@ -76,7 +70,7 @@ def _copy(
     rows: list[dict[str, Any]] = []
 
     def flush() -> None:
-        new_ids.update(zip(bundle_ids, insert_rows(conn, table, rows), strict=True))
+        new_ids.update(zip(bundle_ids, bulk.insert(model, rows), strict=True))
         bundle_ids.clear()
         rows.clear()
 
@@ -107,44 +101,39 @@ def import_bundle(store: Store, fileset: FileSet, root: str) -> ImportResult:
     new_runs = [r for r in runs if r["id"] not in existing]
     new_run_ids = {r["id"] for r in new_runs}
     run_map = dict(existing)
-    with transaction(store) as conn:
+    with bulk_writes(store) as bulk:
         run_rows = []
         for r in new_runs:
             config = dict(r["config"]) | {layout.IMPORT_MARKER: {"bundle_sha256": index.digest, "run": r["id"]}}
             run_rows.append(_strip(r, "id", "parent_run_id") | {"config": config, "parent_run_id": None})
-        for r, db_id in zip(new_runs, insert_rows(conn, Run.__table__, run_rows), strict=True):  # type: ignore[attr-defined]
+        for r, db_id in zip(new_runs, bulk.insert(Run, run_rows), strict=True):
             run_map[r["id"]] = db_id
-        runs_t = Run.__table__  # type: ignore[attr-defined]
         for r in new_runs:
             if r["parent_run_id"] is not None:
-                conn.execute(
-                    runs_t.update()
-                    .where(runs_t.c.id == run_map[r["id"]])
-                    .values(parent_run_id=run_map[r["parent_run_id"]])
-                )
+                bulk.link_parent_run(run_map[r["id"]], run_map[r["parent_run_id"]])
         trial_map = _copy(
-            conn,
+            bulk,
             files,
             layout.TRIALS,
-            Trial.__table__,  # type: ignore[attr-defined]
+            Trial,
             lambda v: v["run_id"] in new_run_ids,
             lambda v: _strip(v, "id") | {"run_id": run_map[v["run_id"]]},
             extra=(layout.TRIAL_DERIVED,),
         )
         step_map = _copy(
-            conn,
+            bulk,
             files,
             layout.STEPS,
-            Step.__table__,  # type: ignore[attr-defined]
+            Step,
             lambda v: v["trial_id"] in trial_map,
             lambda v: _strip(v, "id") | {"trial_id": trial_map[v["trial_id"]]},
         )
         for name, model in ((layout.LLM_CALLS, LLMCall), (layout.EXECUTIONS, Execution)):
             _copy(
-                conn,
+                bulk,
                 files,
                 name,
-                model.__table__,  # type: ignore[attr-defined]
+                model,
                 lambda v: v["trial_id"] in trial_map,
                 lambda v: (
                     _strip(v, "id")
@@ -155,14 +144,14 @@ def import_bundle(store: Store, fileset: FileSet, root: str) -> ImportResult:
                 ),
             )
         _copy(
-            conn,
+            bulk,
             files,
             layout.RETRIEVAL_HITS,
-            RetrievalHit.__table__,  # type: ignore[attr-defined]
+            RetrievalHit,
             lambda v: v["trial_id"] in trial_map,
             lambda v: _strip(v, "id") | {"trial_id": trial_map[v["trial_id"]]},
         )
-        _store_problems(conn, files, result)
+        _store_problems(bulk, files, result)
 
     counts: dict[int, int] = {}
     for run_id in index.trial_run.values():
@@ -180,20 +169,20 @@ def import_bundle(store: Store, fileset: FileSet, root: str) -> ImportResult:
     return result
 
 
-def _store_problems(conn: Any, files: FileView, result: ImportResult) -> None:
+def _store_problems(bulk: BulkWriter, files: FileView, result: ImportResult) -> None:
     """Store the bundle's problems the database lacks; report stored ones that differ (the stored copy stays)."""
     issues = IssueCollector()
     chunk: list[dict[str, Any]] = []
     for _, p in decoded(files, layout.PROBLEMS, issues):
         issues.raise_if_any()
-        if _problem_differs(conn, p):
+        if _problem_differs(bulk, p):
             result.warnings.append(
                 f"problem {p['benchmark']}/{p['problem_id']} is already stored with different content; "
                 "kept the stored copy"
             )
         chunk.append(p)
         if len(chunk) >= BATCH:
-            insert_missing_problems(conn, chunk)
+            bulk.insert_missing_problems(chunk)
             chunk.clear()
     issues.raise_if_any()
-    insert_missing_problems(conn, chunk)
+    bulk.insert_missing_problems(chunk)

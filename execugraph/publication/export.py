@@ -23,19 +23,16 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
-
-from sqlalchemy import select
 
 from execugraph.publication import layout
 from execugraph.publication.formats import dumps_pretty, jsonl_bytes
 from execugraph.publication.meta import build_run_meta, run_entry
 from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path, suite_path_to_name
 from execugraph.run_names import conditions_of, run_name
-from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
+from execugraph.store import bundle_rows
+from execugraph.store.bundle_rows import BundleRows
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -49,64 +46,22 @@ class ExportError(ValueError):
     """The runs cannot be exported as asked (unknown id, unfinished run, output exists)."""
 
 
-@dataclass
-class _Rows:
-    """Everything of the exported runs, read in bundle order, with database ids still in place."""
-
-    runs: list[dict[str, Any]]
-    trials: list[dict[str, Any]]
-    steps: list[dict[str, Any]]
-    llm_calls: list[dict[str, Any]]
-    executions: list[dict[str, Any]]
-    hits: list[dict[str, Any]]
-    problems: list[dict[str, Any]]
-
-
-def _t(model: Any) -> Any:
-    return model.__table__
-
-
-def _read_rows(store: Store, run_ids: Sequence[int]) -> _Rows:
-    runs_t, trials_t = _t(Run), _t(Trial)
+def _read_rows(store: Store, run_ids: Sequence[int]) -> BundleRows:
     wanted = sorted({int(r) for r in run_ids})
     if not wanted:
         raise ExportError("no runs to export: give at least one run id")
-    with store.engine.connect() as conn:
-        runs = [dict(r._mapping) for r in conn.execute(select(runs_t).where(runs_t.c.id.in_(wanted)))]
-        found = {r["id"] for r in runs}
-        missing = [str(r) for r in wanted if r not in found]
-        if missing:
-            raise ExportError(f"no such run: {', '.join(missing)}")
-        busy = [f"{r['id']} ({r['status']})" for r in runs if r["status"] in UNFINISHED]
-        if busy:
-            raise ExportError(f"run(s) still in progress: {', '.join(busy)}; wait for them to finish or cancel them")
-        runs.sort(key=lambda r: r["id"])
-        trials = [
-            dict(r._mapping)
-            for r in conn.execute(select(trials_t).where(trials_t.c.run_id.in_(wanted)).order_by(trials_t.c.id))
-        ]
-        run_rank = {rid: i for i, rid in enumerate(wanted)}
-        trials.sort(key=lambda t: (run_rank[t["run_id"]], t["id"]))
-        trial_ids = select(trials_t.c.id).where(trials_t.c.run_id.in_(wanted))
-
-        def children(model: Any, order: str) -> list[dict[str, Any]]:
-            table = _t(model)
-            stmt = select(table).where(table.c.trial_id.in_(trial_ids)).order_by(table.c.trial_id, table.c[order])
-            return [dict(r._mapping) for r in conn.execute(stmt)]
-
-        steps = children(Step, "seq")
-        llm_calls = children(LLMCall, "id")
-        executions = children(Execution, "id")
-        hits = children(RetrievalHit, "id")
-        keys = sorted({(t["benchmark"], t["problem_id"]) for t in trials})
-        problems_t = _t(ProblemRecord)
-        problems = []
-        for benchmark in sorted({b for b, _ in keys}):
-            ids = [p for b, p in keys if b == benchmark]
-            stmt = select(problems_t).where(problems_t.c.benchmark == benchmark, problems_t.c.problem_id.in_(ids))
-            problems.extend(dict(r._mapping) for r in conn.execute(stmt))
-    problems.sort(key=lambda p: (p["benchmark"], p["problem_id"]))
-    return _Rows(runs, trials, steps, llm_calls, executions, hits, problems)
+    runs = bundle_rows.run_rows(store, wanted)
+    found = {r["id"] for r in runs}
+    missing = [str(r) for r in wanted if r not in found]
+    if missing:
+        raise ExportError(f"no such run: {', '.join(missing)}")
+    busy = [f"{r['id']} ({r['status']})" for r in runs if r["status"] in UNFINISHED]
+    if busy:
+        raise ExportError(f"run(s) still in progress: {', '.join(busy)}; wait for them to finish or cancel them")
+    rows = bundle_rows.rows_of_runs(store, wanted)
+    run_rank = {rid: i for i, rid in enumerate(wanted)}
+    rows.trials.sort(key=lambda t: (run_rank[t["run_id"]], t["id"]))
+    return rows
 
 
 def _number(rows: Iterable[dict[str, Any]], key: Any = None) -> dict[int, int]:
@@ -119,7 +74,7 @@ def _export_config(config: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in (config or {}).items() if k != layout.IMPORT_MARKER}
 
 
-def _renumbered(rows: _Rows) -> dict[str, list[dict[str, Any]]]:
+def _renumbered(rows: BundleRows) -> dict[str, list[dict[str, Any]]]:
     """Every row with bundle-local ids in place of database ids, in bundle order."""
     run_no = _number(rows.runs)
     trial_no = _number(rows.trials)
@@ -236,10 +191,8 @@ def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: di
 
 
 def _database_folder(store: Store) -> list[Path]:
-    if store.engine.dialect.name != "sqlite":
-        return []
-    database = unquote(str(store.engine.url.database or "").removeprefix("file:").partition("?")[0])
-    return [Path(database).parent] if database else []
+    folder = bundle_rows.database_folder(store)
+    return [] if folder is None else [folder]
 
 
 def _private(store: Store, tables: dict[str, list[dict[str, Any]]], include_host: bool) -> None:
@@ -256,7 +209,7 @@ def _private(store: Store, tables: dict[str, list[dict[str, Any]]], include_host
     for name in layout.TABLE_FILES:
         if name == layout.PROBLEMS:
             continue  # problems and their tests travel exactly as stored
-        table = layout.CODECS[name].table.name
+        table = layout.CODECS[name].table_name
         tables[name] = [scrub.row(table, row) for row in tables[name]]
 
 

@@ -2,7 +2,7 @@
 
 Everything written into a bundle goes through `dumps`/`dumps_pretty` (sorted keys,
 ASCII only, no NaN), so the same data always gives the same bytes. Table rows are
-encoded column by column from the SQLModel tables themselves (`ColumnCodec`):
+encoded column by column from the store tables' shapes (`ColumnCodec`, `store.columns`):
 datetimes become ISO 8601 strings with microseconds and an explicit UTC offset,
 non-finite floats become the strings "NaN" / "Infinity" / "-Infinity", and every
 other value is the JSON of what the store returns. Decoding checks each value's
@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, Integer, String, Table, Text
-from sqlalchemy.types import TypeDecorator
+from execugraph.store.columns import TableShape
 
 MAX_REPORTED_ISSUES = 20
 _NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
@@ -163,24 +162,6 @@ def decode_float(value: Any) -> float:
     raise ValueError(f"expected a number, got {value!r}")
 
 
-def _kind(column_type: Any) -> str:
-    while isinstance(column_type, TypeDecorator):
-        column_type = column_type.impl_instance
-    if isinstance(column_type, JSON):
-        return "json"
-    if isinstance(column_type, Boolean):
-        return "bool"
-    if isinstance(column_type, Integer):
-        return "int"
-    if isinstance(column_type, Float):
-        return "float"
-    if isinstance(column_type, DateTime):
-        return "datetime"
-    if isinstance(column_type, (String, Text)):
-        return "str"
-    raise TypeError(f"no bundle codec for column type {column_type!r}")
-
-
 @dataclass(frozen=True)
 class Field:
     """One column as it appears in a bundle file."""
@@ -201,19 +182,21 @@ class ColumnCodec:
     narrows a JSON column to a Python type (dict or list) checked on decode.
     """
 
-    def __init__(self, table: Table, file: str, *, skip: Iterable[str] = (), json_types: dict[str, type] | None = None):
+    def __init__(
+        self, table: TableShape, file: str, *, skip: Iterable[str] = (), json_types: dict[str, type] | None = None
+    ):
         self.file = file
-        self.table = table
+        self.table_name = table.name
         self.json_types = json_types or {}
         skipped = set(skip)
         fields = []
         for column in table.columns:
             if column.name in skipped:
                 continue
-            default = column.default.arg if column.default is not None and column.default.is_scalar else _REQUIRED
+            default = column.default if column.has_default else _REQUIRED
             if default is _REQUIRED and column.nullable:
                 default = None
-            fields.append(Field(column.name, _kind(column.type), bool(column.nullable), default))
+            fields.append(Field(column.name, column.kind, column.nullable, default))
         self.fields = tuple(fields)
         self.names = frozenset(f.name for f in fields)
 

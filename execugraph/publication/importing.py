@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from execugraph.publication.bundle_import import find_bundle_root, import_bundle
 from execugraph.publication.formats import BundleFormatError, Issue
-from execugraph.publication.reference_import import TRIALS_FILE, import_reference, run_folders
+from execugraph.publication.reference_import import import_reference
+from execugraph.publication.reference_records import TRIALS_FILE, run_folders
 from execugraph.publication.results import ImportResult
 from execugraph.publication.source import FileSet, read_input, read_zip_bytes
 

@@ -18,6 +18,7 @@ config (it records which bundle the run came from, for de-duplication).
 from __future__ import annotations
 
 from execugraph.publication.formats import ColumnCodec
+from execugraph.store.columns import table_shape
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
 
 FORMAT = "execugraph-bundle"
@@ -43,21 +44,21 @@ TRIAL_DERIVED = "verdict"  # derived from passed/status/error_class; checked, no
 
 CODECS: dict[str, ColumnCodec] = {
     RUNS: ColumnCodec(
-        Run.__table__,  # type: ignore[attr-defined]
+        table_shape(Run),
         RUNS,
         skip=RUN_SKIPPED,
         json_types={"config": dict, "versions": dict, "models": dict, "tags": list},
     ),
-    TRIALS: ColumnCodec(Trial.__table__, TRIALS),  # type: ignore[attr-defined]
-    STEPS: ColumnCodec(Step.__table__, STEPS),  # type: ignore[attr-defined]
-    LLM_CALLS: ColumnCodec(LLMCall.__table__, LLM_CALLS, json_types={"messages": list}),  # type: ignore[attr-defined]
+    TRIALS: ColumnCodec(table_shape(Trial), TRIALS),
+    STEPS: ColumnCodec(table_shape(Step), STEPS),
+    LLM_CALLS: ColumnCodec(table_shape(LLMCall), LLM_CALLS, json_types={"messages": list}),
     EXECUTIONS: ColumnCodec(
-        Execution.__table__,  # type: ignore[attr-defined]
+        table_shape(Execution),
         EXECUTIONS,
         json_types={"results": list, "isolation": dict},
     ),
-    RETRIEVAL_HITS: ColumnCodec(RetrievalHit.__table__, RETRIEVAL_HITS),  # type: ignore[attr-defined]
-    PROBLEMS: ColumnCodec(ProblemRecord.__table__, PROBLEMS, json_types={"aliases": list, "tests": list}),  # type: ignore[attr-defined]
+    RETRIEVAL_HITS: ColumnCodec(table_shape(RetrievalHit), RETRIEVAL_HITS),
+    PROBLEMS: ColumnCodec(table_shape(ProblemRecord), PROBLEMS, json_types={"aliases": list, "tests": list}),
 }
 TABLE_FILES = (RUNS, TRIALS, STEPS, LLM_CALLS, EXECUTIONS, RETRIEVAL_HITS, PROBLEMS)
 

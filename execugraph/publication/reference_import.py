@@ -40,92 +40,36 @@ field is refused with its file, line and field.
 
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from execugraph.publication.bulk import insert_missing_problems, insert_rows, transaction
-from execugraph.publication.formats import IssueCollector, decode_datetime, load_json_object
+from execugraph.publication.formats import IssueCollector
 from execugraph.publication.reference_problems import BenchmarkFile, find_benchmark_files, problem_rows
-from execugraph.publication.results import ImportedRun, ImportResult, runs_mentioning, trial_count
+from execugraph.publication.reference_records import (
+    ERROR_CLASSES,
+    KNOWN_ERROR_CLASSES,
+    RECORD_FIELDS,
+    TEST_SOURCES,
+    RunFolder,
+    benchmark_of,
+    folder_titles,
+    parse_folder,
+    record_timestamp,
+    run_folders,
+)
+from execugraph.publication.results import ImportedRun, ImportResult
 from execugraph.publication.source import FileSet
+from execugraph.store.bulk_insert import BulkWriter, bulk_writes
 from execugraph.store.models import Execution, Run, Step, Trial, utcnow
+from execugraph.store.run_reads import runs_mentioning, trial_count
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
-TRIALS_FILE = "trials.jsonl"
-META_FILE = "run_meta.json"
-SUMMARY_FILE = "run_summary.json"
 RECORD_NODE = "reference_record"
-_HUMANEVAL_ID = re.compile(r"^humaneval_\d+$")
 REFERENCE_POLICY = "reference"
-
-ERROR_CLASSES = {
-    "none": None,
-    "": None,
-    "runtime": "runtime_error",
-    "syntax": "syntax_error",
-    "memory": "memory_limit",
-}
-TEST_SOURCES = {
-    "deterministic": "problem",
-    "benchmark": "problem",
-    "problem": "problem",
-    "generated": "generated",
-    "smoke": "smoke",
-}
-# Error classes a record may carry besides ERROR_CLASSES' spellings: our verdicts and trial errors.
-KNOWN_ERROR_CLASSES = frozenset({
-    "passed", "wrong_answer", "runtime_error", "syntax_error", "timeout", "memory_limit", "output_limit",
-    "sandbox_violation", "harness_error", "llm_error", "failed",
-})
-# field -> (accepted JSON types, required)
-_INT = (int,)
-_NUM = (int, float)
-_STR = (str,)
-RECORD_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
-    "problem_id": (_STR, True),
-    "condition": (_STR, True),
-    "seed": (_INT, True),
-    "trial": (_INT, True),
-    "passed": ((bool,), True),
-    "category": (_STR, False),
-    "source": (_STR, False),
-    "model_planner": (_STR, False),
-    "model_generator": (_STR, False),
-    "retry_budget": (_INT, False),
-    "tests_total": (_INT, False),
-    "tests_passed": (_INT, False),
-    "retries_used": (_INT, False),
-    "error_class": (_STR, False),
-    "test_source": (_STR, False),
-    "wallclock_s": (_NUM, False),
-    "tokens_in": (_INT, False),
-    "tokens_out": (_INT, False),
-    "llm_calls": (_INT, False),
-    "code": (_STR, False),
-    "stderr": (_STR, False),
-    "timestamp": ((int, float, str), False),
-    "passed_original": ((bool,), False),
-    "error_class_original": (_STR, False),
-    "rescore_status": (_STR, False),
-}
-_NON_NEGATIVE = (
-    "seed",
-    "trial",
-    "retry_budget",
-    "tests_total",
-    "tests_passed",
-    "retries_used",
-    "tokens_in",
-    "tokens_out",
-    "llm_calls",
-)
 _STEP_FIELDS = (
     "source",
     "model_planner",
@@ -135,131 +79,6 @@ _STEP_FIELDS = (
     "error_class_original",
     "rescore_status",
 )
-
-
-def run_folders(fileset: FileSet) -> list[str]:
-    """Folders (relative to the input's root, '' for the root itself) that hold a trials.jsonl, sorted."""
-    return sorted(path.rpartition("/")[0] for path in fileset.files if path.rpartition("/")[2] == TRIALS_FILE)
-
-
-def folder_path(fileset: FileSet, folder: str) -> str:
-    """`<input name>/<folder>`, or just the input's name when the input is itself one run folder (provenance)."""
-    return f"{fileset.name}/{folder}" if folder else fileset.name
-
-
-def folder_titles(fileset: FileSet, folders: list[str]) -> dict[str, str]:
-    """Each run folder's title: its own name, with as many parent folders as it takes to tell two apart.
-
-    A zip named like its top folder (`grid.zip` holding `grid/e1_mf/`) used to give `grid/grid/e1_mf`;
-    the run is `e1_mf`, and `a/e1_mf` vs `b/e1_mf` only when both exist.
-    """
-    paths = {f: folder_path(fileset, f).split("/") for f in folders}
-    depth = dict.fromkeys(folders, 1)
-    while True:
-        titles = {f: "/".join(parts[-depth[f]:]) for f, parts in paths.items()}
-        clashes = [f for f in folders if list(titles.values()).count(titles[f]) > 1 and depth[f] < len(paths[f])]
-        if not clashes:
-            return titles
-        for f in clashes:
-            depth[f] += 1
-
-
-def benchmark_of(source: str | None, category: str | None, problem_id: str = "") -> str:
-    """Our benchmark for a published record: its problem id when we know it, else `source`, else `category`."""
-    from execugraph.benchmarks.internal30 import INTERNAL30
-
-    if problem_id in INTERNAL30:
-        return "internal30"
-    if _HUMANEVAL_ID.match(problem_id or ""):
-        return "humaneval"
-    for hint in (source or "", category or ""):
-        key = hint.strip().lower()
-        if key.startswith("humaneval"):
-            return "humaneval"
-        if key.startswith("internal"):
-            return "internal30"
-        if key.startswith("apps"):
-            return "apps"
-    return ""
-
-
-def _timestamp(value: Any) -> datetime:
-    if isinstance(value, str):
-        return decode_datetime(value)
-    if isinstance(value, bool) or not math.isfinite(float(value)):
-        raise ValueError(f"expected Unix seconds or an ISO 8601 date-time, got {value!r}")
-    return datetime.fromtimestamp(float(value), tz=UTC)
-
-
-@dataclass
-class _Folder:
-    """One validated run folder, ready to write."""
-
-    folder: str
-    title: str  # the run's name: the folder's own name (see folder_titles)
-    path: str  # where it came from: <input name>/<folder>
-    digest: str
-    records: list[tuple[int, dict[str, Any]]]  # (line, record) after de-duplication
-    raw_count: int
-    meta: dict[str, Any] | None
-    summary: dict[str, Any] | None
-
-
-def _check_record(file: str, line: int, rec: dict[str, Any], issues: IssueCollector) -> bool:
-    ok = True
-    for name, (types, required) in RECORD_FIELDS.items():
-        if name not in rec or rec[name] is None:
-            if required:
-                issues.add(file, line, name, "missing")
-                ok = False
-            continue
-        value = rec[name]
-        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-            wanted = " or ".join(t.__name__ for t in types)
-            issues.add(file, line, name, f"expected {wanted}, got {value!r}")
-            ok = False
-            continue
-        if name in _NON_NEGATIVE and value < 0:
-            issues.add(file, line, name, f"must be >= 0, got {value}")
-            ok = False
-    for name in ("problem_id", "condition"):
-        if isinstance(rec.get(name), str) and not rec[name].strip():
-            issues.add(file, line, name, "must not be empty")
-            ok = False
-    total, passed = rec.get("tests_total"), rec.get("tests_passed")
-    if isinstance(total, int) and isinstance(passed, int) and not isinstance(passed, bool) and passed > total:
-        issues.add(file, line, "tests_passed", f"{passed} is more than tests_total {total}")
-        ok = False
-    if "timestamp" in rec and rec["timestamp"] is not None:
-        try:
-            _timestamp(rec["timestamp"])
-        except (ValueError, TypeError, OverflowError, OSError) as exc:
-            issues.add(file, line, "timestamp", str(exc))
-            ok = False
-    return ok
-
-
-def parse_folder(fileset: FileSet, folder: str, issues: IssueCollector, title: str | None = None) -> _Folder:
-    """Validate one run folder; issues name files by their path within the input."""
-    files = fileset.under(folder)
-    prefix = f"{folder}/" if folder else ""
-    file = f"{prefix}{TRIALS_FILE}"
-    kept: dict[tuple, tuple[int, dict[str, Any]]] = {}
-    raw = 0
-    for line, rec in files.jsonl(TRIALS_FILE, file, issues):
-        raw += 1
-        if _check_record(file, line, rec, issues):
-            key = (rec["problem_id"], rec["condition"], rec["seed"], rec["trial"])
-            kept[key] = (line, rec)  # last record wins; dict keeps the first position
-    if raw == 0:
-        issues.add(file, None, None, "holds no trial records")
-    meta = load_json_object(files[META_FILE], f"{prefix}{META_FILE}", issues) if META_FILE in files else None
-    summary = (
-        load_json_object(files[SUMMARY_FILE], f"{prefix}{SUMMARY_FILE}", issues) if SUMMARY_FILE in files else None
-    )
-    digest = files.digest((TRIALS_FILE, META_FILE, SUMMARY_FILE))
-    path = folder_path(fileset, folder)
-    return _Folder(folder, title or path.rpartition("/")[2], path, digest, list(kept.values()), raw, meta, summary)
 
 
 def _never_retries(condition: str) -> bool:
@@ -289,7 +108,7 @@ def _common(values: list[Any]) -> Any:
     return Counter(present).most_common(1)[0][0] if present else None
 
 
-def _summary_warnings(f: _Folder, passed: int) -> list[str]:
+def _summary_warnings(f: RunFolder, passed: int) -> list[str]:
     if not f.summary:
         return []
     out = []
@@ -304,7 +123,7 @@ def _summary_warnings(f: _Folder, passed: int) -> list[str]:
     return out
 
 
-def _value_warnings(f: _Folder) -> list[str]:
+def _value_warnings(f: RunFolder) -> list[str]:
     """Values a published record may carry that we do not know: kept verbatim, reported here."""
     out = []
     records = [rec for _, rec in f.records]
@@ -331,14 +150,14 @@ def _value_warnings(f: _Folder) -> list[str]:
     return out
 
 
-def _benchmark_file_for(f: _Folder, files: list[BenchmarkFile]) -> BenchmarkFile | None:
+def _benchmark_file_for(f: RunFolder, files: list[BenchmarkFile]) -> BenchmarkFile | None:
     """The tree's benchmark file that covers most of this folder's problems (None: none covers any)."""
     ids = {rec["problem_id"] for _, rec in f.records}
     best = max(files, key=lambda b: len(ids & b.ids), default=None)
     return best if best is not None and ids & best.ids else None
 
 
-def _run_row(f: _Folder, records: list[dict[str, Any]], finished: list[datetime]) -> dict[str, Any]:
+def _run_row(f: RunFolder, records: list[dict[str, Any]], finished: list[datetime]) -> dict[str, Any]:
     meta = f.meta or {}
     host = meta.get("host")
     versions = {"python": host["python"]} if isinstance(host, dict) and isinstance(host.get("python"), str) else {}
@@ -448,7 +267,7 @@ def import_reference(
     result = ImportResult(source="reference")
     for bf in benchmark_files:
         result.warnings.extend(bf.warnings)
-    planned: list[tuple[int, _Folder]] = []  # (position in result.runs, folder to write)
+    planned: list[tuple[int, RunFolder]] = []  # (position in result.runs, folder to write)
     seen: dict[str, int] = {}
     for f in folders:
         existing = [
@@ -473,26 +292,26 @@ def import_reference(
             )
         result.warnings.extend(_summary_warnings(f, sum(1 for _, r in f.records if r["passed"])))
         result.warnings.extend(_value_warnings(f))
-    with transaction(store) as conn:
-        insert_missing_problems(conn, problem_rows(benchmark_files))
+    with bulk_writes(store) as bulk:
+        bulk.insert_missing_problems(problem_rows(benchmark_files))
         for position, f in planned:
-            result.runs[position].id = _write_folder(conn, f, _benchmark_file_for(f, benchmark_files))
+            result.runs[position].id = _write_folder(bulk, f, _benchmark_file_for(f, benchmark_files))
     if on_progress is not None:
         on_progress(2 * len(names), 2 * len(names))
     return result
 
 
-def _write_folder(conn: Any, f: _Folder, benchmark_file: BenchmarkFile | None = None) -> int:
+def _write_folder(bulk: BulkWriter, f: RunFolder, benchmark_file: BenchmarkFile | None = None) -> int:
     """Insert one folder's run, trials, steps and executions; returns the run id."""
     records = [rec for _, rec in f.records]
-    finished = [_timestamp(r["timestamp"]) if r.get("timestamp") is not None else None for r in records]
+    finished = [record_timestamp(r["timestamp"]) if r.get("timestamp") is not None else None for r in records]
     known = [moment for moment in finished if moment is not None]
     run_row = _run_row(f, records, known)
     if benchmark_file is not None:
         run_row["config"]["reference"]["benchmark_file"] = benchmark_file.config()
-    (run_id,) = insert_rows(conn, Run.__table__, [run_row])  # type: ignore[attr-defined]
+    (run_id,) = bulk.insert(Run, [run_row])
     trial_rows = [_trial_row(rec, moment) | {"run_id": run_id} for rec, moment in zip(records, finished, strict=True)]
-    trial_ids = insert_rows(conn, Trial.__table__, trial_rows)  # type: ignore[attr-defined]
+    trial_ids = bulk.insert(Trial, trial_rows)
     fallback = run_row["created_at"]
     step_rows = [
         {
@@ -506,7 +325,7 @@ def _write_folder(conn: Any, f: _Folder, benchmark_file: BenchmarkFile | None = 
         }
         for trial_id, (line, rec), moment in zip(trial_ids, f.records, finished, strict=True)
     ]
-    step_ids = insert_rows(conn, Step.__table__, step_rows)  # type: ignore[attr-defined]
+    step_ids = bulk.insert(Step, step_rows)
     policy = (f.meta or {}).get("sandbox_policy_version") or REFERENCE_POLICY
     execution_rows = [
         {
@@ -527,5 +346,5 @@ def _write_folder(conn: Any, f: _Folder, benchmark_file: BenchmarkFile | None = 
         }
         for trial_id, step_id, rec, row, moment in zip(trial_ids, step_ids, records, trial_rows, finished, strict=True)
     ]
-    insert_rows(conn, Execution.__table__, execution_rows)  # type: ignore[attr-defined]
+    bulk.insert(Execution, execution_rows)
     return run_id

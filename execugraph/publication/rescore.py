@@ -28,10 +28,8 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import select
 
 from execugraph.grading import (
     PROTOCOLS,
@@ -45,9 +43,11 @@ from execugraph.grading import (
     sandbox_job,
     suite_digest,
 )
-from execugraph.publication.bulk import insert_rows, transaction
 from execugraph.publication.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
 from execugraph.publication.problems import ProblemResolver, Resolution
+from execugraph.publication.rescore_report import RescoreReport, verdict_word
+from execugraph.store import verdict_reads
+from execugraph.store.bulk_insert import bulk_writes
 from execugraph.store.models import Execution, Run, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
 
@@ -60,90 +60,6 @@ CARRIED_CONFIG = ("batch", "conditions", "retry_budget", "retry_budget_by_condit
 TEST_CHOICES = ("recorded", "current")
 ProgressFn = Callable[[int, int], None]
 _LOADER_ORIGINS = ("internal30", "humaneval")
-
-
-def verdict_word(passed: bool | None, error_class: str | None) -> str:
-    """`passed`, else the error class, else `failed`: how flips name both sides."""
-    return "passed" if passed else (error_class or "failed")
-
-
-@dataclass
-class RescoreReport:
-    """What a rescore found; `to_dict()` is the `--json` output and is stored in the child run's config."""
-
-    run_id: int | None
-    parent_run_id: int
-    policy_version: str
-    grading_protocol: str | None = None  # the protocol asked for; None: each condition's own
-    tests: str = "recorded"
-    trials: int = 0
-    rescored: int = 0
-    agree: int = 0
-    passed_before: int = 0
-    passed_after: int = 0
-    suite_changed: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    unresolved: list[dict[str, Any]] = field(default_factory=list)
-    flips: list[dict[str, Any]] = field(default_factory=list)
-    by_condition: dict[str, dict[str, int]] = field(default_factory=dict)
-    origins: dict[str, int] = field(default_factory=dict)
-    protocols: dict[str, int] = field(default_factory=dict)  # protocol in force -> trials rescored under it
-    coinciding: dict[str, int] = field(default_factory=dict)  # benchmark -> trials with no prompt preamble
-    duration_s: float = 0.0  # running the jobs on a started pool
-    reused: int = 0  # trials whose identical sandbox job had already run (a shared `results` memo)
-
-    @property
-    def unresolved_trials(self) -> int:
-        """Trials left out because their problem has no tests here."""
-        return sum(u["trials"] for u in self.unresolved)
-
-    def protocol_effect(self) -> dict[str, Any]:
-        """Where the protocol in force changes how programs run, and where it coincides with `standalone`."""
-        coinciding = sum(self.coinciding.values())
-        used = sorted(self.protocols)
-        note = ""
-        if coinciding and any(p != "standalone" for p in used):
-            where = ", ".join(f"{b or 'unknown'} {n}" for b, n in sorted(self.coinciding.items()))
-            note = (f"{coinciding} trial(s) have no prompt preamble, so with-prompt coincides with standalone "
-                    f"for them ({where})")
-        return {"protocols": dict(sorted(self.protocols.items())), "with_preamble": self.rescored - coinciding,
-                "without_preamble": coinciding, "note": note}
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as JSON-ready data."""
-        return {
-            "run_id": self.run_id,
-            "parent_run_id": self.parent_run_id,
-            "policy_version": self.policy_version,
-            "grading_protocol": self.grading_protocol or _single(self.protocols),
-            "tests": self.tests,
-            "trials": self.trials,
-            "rescored": self.rescored,
-            "unresolved": self.unresolved_trials,
-            "skipped": dict(sorted(self.skipped.items())),
-            "agreement": {
-                "same": self.agree,
-                "rescored": self.rescored,
-                "rate": self.agree / self.rescored if self.rescored else None,
-            },
-            "passed_before": self.passed_before,
-            "passed_after": self.passed_after,
-            "suite_changed": self.suite_changed,
-            "flips": self.flips,
-            "unresolved_problems": self.unresolved,
-            "by_condition": dict(sorted(self.by_condition.items())),
-            "tests_from": dict(sorted(self.origins.items())),
-            "protocol_effect": self.protocol_effect(),
-            "duration_s": round(self.duration_s, 3),
-            "reused": self.reused,
-            "trials_per_s": round(self.rescored / self.duration_s, 2) if self.duration_s else None,
-        }
-
-
-def _single(counts: dict[str, int]) -> str | dict[str, int] | None:
-    if not counts:
-        return None
-    return next(iter(counts)) if len(counts) == 1 else dict(sorted(counts.items()))
 
 
 def _condition_config(run_config: dict[str, Any], condition: str) -> dict[str, Any]:
@@ -211,15 +127,7 @@ def _pick(found: list[Resolution], trial: Any, settings: GradingSettings, tests_
 
 def _grading_records(store: Store, run_id: int) -> dict[int, tuple[str, str]]:
     """trial id -> (policy version, stderr) of its last grading execution, in one query."""
-    e, t = Execution.__table__.c, Trial.__table__.c  # type: ignore[attr-defined]
-    stmt = (
-        select(e.trial_id, e.policy_version, e.stderr)
-        .select_from(Execution.__table__.join(Trial.__table__, e.trial_id == t.id))  # type: ignore[attr-defined]
-        .where(t.run_id == run_id, e.purpose == "grading")
-        .order_by(e.id)
-    )
-    with store.engine.connect() as conn:
-        return {int(row.trial_id): (row.policy_version or "", row.stderr or "") for row in conn.execute(stmt)}
+    return {trial_id: (policy, stderr) for trial_id, policy, stderr in verdict_reads.grading_executions(store, run_id)}
 
 
 def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benchmark: str | None = None) -> list[_Job]:
@@ -462,8 +370,8 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
         "progress_done": report.rescored,
         "progress_passed": report.passed_after,
     }
-    with transaction(store) as conn:
-        (child_id,) = insert_rows(conn, Run.__table__, [run_row])  # type: ignore[attr-defined]
+    with bulk_writes(store) as bulk:
+        (child_id,) = bulk.insert(Run, [run_row])
         trial_rows = []
         for job, now_passed, now_class, reason in outcomes:
             t, result = job.trial, job.result or {}
@@ -499,7 +407,7 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
                     "finished_at": finished_at,
                 }
             )
-        trial_ids = insert_rows(conn, Trial.__table__, trial_rows)  # type: ignore[attr-defined]
+        trial_ids = bulk.insert(Trial, trial_rows)
         executions = [
             {
                 "trial_id": trial_id,
@@ -519,5 +427,5 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
             }
             for trial_id, (job, *_rest) in zip(trial_ids, outcomes, strict=True)
         ]
-        insert_rows(conn, Execution.__table__, executions)  # type: ignore[attr-defined]
+        bulk.insert(Execution, executions)
     return child_id

@@ -5,14 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import String, cast, select
-
-from execugraph.store.models import Run, Trial
-
-if TYPE_CHECKING:
-    from execugraph.store import Store
+from typing import Any
 
 
 @dataclass
@@ -62,24 +55,3 @@ def digest_of_hashes(hashes: Mapping[str, str]) -> str:
     for name in sorted(hashes):
         outer.update(name.encode("utf-8") + b"\0" + hashes[name].encode("ascii") + b"\n")
     return outer.hexdigest()
-
-
-def runs_mentioning(store: Store, needle: str) -> list[tuple[int, str, dict[str, Any]]]:
-    """(id, title, config) of runs whose config JSON contains `needle` (a digest), oldest first."""
-    table = Run.__table__  # type: ignore[attr-defined]
-    stmt = (
-        select(table.c.id, table.c.title, table.c.config)
-        .where(cast(table.c.config, String).like(f"%{needle}%"))
-        .order_by(table.c.id)
-    )
-    with store.engine.connect() as conn:
-        return [(int(r.id), r.title, dict(r.config or {})) for r in conn.execute(stmt)]
-
-
-def trial_count(store: Store, run_id: int) -> int:
-    """How many trials a stored run has (for runs an import found already there)."""
-    from sqlalchemy import func
-
-    table = Trial.__table__  # type: ignore[attr-defined]
-    with store.engine.connect() as conn:
-        return int(conn.execute(select(func.count()).where(table.c.run_id == run_id)).scalar_one())

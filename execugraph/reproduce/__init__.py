@@ -5,6 +5,11 @@ what holds up (`python -m execugraph reproduce`, and the Reproduce panel of the 
 - `run_study(store, StudyInputs(...))` then `write_study(study, out_dir)`: from inputs already read (uploads);
 - `load_dataset(data, name)`, `parse_families(data, name)`: the optional inputs, each fault named by file,
   line and field (`ReproduceError`).
+
+What lives where: `inputs` and `families` (what is read besides the results, and which runs
+are compared), `verdicts` (each run under published and rescored verdicts), `study` (the whole
+pipeline), `conclusions` and `report_tables` (what holds up), `document` and `writing` (the
+report as Markdown, HTML, tables, figures and reproduce.json), `progress`.
 """
 
 from __future__ import annotations

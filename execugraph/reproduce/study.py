@@ -25,11 +25,10 @@ import plotly.graph_objects as go
 from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
 from execugraph.grading import PROTOCOLS
-from execugraph.publication.bulk import insert_missing_problems, transaction
 from execugraph.publication.formats import Issue
 from execugraph.publication.importing import import_fileset
-from execugraph.publication.reference_import import folder_titles, run_folders
 from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
+from execugraph.publication.reference_records import folder_titles, run_folders
 from execugraph.publication.source import FileSet
 from execugraph.reproduce import conclusions, report_tables
 from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
@@ -47,7 +46,9 @@ from execugraph.stats import build_report_from_records
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.records import COUNTED_STATUSES
 from execugraph.stats.tables import Table
-from execugraph.store import Run, Store
+from execugraph.store import Store, run_reads
+from execugraph.store.bulk_insert import bulk_writes
+from execugraph.store.run_reads import RunHeader
 
 SCHEMA = 1
 PROTOCOL_TEXT = {
@@ -103,11 +104,11 @@ def _check_family_names(inputs: StudyInputs) -> None:
 
 def _store_dataset(store: Store, dataset: BenchmarkFile | None) -> None:
     if dataset is not None:
-        with transaction(store) as conn:
-            insert_missing_problems(conn, problem_rows([dataset]))
+        with bulk_writes(store) as bulk:
+            bulk.insert_missing_problems(problem_rows([dataset]))
 
 
-def _study_run(row: Any, records: list[dict[str, Any]]) -> StudyRun:
+def _study_run(row: RunHeader, records: list[dict[str, Any]]) -> StudyRun:
     config = dict(row.config or {})
     folder = (config.get("reference") or {}).get("folder") or row.title or str(row.id)
     return StudyRun(
@@ -121,14 +122,8 @@ def _study_run(row: Any, records: list[dict[str, Any]]) -> StudyRun:
     )
 
 
-def _run_rows(store: Store, ids: Sequence[int]) -> dict[int, Any]:
-    from sqlalchemy import select
-
-    table = Run.__table__  # type: ignore[attr-defined]
-    columns = (table.c.id, table.c.title, table.c.kind, table.c.config, table.c.benchmark, table.c.created_at,
-               table.c.models)
-    with store.engine.connect() as conn:
-        return {int(r.id): r for r in conn.execute(select(*columns).where(table.c.id.in_(list(ids))))}
+def _run_rows(store: Store, ids: Sequence[int]) -> dict[int, RunHeader]:
+    return {run.id: run for run in run_reads.run_headers(store, list(ids))}
 
 
 def _rate(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -183,7 +178,7 @@ def _run_warnings(section: dict[str, Any]) -> list[str]:
     return out
 
 
-def _meta(row: Any) -> dict[str, Any]:
+def _meta(row: RunHeader) -> dict[str, Any]:
     return {"title": row.title, "kind": row.kind, "config": dict(row.config or {}), "benchmark": row.benchmark,
             "created_at": row.created_at, "models": dict(row.models or {})}
 
@@ -192,7 +187,7 @@ def _pair_values(pair: dict[str, Any]) -> dict[str, Any]:
     return {k: pair.get(k) for k in conclusions.PAIR_FIELDS}
 
 
-def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows: dict[int, Any],
+def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows: dict[int, RunHeader],
                     n_boot: int, seed: int) -> tuple[dict[str, Any], dict[str, dict]]:
     ids = [str(r.id) for r in family.runs]
     meta = {str(r.id): _meta(rows[r.id]) for r in family.runs}
@@ -372,7 +367,7 @@ def run_study(
     return study
 
 
-def _rescore_all(store: Store, runs: list[StudyRun], rows: dict[int, Any], dataset: BenchmarkFile | None,
+def _rescore_all(store: Store, runs: list[StudyRun], rows: dict[int, RunHeader], dataset: BenchmarkFile | None,
                  progress: Progress, pool: Any, workers: int | None
                  ) -> tuple[dict[int, RunVerdicts], dict[str, str] | None]:
     """Every run rescored under both protocols, one sandbox pool for all (started only if something must run)."""

@@ -15,17 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, select
-
 from execugraph.grading import PROTOCOLS
 from execugraph.publication.rescore import recorded_benchmark, rescore_run
-from execugraph.store import Run, Step, Store, Trial
+from execugraph.store import Store, run_reads, verdict_reads
 
 PUBLISHED = "published"
 VERDICT_SETS: tuple[str, ...] = (PUBLISHED, *PROTOCOLS)
-T = Trial.__table__.c  # type: ignore[attr-defined]
-S = Step.__table__.c  # type: ignore[attr-defined]
-RUN = Run.__table__.c  # type: ignore[attr-defined]
 CAUSE_LABELS = {
     "not_graded_then": "never graded then",
     "suite_changed": "suite differs",
@@ -35,32 +30,17 @@ CAUSE_LABELS = {
     "custom_judge": "custom judge not published",
     "unexplained": "unexplained",
 }
-_RECORD_COLUMNS = (
-    T.problem_id, T.category, T.condition, T.seed, T.trial_index, T.passed, T.error_class, T.retries_used,
-    T.wallclock_s, T.tokens_in, T.tokens_out, T.llm_calls, T.test_source, T.feedback_source, T.status, T.benchmark,
-)
 Key = tuple[str, str, int, int]
 ProgressFn = Callable[[int, int], None]
 
 
 def trial_records(store: Store, run_id: int) -> list[dict[str, Any]]:
     """The run's trials as plain records for `stats.build_report_from_records` (samples from grade steps)."""
-    with store.engine.connect() as conn:
-        rows = conn.execute(select(*_RECORD_COLUMNS).where(T.run_id == run_id).order_by(T.id)).all()
-        drawn, won = S.output["samples_total"].as_integer(), S.output["samples_passed"].as_integer()
-        samples = {
-            (r[0], r[1], r[2], r[3]): (r[4], r[5])
-            for r in conn.execute(
-                select(T.problem_id, T.condition, T.seed, T.trial_index, drawn, won)
-                .select_from(Trial.__table__.join(Step.__table__, S.trial_id == T.id))  # type: ignore[attr-defined]
-                .where(and_(T.run_id == run_id, S.node == "grade", drawn.is_not(None)))
-            )
-        }
+    rows, samples = verdict_reads.trial_records(store, run_id)
     records = []
-    for row in rows:
-        record = dict(row._mapping)
+    for record in rows:
         record["run_id"] = str(run_id)
-        sample = samples.get((row.problem_id, row.condition, row.seed, row.trial_index))
+        sample = samples.get((record["problem_id"], record["condition"], record["seed"], record["trial_index"]))
         if sample:
             record["samples_total"], record["samples_passed"] = sample
         records.append(record)
@@ -106,14 +86,7 @@ def wanted_benchmark(run_config: Mapping[str, Any] | None, override: Mapping[str
 def earlier_rescore(store: Store, run_id: int, protocol: str, benchmark: str | None, policy: str) -> Rescored | None:
     """The newest child of `run_id` rescored under `protocol` with the recorded tests, this sandbox policy and
     `benchmark`'s problems, if one exists."""
-    with store.engine.connect() as conn:
-        rows = conn.execute(
-            select(RUN.id, RUN.config)
-            .where(RUN.parent_run_id == run_id, RUN.kind == "rescore", RUN.status == "done")
-            .order_by(RUN.id.desc())
-        ).all()
-    for child_id, config in rows:
-        config = dict(config or {})
+    for child_id, config in run_reads.finished_rescores(store, run_id):
         summary = config.get("rescore")
         if not isinstance(summary, dict):
             continue
@@ -160,14 +133,8 @@ def run_verdicts(store: Store, run_id: int, rescored: Mapping[str, Rescored]) ->
     published = trial_records(store, run_id)
     result = RunVerdicts(run_id, {PUBLISHED: published}, dict(rescored))
     for protocol, rescore in rescored.items():
-        with store.engine.connect() as conn:
-            child = {
-                (r[0], r[1], r[2], r[3]): (bool(r[4]), r[5])
-                for r in conn.execute(
-                    select(T.problem_id, T.condition, T.seed, T.trial_index, T.passed, T.error_class)
-                    .where(T.run_id == rescore.child_id)
-                )
-            }
+        child = {(r[0], r[1], r[2], r[3]): (bool(r[4]), r[5])
+                 for r in verdict_reads.trial_verdicts(store, rescore.child_id)}
         merged, kept = [], 0
         for record in published:
             now = child.get(_key(record))

@@ -3,6 +3,9 @@
 Public API: `Retriever.load(...).retrieve(text, k)` -> ranked `Hit`s, the
 process-wide `get_retriever()`, `format_for_prompt(hits)`, and the technique
 library model with its validating loader.
+
+What lives where: `library` (the technique JSONL), `embedder` and `onnx_backend` (MiniLM
+embeddings), `index` (the cached FAISS index), `search` (Retriever), `evaluation` (recall@k).
 """
 
 from execugraph.retrieval.evaluation import EvalCase, EvalReport, evaluate, load_eval_set

@@ -54,8 +54,7 @@ class TrialWorker:
         import execugraph.trial  # noqa: F401  (the first trial should not pay for the imports)
 
         store, _ = self._resources()
-        with store.engine.connect():
-            pass
+        store.check_connection()
         return {"host": socket.gethostname(), "pid": os.getpid(), "node": _ray_node_id()}
 
     def run(self, task: dict[str, Any]) -> dict[str, Any]:

@@ -1,10 +1,13 @@
 """Statistics engine: paired significance, effect sizes, pass@k and the paper's breakdowns.
 
 Pure functions over plain records and per-arm aggregates live in the small modules
-below; `loading` fills the aggregates with SQL so large stores stay fast; `report`
-assembles the one dict that the CLI, the dashboard and the export all show; `family`
-says which comparisons it tests; `tables` and `table_format` turn it into the tables of a
-paper (LaTeX, CSV, Markdown).
+below (`paired`, `bootstrap`, `passk`, `power`, `rates`, `costs`, `retries`, `sampling`,
+`taxonomy`, `category_pairs`, `budgets`); `arms` and `records` define the arms and their
+aggregates; `loading` fills them from the store's report reads (aggregated in SQL, so
+large stores stay fast) and `from_records` from plain records; `report` assembles the one
+dict that the CLI, the dashboard and the export all show; `family` says which comparisons
+it tests; `protocols` sets them side by side under both grading protocols; `tables` and
+`table_format` turn it into the tables of a paper (LaTeX, CSV, Markdown).
 """
 
 from execugraph.stats.arms import UnknownConditionError, UnknownRunError

@@ -1,13 +1,8 @@
-"""Fill the report's per-arm aggregates straight from the store with three small queries.
+"""Fill the report's per-arm aggregates from the store's report reads (`store.report_reads`).
 
-The dashboard must render statistics for 50,000 trials in well under two seconds,
-so nothing here loads ORM rows:
-1. one GROUP BY (run, condition, problem, status) gives per-problem tallies, the
-   conditions' first-appearance order and the trials left out, per status;
-2. one GROUP BY over the breakdown columns (error class, test and feedback source,
-   retries used, passed) gives every taxonomy (a few hundred rows at most);
-3. the four numeric cost columns are fetched per (run, condition), because medians
-   need the values and SQLite has no median aggregate.
+The store aggregates in SQL (per-problem tallies, breakdown counts, the cost
+columns, best-of-N samples; see there for why the dashboard stays fast); this
+module names the runs, plans the arms and adds each group's numbers to its arm.
 Which trials count is the store's own rule (`FINISHED_STATUSES`, checked by a test),
 so these numbers match the run summaries on the Runs page.
 """
@@ -16,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import Connection, Engine, and_, case, func, or_, select
 
 from execugraph.run_names import conditions_of, run_name
 from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, generator_model, plan_arms
@@ -30,24 +23,14 @@ from execugraph.stats.records import (
     ProblemTally,
     Tally,
 )
-from execugraph.store.models import Run, Step, Trial
+from execugraph.store import run_reads
+from execugraph.store.report_reads import ReportReads, report_reads
+from execugraph.store.run_reads import RunHeader
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
-RUN = Run.__table__
-T = Trial.__table__.c
-S = Step.__table__.c
-PASSED = case((T.passed.is_(True), 1), else_=0)
 ArmLookup = Callable[[int, "str | None"], "ArmData | None"]
-
-
-def _engine(store: Store | Engine) -> Engine:
-    """Accept a Store (anything with `.engine`) or a bare SQLAlchemy Engine."""
-    engine = getattr(store, "engine", store)
-    if not isinstance(engine, Engine):
-        raise TypeError(f"expected a Store or an SQLAlchemy Engine, got {type(store).__name__}")
-    return engine
 
 
 def _parse_run_ids(run_ids: Sequence[str | int]) -> dict[str, int]:
@@ -78,21 +61,14 @@ def plan_report_arms(
     ids = _parse_run_ids(run_ids)
     labels = {v: k for k, v in ids.items()}
     keys = list(ids.values())
-    with _engine(store).connect() as conn:
-        columns = (RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.config, RUN.c.benchmark, RUN.c.created_at, RUN.c.models)
-        run_rows = conn.execute(select(*columns).where(RUN.c.id.in_(keys))).all()
-        missing = [labels[k] for k in keys if k not in {row.id for row in run_rows}]
-        if missing:
-            raise UnknownRunError(f"unknown run id(s): {', '.join(missing)}")
-        configs = {labels[row.id]: dict(row.config or {}) for row in run_rows}
-        names = {labels[row.id]: _run_info(labels[row.id], row, configs[labels[row.id]]).name for row in run_rows}
-        first = conn.execute(
-            select(T.run_id, T.condition, func.min(T.id).label("first"))
-            .where(T.run_id.in_(keys), T.condition.is_not(None))
-            .group_by(T.run_id, T.condition)
-            .order_by("first")
-        ).all()
-    conditions_by_run = {labels[k]: [c for r, c, _ in first if r == k] for k in keys}
+    run_rows = run_reads.run_headers(store, keys)
+    missing = [labels[k] for k in keys if k not in {row.id for row in run_rows}]
+    if missing:
+        raise UnknownRunError(f"unknown run id(s): {', '.join(missing)}")
+    configs = {labels[row.id]: dict(row.config or {}) for row in run_rows}
+    names = {labels[row.id]: _run_info(labels[row.id], row, configs[labels[row.id]]).name for row in run_rows}
+    first = run_reads.conditions_by_run(store, keys)
+    conditions_by_run = {labels[k]: [c for r, c in first if r == k] for k in keys}
     return plan_arms(list(ids), conditions, conditions_by_run, configs, names)
 
 
@@ -100,35 +76,19 @@ def load_report_inputs(
     store: Store, run_ids: Sequence[str | int], conditions: Sequence[str] | None = None
 ) -> tuple[list[RunInfo], list[ArmData]]:
     """Runs and arms for `build_report`, aggregated in SQL. Raises UnknownRunError / UnknownConditionError."""
-    engine = _engine(store)
     ids = _parse_run_ids(run_ids)
     labels = {v: k for k, v in ids.items()}
     keys = list(ids.values())
     wanted = set(conditions) if conditions else None
-    with engine.connect() as conn:
-        columns = (RUN.c.id, RUN.c.title, RUN.c.kind, RUN.c.config, RUN.c.benchmark, RUN.c.created_at, RUN.c.models)
-        run_rows = conn.execute(select(*columns).where(RUN.c.id.in_(keys))).all()
+    with report_reads(store) as reads:
+        run_rows = reads.run_headers(keys)
         missing = [labels[k] for k in keys if k not in {row.id for row in run_rows}]
         if missing:
             raise UnknownRunError(f"unknown run id(s): {', '.join(missing)}")
         configs = {labels[row.id]: dict(row.config or {}) for row in run_rows}
         runs = {row.id: _run_info(labels[row.id], row, configs[labels[row.id]]) for row in run_rows}
 
-        problem_rows = conn.execute(
-            select(
-                T.run_id,
-                T.condition,
-                T.problem_id,
-                T.status,
-                func.min(T.id),
-                func.min(T.category),
-                func.count(),
-                func.sum(PASSED),
-                T.benchmark,
-            )
-            .where(T.run_id.in_(keys))
-            .group_by(T.run_id, T.condition, T.problem_id, T.status, T.benchmark)
-        ).all()
+        problem_rows = reads.problem_tallies(keys)
         first_seen: dict[tuple[int, str], int] = {}
         for run_id, condition, _pid, _status, min_id, *_ in problem_rows:
             if condition is not None:
@@ -163,18 +123,16 @@ def load_report_inputs(
                 if status == "error":
                     arm.errored += int(n)
 
-        scope = and_(T.run_id.in_(keys), T.status.in_(COUNTED_STATUSES))
-        if conditions:
-            scope = and_(scope, T.condition.in_(list(conditions)))
-        _load_breakdowns(conn, scope, arm_of)
+        _load_breakdowns(reads.breakdowns(keys, conditions), arm_of)
         groups = sorted({(r, c) for r, c, _p, s, *_ in problem_rows if s in COUNTED_STATUSES}, key=str)
         groups = [(r, c) for r, c in groups if wanted is None or c in wanted]
-        _load_costs(conn, groups, arm_of)
-        _load_samples(conn, scope, [(r, c) for r, c in groups if (a := arm_of(r, c)) and a.best_of_n > 1], arm_of)
+        _load_costs(reads, groups, arm_of)
+        best_of_n = [(r, c) for r, c in groups if (a := arm_of(r, c)) and a.best_of_n > 1]
+        _load_samples(reads.samples(keys, conditions, best_of_n), arm_of)
     return [runs[k] for k in keys], [arms[(ids[s.run_id], s.condition)] for s in specs]
 
 
-def _run_info(label: str, row: Any, config: dict[str, Any]) -> RunInfo:
+def _run_info(label: str, row: RunHeader, config: dict[str, Any]) -> RunInfo:
     """A run's identity, named as everywhere else (`run_names.run_name`)."""
     name = run_name(label, row.title, benchmark=row.benchmark, conditions=conditions_of(config), created=row.created_at)
     return RunInfo(label, row.title, row.kind, config, {}, {}, name=name, model=generator_model(row.models))
@@ -202,11 +160,8 @@ def _bump(table: dict, key: Any, n: int, passed: int | None) -> None:
     tally.passed += int(passed or 0)
 
 
-def _load_breakdowns(conn: Connection, scope: Any, arm_of: ArmLookup) -> None:
+def _load_breakdowns(rows: list[tuple], arm_of: ArmLookup) -> None:
     """Error classes of failures, and trials/passes per test source, feedback source and retries used."""
-    passed = PASSED.label("ok")
-    columns = (T.run_id, T.condition, T.status, passed, T.error_class, T.test_source, T.feedback_source, T.retries_used)
-    rows = conn.execute(select(*columns, func.count()).where(scope).group_by(*columns)).all()
     for run_id, condition, status, ok, error_class, test_source, feedback_source, retries, n in rows:
         if (arm := arm_of(run_id, condition)) is None:
             continue
@@ -218,14 +173,12 @@ def _load_breakdowns(conn: Connection, scope: Any, arm_of: ArmLookup) -> None:
         _bump(arm.retries_used, retries or 0, n, n if ok else 0)
 
 
-def _load_costs(conn: Connection, groups: list[tuple[int, str | None]], arm_of: ArmLookup) -> None:
+def _load_costs(reads: ReportReads, groups: list[tuple[int, str | None]], arm_of: ArmLookup) -> None:
     """Only the four cost columns, one indexed query per (run, condition) group."""
     for run_id, condition in groups:
         if (arm := arm_of(run_id, condition)) is None:
             continue
-        where = and_(T.run_id == run_id, T.status.in_(COUNTED_STATUSES))
-        where = and_(where, T.condition.is_(None) if condition is None else T.condition == condition)
-        rows = _plain_rows(conn, select(T.wallclock_s, T.tokens_in, T.tokens_out, T.llm_calls).where(where))
+        rows = reads.costs(run_id, condition)
         if not rows:
             continue
         wall, t_in, t_out, calls = zip(*rows, strict=True)
@@ -235,36 +188,11 @@ def _load_costs(conn: Connection, groups: list[tuple[int, str | None]], arm_of: 
         arm.costs.llm_calls.extend(calls)
 
 
-def _load_samples(conn: Connection, scope: Any, groups: list[tuple[int, str | None]], arm_of: ArmLookup) -> None:
-    """(drawn, passed) sample counts of best-of-N trials, from their grade step's output JSON.
-
-    Only the (run, condition) groups of best-of-N arms are joined with the steps,
-    so ordinary reports never touch the (much larger) step table.
-    """
-    if not groups:
-        return
-    drawn = S.output["samples_total"].as_integer()
-    passed = S.output["samples_passed"].as_integer()
-    which = or_(*(and_(T.run_id == r, T.condition.is_(None) if c is None else T.condition == c) for r, c in groups))
-    rows = conn.execute(
-        select(T.run_id, T.condition, T.problem_id, drawn, passed, func.count())
-        .select_from(Trial.__table__.join(Step.__table__, S.trial_id == T.id))
-        .where(and_(scope, which, S.node == "grade", drawn.is_not(None)))
-        .group_by(T.run_id, T.condition, T.problem_id, drawn, passed)
-    ).all()
+def _load_samples(rows: list[tuple], arm_of: ArmLookup) -> None:
+    """(drawn, passed) sample counts of best-of-N trials, from their grade step's output JSON."""
     for run_id, condition, problem_id, n, c, count in rows:
         if (arm := arm_of(run_id, condition)) is not None and n:
             n, c, count = int(n), int(c or 0), int(count)
             _add(arm.samples, (n, c), count)
             total, won = arm.problem_samples.get(problem_id, (0, 0))
             arm.problem_samples[problem_id] = (total + n * count, won + c * count)
-
-
-def _plain_rows(conn: Connection, stmt: Any) -> list[tuple]:
-    """The DBAPI's own tuples: for tens of thousands of rows this halves the fetch time,
-    because SQLAlchemy's Row objects are never built (any DBAPI cursor has fetchall)."""
-    result = conn.execute(stmt)
-    try:
-        return list(result.cursor.fetchall())
-    finally:
-        result.close()

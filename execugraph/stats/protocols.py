@@ -13,19 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-
 from execugraph.grading import PROTOCOLS
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
-from execugraph.store.models import ProblemRecord, Run, Trial
+from execugraph.store import run_reads, verdict_reads
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
-RUN = Run.__table__  # type: ignore[attr-defined]
-PROBLEM = ProblemRecord.__table__.c  # type: ignore[attr-defined]
 PROMPTED_BENCHMARKS = ("humaneval",)  # benchmarks whose problems carry a prompt preamble
-T = Trial.__table__.c  # type: ignore[attr-defined]
 ALPHA = 0.05
 _PAIR_FIELDS = ("delta_pp", "ci_lo", "ci_hi", "p_wilcoxon", "p_holm", "problems_differ", "majority_discordant")
 
@@ -37,14 +32,8 @@ def run_protocols(store: Store, run_ids: Sequence[int]) -> dict[int, str | None]
     behaviour then; a published log that does not say stays unknown.
     """
     ids = [int(r) for r in run_ids]
-    with store.engine.connect() as conn:
-        kinds = {row.id: (row.kind, dict(row.config or {})) for row in
-                 conn.execute(select(RUN.c.id, RUN.c.kind, RUN.c.config).where(RUN.c.id.in_(ids)))}
-        counts = conn.execute(
-            select(T.run_id, T.grading_protocol, func.count())
-            .where(T.run_id.in_(ids), T.grading_protocol.is_not(None))
-            .group_by(T.run_id, T.grading_protocol)
-        ).all()
+    kinds = run_reads.run_kinds_and_configs(store, ids)
+    counts = verdict_reads.grading_protocol_counts(store, ids)
     best: dict[int, tuple[int, str]] = {}
     for run_id, protocol, n in counts:
         if n > best.get(run_id, (0, ""))[0]:
@@ -62,14 +51,10 @@ def run_protocols(store: Store, run_ids: Sequence[int]) -> dict[int, str | None]
 
 def counterparts(store: Store, run_id: int) -> dict[str, int]:
     """protocol -> the run graded under it for `run_id`'s programs (the run itself first, newest rescore next)."""
-    with store.engine.connect() as conn:
-        row = conn.execute(select(RUN.c.id, RUN.c.kind, RUN.c.parent_run_id).where(RUN.c.id == run_id)).first()
-        if row is None:
-            return {}
-        root = row.parent_run_id if row.kind == "rescore" and row.parent_run_id else row.id
-        family = [int(r) for r in conn.execute(
-            select(RUN.c.id).where(RUN.c.parent_run_id == root, RUN.c.kind == "rescore").order_by(RUN.c.id.desc())
-        ).scalars()]
+    found_family = run_reads.rescore_family(store, run_id)
+    if found_family is None:
+        return {}
+    root, family = found_family
     candidates = [run_id, *([root] if root != run_id else []), *(r for r in family if r != run_id)]
     protocols = run_protocols(store, candidates)
     found: dict[str, int] = {}
@@ -81,11 +66,7 @@ def counterparts(store: Store, run_id: int) -> dict[str, int]:
 
 
 def _verdicts(store: Store, run_id: int) -> dict[tuple, tuple[bool, str | None]]:
-    with store.engine.connect() as conn:
-        rows = conn.execute(
-            select(T.problem_id, T.condition, T.seed, T.trial_index, T.passed, T.error_class)
-            .where(T.run_id == run_id, T.status.in_(("done", "error")))
-        ).all()
+    rows = verdict_reads.trial_verdicts(store, run_id, ("done", "error"))
     return {(r[0], r[1], r[2], r[3]): (bool(r[4]), r[5]) for r in rows}
 
 
@@ -109,20 +90,9 @@ def _word(passed: bool, error_class: str | None) -> str:
 def protocols_can_differ(store: Store, run_ids: Sequence[int]) -> bool:
     """Whether any problem of these runs has a prompt preamble (else both protocols grade them the same)."""
     ids = [int(r) for r in run_ids]
-    with store.engine.connect() as conn:
-        named = conn.execute(
-            select(T.id).where(T.run_id.in_(ids), T.benchmark.in_(PROMPTED_BENCHMARKS)).limit(1)
-        ).first()
-        if named is not None:
-            return True
-        stored = conn.execute(
-            select(T.id)
-            .select_from(Trial.__table__.join(  # type: ignore[attr-defined]
-                ProblemRecord.__table__, (PROBLEM.benchmark == T.benchmark) & (PROBLEM.problem_id == T.problem_id)))
-            .where(T.run_id.in_(ids), PROBLEM.preamble != "")
-            .limit(1)
-        ).first()
-    return stored is not None
+    return verdict_reads.has_trial_of_benchmark(store, ids, PROMPTED_BENCHMARKS) or (
+        verdict_reads.has_trial_with_preamble(store, ids)
+    )
 
 
 def _arm_keys(report: dict, run_order: dict[str, int]) -> dict[str, tuple[int, str | None]]:

@@ -1,9 +1,25 @@
 """The run store: every run, trial, step, LLM call, sandbox execution and retrieval hit, persisted.
 
-Import from here: `Store` (open with `Store.open(db)`), `make_engine`, the table models,
-`utcnow` (the only timestamps the store accepts are aware UTC) and the errors
-(`SupersededError` for a fenced attempt that lost its trial, `StoreBusyError` for a write
-that stayed locked out past the retry budget).
+This package owns the tables and every read and write of them: no SQL lives outside it
+(`tests/unit/test_store_boundary.py` checks). Import from here: `Store` (open with
+`Store.open(db)`), `make_engine`, the table models, `utcnow` (the only timestamps the store
+accepts are aware UTC) and the errors (`SupersededError` for a fenced attempt that lost its
+trial, `StoreBusyError` for a write that stayed locked out past the retry budget).
+
+What lives where:
+- schema and database: `models` (the SQLModel tables), `migrations` and `schema_v1`, `engine`
+  (SQLite and PostgreSQL engines), `opening` (`--db` to an engine, or one sentence why not),
+  `errors`, `retry` (transient errors), `provenance` (host and versions of a run);
+- the Store, by concern: `store` (the class), `transactions` (engine, sessions, fencing view),
+  `validation`, `runs`, `trials`, `trace_rows` (steps, LLM calls, executions, hits),
+  `problems_cache` (problems and the LLM cache), `trial_queue` (queueing a grid in one
+  statement), `leases` and `fencing` (who runs what), `waits` (endpoint outages);
+- query modules for the other packages: `queries` (run filters, progress, summaries),
+  `run_reads` (run headers, listings, lookups), `trace_reads` (trial lists, call totals,
+  siblings, retrieval hits), `report_reads` (the statistics report), `verdict_reads`
+  (verdicts by trial key, grading protocols and executions), `bundle_rows` (what an export
+  reads), `bulk_insert` (imports and rescores written in one transaction), `columns`
+  (each table's shape for the bundle codecs).
 """
 
 from execugraph.store.engine import make_engine

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from execugraph.store.engine import display, make_engine, normalise_url
 from execugraph.store.errors import StoreUnavailableError
@@ -205,6 +205,11 @@ def _reason(exc: BaseException, url: URL | None = None) -> str:
     if password and len(str(password)) >= 4:  # drivers do not echo passwords; this only makes sure
         words = words.replace(str(password), "***")
     return words
+
+
+def is_database_error(exc: BaseException) -> bool:
+    """Whether `exc` is the database's own error surfacing from a query (a page found corrupt, a server gone)."""
+    return isinstance(exc, DatabaseError)
 
 
 def describe_failure(exc: BaseException, where: str, url: URL | str | None = None) -> str:

@@ -1,29 +1,30 @@
-"""Read-only view models for the dashboard pages (and anything else that shows runs to people).
+"""What the dashboard pages show and what their forms take in, testable without Streamlit.
 
-Pages stay thin by asking these functions for ready-to-draw rows: every query
-aggregates in the database (GROUP BY over indexed columns, LIMITed listings),
-so a store with tens of thousands of trials renders quickly. Nothing here
-imports streamlit, writes to the store, or builds a graph.
+Pages stay thin by asking these functions for ready-to-draw rows, built on the store's
+query modules (which aggregate in the database, so a store with tens of thousands of
+trials renders quickly), and by handing what a user typed to the form checks here.
+Nothing here imports streamlit, writes to the store, or builds a graph.
+
+- `runs`, `trace`, `retrieval`, `report`, `grading`, `health`: view models of the pages;
+- `formatting`: durations, model labels, tracebacks mapped to the program shown;
+- `form_input`: the Synthesize and Batch form fields, validated (test rows, asserts, aliases);
+- `model_preflight`: which models can be picked, and whether the chosen ones can answer;
+- `uploads`: uploaded suite files, parsed and kept by content hash;
+- `batch_plan`: a batch's size and the smallest difference it can detect.
 """
 
-from execugraph.views.formatting import bounded_explanation, duration, map_traceback, model_label
-from execugraph.views.inputs import (
+from execugraph.views.batch_plan import BatchPlan, plan_batch
+from execugraph.views.form_input import (
     CONDITION_DEFAULT,
     TEST_MODES,
-    BatchPlan,
-    ModelProblem,
     SynthesisRequest,
     adhoc_tests_from_assert,
     adhoc_tests_from_rows,
-    keep_upload,
-    model_choices,
-    model_problems,
-    models_needed,
     parse_aliases,
-    parse_upload,
-    plan_batch,
     readable_error,
 )
+from execugraph.views.formatting import bounded_explanation, duration, map_traceback, model_label
+from execugraph.views.model_preflight import ModelProblem, model_choices, model_problems, models_needed
 from execugraph.views.report import (
     REFERENCE_CONDITION,
     arm_rate_rows,
@@ -63,6 +64,7 @@ from execugraph.views.trace import (
     trial_rows,
     unparsed_reply,
 )
+from execugraph.views.uploads import keep_upload, parse_upload
 
 __all__ = [
     "REFERENCE_CONDITION",

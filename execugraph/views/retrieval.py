@@ -4,30 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-
-from execugraph.store.models import RetrievalHit, Run, Trial
+from execugraph.store import trace_reads
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
-RUN = Run.__table__  # type: ignore[attr-defined]
-TRIAL = Trial.__table__  # type: ignore[attr-defined]
-HIT = RetrievalHit.__table__  # type: ignore[attr-defined]
-
 
 def runs_with_hits(store: Store, *, limit: int = 100) -> list[tuple[int, str, int]]:
     """(run id, title, number of hits) of the newest runs whose trials retrieved techniques."""
-    stmt = (
-        select(RUN.c.id, RUN.c.title, func.count(HIT.c.id))
-        .join(TRIAL, TRIAL.c.run_id == RUN.c.id)
-        .join(HIT, HIT.c.trial_id == TRIAL.c.id)
-        .group_by(RUN.c.id, RUN.c.title)
-        .order_by(RUN.c.id.desc())
-        .limit(limit)
-    )
-    with store.engine.connect() as conn:
-        return [(int(i), title or "", int(n)) for i, title, n in conn.execute(stmt)]
+    return trace_reads.runs_with_hits(store, limit=limit)
 
 
 def hit_matrix(store: Store, run_id: int, *, max_problems: int = 80, max_techniques: int = 40) -> dict[str, Any]:
@@ -37,14 +22,7 @@ def hit_matrix(store: Store, run_id: int, *, max_problems: int = 80, max_techniq
     matrix is cut to the first `max_problems` x `max_techniques` (`truncated` says so).
     Cells a technique was never retrieved for are None.
     """
-    stmt = (
-        select(TRIAL.c.problem_id, HIT.c.technique_id, func.avg(HIT.c.score), func.count())
-        .join(TRIAL, TRIAL.c.id == HIT.c.trial_id)
-        .where(TRIAL.c.run_id == run_id)
-        .group_by(TRIAL.c.problem_id, HIT.c.technique_id)
-    )
-    with store.engine.connect() as conn:
-        cells = [(p, tech, float(score), int(n)) for p, tech, score, n in conn.execute(stmt)]
+    cells = trace_reads.hit_cells(store, run_id)
     frequency: dict[str, int] = {}
     for _, tech, _, n in cells:
         frequency[tech] = frequency.get(tech, 0) + n

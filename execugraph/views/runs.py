@@ -6,58 +6,28 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import case, func, select
-
 from execugraph.batch.outcome import Counts, status_word
 from execugraph.run_names import conditions_of, name_of, run_name
-from execugraph.store.models import RUN_KINDS, RUN_STATUSES, Run, Trial
-from execugraph.store.queries import FINISHED_STATUSES
+from execugraph.store import run_reads
+from execugraph.store.models import RUN_KINDS, RUN_STATUSES
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
-RUN = Run.__table__  # type: ignore[attr-defined]
-TRIAL = Trial.__table__  # type: ignore[attr-defined]
 ACTIVE_STATUSES = ("queued", "running")
 
 
 def filter_choices(store: Store) -> dict[str, list[str]]:
     """Values the Runs filters can take: kinds, statuses and the benchmarks present in the store."""
-    with store.engine.connect() as conn:
-        benchmarks = conn.execute(
-            select(RUN.c.benchmark).distinct().where(RUN.c.benchmark.is_not(None)).order_by(RUN.c.benchmark)
-        ).scalars()
-        return {"kind": list(RUN_KINDS), "status": list(RUN_STATUSES), "benchmark": [b for b in benchmarks if b]}
+    return {"kind": list(RUN_KINDS), "status": list(RUN_STATUSES), "benchmark": run_reads.benchmarks_in_store(store)}
 
 
 def trial_counts(store: Store, run_ids: Sequence[int]) -> dict[int, dict[str, int]]:
     """Trials, finished, graded, passed and errored per run, for just these runs (one GROUP BY)."""
-    if not run_ids:
-        return {}
-    t = TRIAL.c
-    stmt = (
-        select(
-            t.run_id,
-            func.count(),
-            func.sum(case((t.status.in_(FINISHED_STATUSES), 1), else_=0)),
-            func.sum(case((t.status == "done", 1), else_=0)),
-            func.sum(case((t.passed.is_(True), 1), else_=0)),
-            func.sum(case((t.status == "error", 1), else_=0)),
-        )
-        .where(t.run_id.in_(list(run_ids)))
-        .group_by(t.run_id)
-    )
-    with store.engine.connect() as conn:
-        return {
-            int(run_id): {
-                "trials": int(n),
-                "finished": int(f or 0),
-                "graded": int(g or 0),
-                "passed": int(p or 0),
-                "errors": int(e or 0),
-            }
-            for run_id, n, f, g, p, e in conn.execute(stmt)
-        }
+    return {
+        run_id: {"trials": n, "finished": f, "graded": g, "passed": p, "errors": e}
+        for run_id, n, f, g, p, e in run_reads.trial_count_rows(store, run_ids)
+    }
 
 
 def _models_text(models: dict[str, Any] | None) -> str:
@@ -125,48 +95,24 @@ def run_choices(
 
     The name is `run_names.run_name`: the title (or benchmark, conditions and date) and `#id`.
     """
-    columns = (RUN.c.id, RUN.c.title, RUN.c.benchmark, RUN.c.config, RUN.c.created_at)
-    stmt = select(*columns).order_by(RUN.c.id.desc()).limit(limit)
-    if kind:
-        stmt = stmt.where(RUN.c.kind == kind)
-    with store.engine.connect() as conn:
-        rows = list(conn.execute(stmt))
-        missing = sorted(set(include) - {row[0] for row in rows}, reverse=True)
-        if missing:
-            rows += list(conn.execute(select(*columns).where(RUN.c.id.in_(missing)).order_by(RUN.c.id.desc())))
     return [
-        (int(i), run_name(i, title, benchmark=benchmark, conditions=conditions_of(config), created=created))
-        for i, title, benchmark, config, created in rows
+        (run.id, _name(run)) for run in run_reads.newest_run_headers(store, kind=kind, limit=limit, include=include)
     ]
+
+
+def _name(run: run_reads.RunHeader) -> str:
+    return run_name(run.id, run.title, benchmark=run.benchmark, conditions=conditions_of(run.config),
+                    created=run.created_at)
 
 
 def names_of_runs(store: Store, run_ids: Sequence[int]) -> dict[int, str]:
     """`run_names.run_name` of just these runs (for labels that mention runs, such as sibling trials)."""
-    if not run_ids:
-        return {}
-    stmt = select(RUN.c.id, RUN.c.title, RUN.c.benchmark, RUN.c.config, RUN.c.created_at).where(
-        RUN.c.id.in_(sorted(set(run_ids)))
-    )
-    with store.engine.connect() as conn:
-        return {
-            int(i): run_name(i, title, benchmark=benchmark, conditions=conditions_of(config), created=created)
-            for i, title, benchmark, config, created in conn.execute(stmt)
-        }
+    return {run.id: _name(run) for run in run_reads.run_headers(store, sorted(set(run_ids)))}
 
 
 def conditions_in_runs(store: Store, run_ids: Sequence[int]) -> list[str]:
     """Conditions present in these runs, in the order they first appear (the order a batch launched them)."""
-    if not run_ids:
-        return []
-    t = TRIAL.c
-    stmt = (
-        select(t.condition, func.min(t.id).label("first"))
-        .where(t.run_id.in_(list(run_ids)))
-        .group_by(t.condition)
-        .order_by("first")
-    )
-    with store.engine.connect() as conn:
-        return [c for c, _ in conn.execute(stmt) if c]
+    return run_reads.conditions_in_order(store, run_ids)
 
 
 def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
@@ -205,12 +151,4 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
 
 def latest_finished_run(store: Store, kind: str | None = None) -> int | None:
     """The newest run (of `kind`) with finished trials, preferring completed runs: the one to open by default."""
-    t = TRIAL.c
-    with store.engine.connect() as conn:
-        for statuses in (("done",), RUN_STATUSES):
-            runs = select(RUN.c.id).where(RUN.c.status.in_(statuses), *([RUN.c.kind == kind] if kind else []))
-            stmt = select(func.max(t.run_id)).where(t.status.in_(FINISHED_STATUSES), t.run_id.in_(runs))
-            found = conn.execute(stmt).scalar()
-            if found is not None:
-                return int(found)
-    return None
+    return run_reads.latest_finished_run(store, kind)

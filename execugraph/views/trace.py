@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
-from sqlalchemy import case, func, select
-
 from execugraph.steps import (
     EvaluatorOutput,
     GeneratorOutput,
@@ -20,31 +18,13 @@ from execugraph.steps import (
     StepOutput,
     severity_of,
 )
-from execugraph.store.models import LLMCall, Trial
+from execugraph.store import trace_reads
 from execugraph.views.formatting import duration, map_traceback
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
-TRIAL = Trial.__table__  # type: ignore[attr-defined]
-CALL = LLMCall.__table__  # type: ignore[attr-defined]
-OUTCOMES = ("passed", "failed", "error", "unfinished")
-_TRIAL_COLUMNS = (
-    "id",
-    "run_id",
-    "problem_id",
-    "category",
-    "condition",
-    "seed",
-    "trial_index",
-    "status",
-    "passed",
-    "tests_passed",
-    "tests_total",
-    "retries_used",
-    "error_class",
-    "wallclock_s",
-)
+OUTCOMES = trace_reads.OUTCOMES  # the trial picker's outcome filter: passed, failed, error, unfinished
 
 
 class StepRow(TypedDict):
@@ -64,19 +44,6 @@ class StepRow(TypedDict):
     cache_hits: NotRequired[int]
 
 
-def _outcome_clause(outcome: str) -> Any:
-    t = TRIAL.c
-    if outcome == "passed":
-        return t.passed.is_(True)
-    if outcome == "failed":
-        return (t.status == "done") & t.passed.is_not(True)
-    if outcome == "error":
-        return t.status == "error"
-    if outcome == "unfinished":
-        return t.status.in_(("queued", "running", "cancelled"))
-    raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}; got {outcome!r}")
-
-
 def trial_rows(
     store: Store,
     run_id: int,
@@ -87,48 +54,20 @@ def trial_rows(
     limit: int = 300,
 ) -> list[dict[str, Any]]:
     """A run's trials matching the filters, in creation order, at most `limit` (narrow columns only)."""
-    t = TRIAL.c
-    stmt = select(*(t[c] for c in _TRIAL_COLUMNS)).where(t.run_id == run_id)
-    if condition:
-        stmt = stmt.where(t.condition == condition)
-    if problem_id:
-        stmt = stmt.where(t.problem_id == problem_id)
-    if outcome:
-        stmt = stmt.where(_outcome_clause(outcome))
-    with store.engine.connect() as conn:
-        return [dict(row) for row in conn.execute(stmt.order_by(t.id).limit(limit)).mappings()]
+    return trace_reads.trial_rows(store, run_id, condition=condition, problem_id=problem_id, outcome=outcome,
+                                  limit=limit)
 
 
 def trial_filter_choices(store: Store, run_id: int) -> dict[str, list[str]]:
     """The conditions and problem ids occurring in a run, for the trial picker's filters."""
-    t = TRIAL.c
-    with store.engine.connect() as conn:
-        conditions = conn.execute(select(t.condition).distinct().where(t.run_id == run_id).order_by(t.condition))
-        problems = conn.execute(select(t.problem_id).distinct().where(t.run_id == run_id).order_by(t.problem_id))
-        return {"condition": [c for c in conditions.scalars() if c], "problem": [p for p in problems.scalars() if p]}
+    conditions, problems = trace_reads.trial_filter_values(store, run_id)
+    return {"condition": conditions, "problem": problems}
 
 
 def step_rows(store: Store, trial_id: int) -> list[StepRow]:
     """The trial's steps in order with start offset and duration (seconds) and their LLM-call totals."""
     steps = store.steps_for_trial(trial_id)
-    c = CALL.c
-    stmt = (
-        select(
-            c.step_id,
-            func.count(),
-            func.sum(c.tokens_in),
-            func.sum(c.tokens_out),
-            func.sum(c.latency_s),
-            func.sum(case((c.cache_hit.is_(True), 1), else_=0)),
-        )
-        .where(c.trial_id == trial_id)
-        .group_by(c.step_id)
-    )
-    with store.engine.connect() as conn:
-        calls = {
-            sid: (int(n), int(ti or 0), int(to or 0), float(lat or 0), int(h or 0))
-            for sid, n, ti, to, lat, h in conn.execute(stmt)
-        }
+    calls = trace_reads.call_totals_by_step(store, trial_id)
     origin = steps[0].started_at if steps else None
     rows = []
     for step in steps:
@@ -264,21 +203,7 @@ def sibling_trials(store: Store, trial_id: int, *, limit: int = 100) -> list[dic
     trial = store.get_trial(trial_id)
     if trial is None:
         raise LookupError(f"trial {trial_id} does not exist")
-    t = TRIAL.c
-    same_outcome = case((t.passed.is_(True), 1), else_=0) == (1 if trial.passed else 0)
-    stmt = (
-        select(*(t[c] for c in _TRIAL_COLUMNS))
-        .where(
-            t.benchmark == trial.benchmark,
-            t.problem_id == trial.problem_id,
-            t.id != trial_id,
-            t.status.in_(("done", "error")),
-        )
-        .order_by(case((same_outcome, 1), else_=0), case((t.run_id == trial.run_id, 0), else_=1), t.id.desc())
-        .limit(limit)
-    )
-    with store.engine.connect() as conn:
-        return [dict(row) for row in conn.execute(stmt).mappings()]
+    return trace_reads.sibling_trial_rows(store, trial, limit=limit)
 
 
 _RESULT_COLUMNS = ("name", "passed", "call", "expr", "expected", "got", "actual", "error_class", "error", "duration_s")

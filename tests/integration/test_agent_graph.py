@@ -10,7 +10,7 @@ from execugraph.conditions import resolve_condition
 from execugraph.problem import Problem
 from execugraph.single import run_single
 from execugraph.trial import TrialDeps, run_trial
-from tests.support.scripted import ScriptedChatModel, fenced, scripted
+from standins.scripted import ScriptedChatModel, fenced, scripted
 
 GOOD = "def add(a, b):\n    return a + b\n"
 WRONG = "def add(a, b):\n    return a - b\n"

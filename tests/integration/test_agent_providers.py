@@ -12,9 +12,9 @@ from execugraph.config import EXPLAINER_MAX_TOKENS, EXPLAINER_REPEAT_PENALTY
 from execugraph.problem import Problem
 from execugraph.single import run_single
 from execugraph.trial import TrialDeps
-from tests.support.ollama_server import OllamaStandIn, embedded_responder
-from tests.support.role_responder import role_responder
-from tests.support.scripted import fenced
+from standins.ollama_server import OllamaStandIn, embedded_responder
+from standins.role_responder import role_responder
+from standins.scripted import fenced
 
 MODEL = "qwen2.5-coder:7b-instruct-q4_K_M"
 GOOD = "def add(a, b):\n    return a + b\n"

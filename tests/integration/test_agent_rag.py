@@ -14,8 +14,8 @@ from execugraph.benchmarks import load_benchmark
 from execugraph.retrieval import Retriever
 from execugraph.settings import DATA_DIR
 from execugraph.trial import TrialDeps
+from standins.scripted import fenced, scripted
 from tests.support.reference_internal30 import REFERENCE
-from tests.support.scripted import fenced, scripted
 
 REVIEW = json.dumps({"invariants": [], "potential_failures": [], "severity": "low"})
 

@@ -9,7 +9,7 @@ import sys
 
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
-from tests.support.ollama_server import OllamaStandIn, scripted_responder
+from standins.ollama_server import OllamaStandIn, scripted_responder
 
 FIB = "```python\ndef fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n```"
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from execugraph.settings import PROJECT_ROOT
-from tests.support.ollama_server import OllamaStandIn
+from standins.ollama_server import OllamaStandIn
 
 
 def doctor(tmp_path, host: str, *extra: str) -> subprocess.CompletedProcess:

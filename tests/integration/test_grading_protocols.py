@@ -19,10 +19,10 @@ from execugraph.publication import rescore_run
 from execugraph.stats.protocols import counterparts, protocol_sensitivity, run_protocols
 from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial
+from standins.scripted import ScriptedChatModel, fenced
 from tests.support.protocol_runs import TASKS, seed_two_arms
 from tests.support.protocol_runs import canonical as _canonical
 from tests.support.protocol_runs import without_imports as _without_imports
-from tests.support.scripted import ScriptedChatModel, fenced
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -22,8 +22,8 @@ from execugraph.batch.runner import Worker
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, leases
 from execugraph.trial import TrialDeps
+from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.integration.test_runner import GOOD, MODEL, assert_complete_and_unique, problems, spec
-from tests.support.ollama_server import OllamaStandIn, scripted_responder
 from tests.support.waiting import wait_until
 
 

@@ -19,7 +19,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_ollama import ChatOllama
 
-from tests.support.ollama_server import OllamaStandIn, count_tokens, embedded_responder, scripted_responder
+from standins.ollama_server import OllamaStandIn, count_tokens, embedded_responder, scripted_responder
 
 MODEL = "qwen2.5-coder:7b"
 CONNECT_FAILED = "Failed to connect to Ollama"

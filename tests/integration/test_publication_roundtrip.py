@@ -22,7 +22,7 @@ from execugraph.publication import bundle_files, export_bundle, import_path, res
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.trial import TrialDeps
-from tests.support.scripted import fenced, scripted
+from standins.scripted import fenced, scripted
 
 GOOD = "def double(x):\n    return 2 * x\n"
 WRONG = "def double(x):\n    return x + 2\n"

@@ -10,8 +10,8 @@ import pytest
 from execugraph.batch.control import enqueue_batch
 from execugraph.batch.lease import HELD, LOST, SUSPENDED, RunLease
 from execugraph.store import Store, SupersededError, leases, utcnow
+from standins.db_lock import DatabaseLock
 from tests.integration.test_runner import problems, spec
-from tests.support.db_lock import DatabaseLock
 from tests.support.waiting import wait_until
 
 

@@ -12,9 +12,9 @@ from execugraph.batch.progress import progress
 from execugraph.cli.stats import format_report
 from execugraph.stats import build_report
 from execugraph.store import Store
+from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.integration.test_cli import FIB, cli
 from tests.integration.test_runner import GOOD, MODEL, problems, spec, start_worker
-from tests.support.ollama_server import OllamaStandIn, scripted_responder
 
 
 def test_counts_state_their_denominator():

@@ -22,8 +22,8 @@ from execugraph.problem import Problem
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.trial import TrialDeps
-from tests.support.ollama_server import OllamaStandIn, scripted_responder
-from tests.support.scripted import fenced
+from standins.ollama_server import OllamaStandIn, scripted_responder
+from standins.scripted import fenced
 from tests.support.waiting import wait_until
 
 MODEL = "standin:latest"

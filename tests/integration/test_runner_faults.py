@@ -21,9 +21,9 @@ from pathlib import Path
 from execugraph.batch.control import enqueue_batch
 from execugraph.batch.progress import progress
 from execugraph.store import Store, utcnow
+from standins.db_lock import DatabaseLock
+from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.integration.test_runner import GOOD, MODEL, assert_complete_and_unique, problems, spec, start_worker
-from tests.support.db_lock import DatabaseLock
-from tests.support.ollama_server import OllamaStandIn, scripted_responder
 from tests.support.waiting import wait_until
 
 LEASE_S = 3.0

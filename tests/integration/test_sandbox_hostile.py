@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sandbox import SandboxPool
-from tests.support.hostile.catalog import CALL_F, CASES, HostileCase, suite_for
-from tests.support.hostile.host import HostContext, host_problems, leftover_processes
+from standins.hostile.catalog import CALL_F, CASES, HostileCase, suite_for
+from standins.hostile.host import HostContext, host_problems, leftover_processes
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from sandbox import SandboxPool
-from tests.support.hostile.catalog import CASES, suite_for
-from tests.support.hostile.host import HostContext, host_problems, leftover_processes
+from standins.hostile.catalog import CASES, suite_for
+from standins.hostile.host import HostContext, host_problems, leftover_processes
 
 HOSTILE_JOBS = 1000
 CORRECT = "import heapq, bisect, collections\ndef f(xs):\n    return heapq.nsmallest(2, xs) + [bisect.bisect(sorted(xs), 3)]\n"

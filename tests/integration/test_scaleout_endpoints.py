@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from execugraph.scaleout.endpoints import EndpointBalancer
-from tests.support.ollama_server import OllamaStandIn
+from standins.ollama_server import OllamaStandIn
 from tests.support.postgres import free_port
 
 MODEL = "standin:latest"

@@ -29,8 +29,8 @@ from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions
 from execugraph.scaleout.executor import run_on_ray, worker_db_url
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, leases
+from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.integration.test_runner import GOOD, MODEL, assert_complete_and_unique, problems
-from tests.support.ollama_server import OllamaStandIn, scripted_responder
 from tests.support.postgres import free_port
 
 FAST = ScaleOptions(

@@ -12,8 +12,8 @@ import pytest
 from execugraph.batch.control import enqueue_batch
 from execugraph.scaleout.trial_worker import TrialWorker
 from execugraph.store import Store, SupersededError, leases
+from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.integration.test_runner import GOOD, MODEL, problems, spec
-from tests.support.ollama_server import OllamaStandIn, scripted_responder
 
 
 def queued_trial(store: Store, n: int = 1) -> tuple[int, list]:

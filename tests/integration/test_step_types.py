@@ -26,10 +26,10 @@ from execugraph.settings import PROJECT_ROOT
 from execugraph.single import run_single
 from execugraph.steps import NODES, OUTPUT_TYPES, brief
 from execugraph.trial import TrialDeps
-from tests.support.ollama_server import OllamaStandIn
+from standins.ollama_server import OllamaStandIn
+from standins.role_responder import role_responder
+from standins.scripted import ScriptedChatModel, fenced, scripted
 from tests.support.reference_internal30 import REFERENCE
-from tests.support.role_responder import role_responder
-from tests.support.scripted import ScriptedChatModel, fenced, scripted
 from tests.support.typed import problems
 
 GOOD = "def add(a, b):\n    return a + b\n"

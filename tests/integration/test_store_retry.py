@@ -15,8 +15,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from execugraph.batch.control import enqueue_batch
 from execugraph.store import Store, StoreBusyError, SupersededError, leases
 from execugraph.store.retry import RetryPolicy, is_transient, run_with_retry, write_transaction
+from standins.db_lock import DatabaseLock
 from tests.integration.test_runner import problems, spec
-from tests.support.db_lock import DatabaseLock
 
 
 def quick_engine(path: Path):

@@ -6,8 +6,8 @@ import ast
 
 from execugraph.benchmarks.humaneval import official_task
 from execugraph.conditions import resolve_condition
-from execugraph.publication.bulk import insert_rows, transaction
 from execugraph.store import Store, Trial, utcnow
+from execugraph.store.bulk_insert import bulk_writes
 
 TASKS = (0, 1, 3, 4, 5, 6, 7, 8, 9, 12)  # every one imports from typing in its prompt
 
@@ -41,6 +41,6 @@ def seed_two_arms(store: Store) -> int:
                 "passed": ok, "tests_passed": int(ok), "tests_total": 1, "test_source": "problem",
                 "error_class": None if ok else "runtime_error", "final_code": program(number), "finished_at": utcnow(),
             })
-    with transaction(store) as conn:
-        insert_rows(conn, Trial.__table__, rows)  # type: ignore[attr-defined]
+    with bulk_writes(store) as bulk:
+        bulk.insert(Trial, rows)
     return run_id

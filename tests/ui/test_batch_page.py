@@ -11,8 +11,8 @@ from execugraph.batch.progress import wait_for
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.trial import TrialDeps
+from standins.scripted import fenced, scripted
 from tests.support.reference_internal30 import REFERENCE
-from tests.support.scripted import fenced, scripted
 from tests.ui.conftest import no_exception, texts
 from ui.keys import Batch
 

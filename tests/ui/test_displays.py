@@ -13,7 +13,7 @@ from execugraph.health import Check
 from execugraph.views import bounded_explanation, duration, map_traceback, model_label
 from execugraph.views import test_result_rows as result_rows
 from execugraph.views.health import health_lines
-from tests.support.scripted import fenced, scripted
+from standins.scripted import fenced, scripted
 from tests.ui.conftest import no_exception, texts
 from ui.keys import TEST_CHAT_MODELS, Batch, Syn
 

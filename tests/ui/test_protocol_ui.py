@@ -8,8 +8,8 @@ import json
 
 from execugraph.publication import import_path, rescore_run
 from execugraph.settings import DATA_DIR
+from standins.scripted import fenced, scripted
 from tests.support.protocol_runs import TASKS, seed_two_arms
-from tests.support.scripted import fenced, scripted
 from tests.ui.conftest import no_exception, texts
 from ui import protocol_parts
 from ui.keys import TEST_CHAT_MODELS, Batch, Export, Syn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.support.scripted import fenced, scripted
+from standins.scripted import fenced, scripted
 from tests.ui.conftest import no_exception, texts
 from ui.keys import TEST_CHAT_MODELS, Syn
 

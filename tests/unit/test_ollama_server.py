@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.ollama_server import (
+from standins.ollama_server import (
     OllamaStandIn,
     ScriptExhausted,
     count_tokens,
@@ -298,7 +298,7 @@ def test_runs_as_a_separate_process_until_sigterm() -> None:
     cmd = [
         sys.executable,
         "-m",
-        "tests.support.ollama_server",
+        "standins.ollama_server",
         "--port",
         "0",
         "--latency-ms",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from execugraph.publication import BundleFormatError, bundle_files, import_path, import_zip_bytes
-from execugraph.publication.reference_import import benchmark_of
+from execugraph.publication.reference_records import benchmark_of
 from execugraph.settings import DATA_DIR
 from execugraph.stats import build_report
 from execugraph.store import Store

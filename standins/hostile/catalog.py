@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox import Limits, SandboxPool, SuiteResult
-from tests.support.hostile.host import HostContext, wait_until_gone
+from standins.hostile.host import HostContext, wait_until_gone
 
 DEFAULT_LIMITS = Limits(timeout_s=3.0, memory_mb=256)
 SHORT_LIMITS = Limits(timeout_s=0.5, memory_mb=256)

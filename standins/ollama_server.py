@@ -30,7 +30,7 @@ What the real client raises (pinned by tests/integration/test_ollama_client.py):
     validate_model_on_init  ChatOllama(...) raises ValueError "Model `x` not found in Ollama ..."
 
 Run in-process with `OllamaStandIn`, or as its own process (multi-process tests):
-`python -m tests.support.ollama_server --port 0 --latency-ms 200 --models a,b`, which prints
+`python -m standins.ollama_server --port 0 --latency-ms 200 --models a,b`, which prints
 `OLLAMA_STANDIN_URL=http://127.0.0.1:PORT` once it listens and serves until SIGTERM / SIGINT.
 """
 
@@ -639,7 +639,7 @@ class _Slot:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until SIGTERM/SIGINT; print the URL as soon as the port is bound."""
-    parser = argparse.ArgumentParser(prog="python -m tests.support.ollama_server", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m standins.ollama_server", description=main.__doc__)
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="fixed delay per chat call")
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS), help="comma-separated model names served")

@@ -9,7 +9,7 @@ through, as SQLite's write lock does.
         ...                                          # the batch keeps running meanwhile
         lock.wait_released()
 
-Also a script: `python -m tests.support.db_lock URL SECONDS` prints `locked` once it holds the
+Also a script: `python -m standins.db_lock URL SECONDS` prints `locked` once it holds the
 lock and `released` when it lets go (used by the class, and by `bench/faults.py`).
 """
 
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 STORE_TABLES = ("run", "trial", "step", "llm_call", "execution", "retrieval_hit", "problem", "llm_cache")
 
 
@@ -37,7 +37,7 @@ class DatabaseLock:
     def start(self) -> DatabaseLock:
         """Start the holder and return once it holds the lock (it may first wait for a writer to finish)."""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.db_lock", self.db_url, str(self.seconds)],
+            [sys.executable, "-m", "standins.db_lock", self.db_url, str(self.seconds)],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SECRET_ENV = "EXECUGRAPH_HOSTILE_SECRET"
 SANDBOX_UID = 65534
 

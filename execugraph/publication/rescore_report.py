@@ -1,0 +1,95 @@
+"""What a rescore reports: trials rescored, agreement with the stored verdicts, flips, unresolved problems.
+
+`RescoreReport.to_dict()` is what `rescore --json` prints and what the child run
+keeps under its config's `rescore`, so the Export/Import page, the reproduce
+report and a later identical rescore all read the same summary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def verdict_word(passed: bool | None, error_class: str | None) -> str:
+    """`passed`, else the error class, else `failed`: how flips name both sides."""
+    return "passed" if passed else (error_class or "failed")
+
+
+@dataclass
+class RescoreReport:
+    """What a rescore found; `to_dict()` is the `--json` output and is stored in the child run's config."""
+
+    run_id: int | None
+    parent_run_id: int
+    policy_version: str
+    grading_protocol: str | None = None  # the protocol asked for; None: each condition's own
+    tests: str = "recorded"
+    trials: int = 0
+    rescored: int = 0
+    agree: int = 0
+    passed_before: int = 0
+    passed_after: int = 0
+    suite_changed: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    unresolved: list[dict[str, Any]] = field(default_factory=list)
+    flips: list[dict[str, Any]] = field(default_factory=list)
+    by_condition: dict[str, dict[str, int]] = field(default_factory=dict)
+    origins: dict[str, int] = field(default_factory=dict)
+    protocols: dict[str, int] = field(default_factory=dict)  # protocol in force -> trials rescored under it
+    coinciding: dict[str, int] = field(default_factory=dict)  # benchmark -> trials with no prompt preamble
+    duration_s: float = 0.0  # running the jobs on a started pool
+    reused: int = 0  # trials whose identical sandbox job had already run (a shared `results` memo)
+
+    @property
+    def unresolved_trials(self) -> int:
+        """Trials left out because their problem has no tests here."""
+        return sum(u["trials"] for u in self.unresolved)
+
+    def protocol_effect(self) -> dict[str, Any]:
+        """Where the protocol in force changes how programs run, and where it coincides with `standalone`."""
+        coinciding = sum(self.coinciding.values())
+        used = sorted(self.protocols)
+        note = ""
+        if coinciding and any(p != "standalone" for p in used):
+            where = ", ".join(f"{b or 'unknown'} {n}" for b, n in sorted(self.coinciding.items()))
+            note = (f"{coinciding} trial(s) have no prompt preamble, so with-prompt coincides with standalone "
+                    f"for them ({where})")
+        return {"protocols": dict(sorted(self.protocols.items())), "with_preamble": self.rescored - coinciding,
+                "without_preamble": coinciding, "note": note}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return {
+            "run_id": self.run_id,
+            "parent_run_id": self.parent_run_id,
+            "policy_version": self.policy_version,
+            "grading_protocol": self.grading_protocol or _single(self.protocols),
+            "tests": self.tests,
+            "trials": self.trials,
+            "rescored": self.rescored,
+            "unresolved": self.unresolved_trials,
+            "skipped": dict(sorted(self.skipped.items())),
+            "agreement": {
+                "same": self.agree,
+                "rescored": self.rescored,
+                "rate": self.agree / self.rescored if self.rescored else None,
+            },
+            "passed_before": self.passed_before,
+            "passed_after": self.passed_after,
+            "suite_changed": self.suite_changed,
+            "flips": self.flips,
+            "unresolved_problems": self.unresolved,
+            "by_condition": dict(sorted(self.by_condition.items())),
+            "tests_from": dict(sorted(self.origins.items())),
+            "protocol_effect": self.protocol_effect(),
+            "duration_s": round(self.duration_s, 3),
+            "reused": self.reused,
+            "trials_per_s": round(self.rescored / self.duration_s, 2) if self.duration_s else None,
+        }
+
+
+def _single(counts: dict[str, int]) -> str | dict[str, int] | None:
+    if not counts:
+        return None
+    return next(iter(counts)) if len(counts) == 1 else dict(sorted(counts.items()))

@@ -1,0 +1,10 @@
+"""Stand-ins shared by the tests and the benchmarks: things that play a real part's role on loopback.
+
+`ollama_server` (an HTTP server speaking Ollama's API, with scripted latency, outages and
+models), `role_responder` (replies chosen by the agent role named in the system prompt),
+`scripted` (LangChain chat models that answer from a script), `workload` (the toy
+multi-agent problems the throughput benchmarks run), `db_lock` (another process holding
+the database write lock) and `hostile` (hostile programs and the host-side checks that
+prove the sandbox contained them). Helpers only the tests need stay in `tests/support/`;
+`bench/` imports from here and never from `tests/`.
+"""
