@@ -7,7 +7,7 @@ import streamlit as st
 from execugraph.store import StoreReadOnlyError
 from execugraph.views.health import health_lines
 from ui import keys
-from ui.resources import ensure_background_worker, health, settings, store, warm_up
+from ui.resources import ensure_background_worker, health, preload_chart_frontend, settings, store, warm_up
 
 st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
 st.session_state[keys.ROUTED] = True
@@ -34,6 +34,7 @@ with st.sidebar:
         st.markdown(f"{icons[check.level]} **{check.name}**")
         st.caption(check.detail + (f" - {check.fix}" if check.fix and check.level != "ok" else ""))
     st.caption(f"Database: `{settings().db_url}`")
+preload_chart_frontend()  # so the first page with a chart does not wait for the browser to load plotly
 
 current = store()  # a database that cannot be used: the CLI's sentence, and the page stops here
 if current.read_only:

@@ -495,7 +495,7 @@ def main() -> int:
             print(f"\n{'chromium':<12} {'after start':>11} {'new tab':>8} {'again':>6} {'URL opened':>10} {'new tab / target':>17}")
             for page, cold, new, again, opened in shown:
                 print(f"{page:<12} {cold:>11.2f} {new:>8.2f} {again:>6.2f} {opened:>10.2f} {new / BROWSER_TARGET_S:>16.2f}x")
-            print("(the first page with a chart in a tab also waits for the browser to load plotly.js, once per tab)")
+            print("(a tab loads the chart frontend with its first page: app.py draws a blank chart once per session)")
             print(
                 f"target: sidebar navigation to drawn content under {BROWSER_TARGET_S} s per page on a running server "
                 f"(new tab / target < 1); load average {load:.1f} on {os.cpu_count()} cores"

@@ -254,6 +254,7 @@ MODEL_PICKERS = (Syn.DEFAULT_MODEL, Batch.DEFAULT_MODEL)
 
 
 ROUTED = "_router.ran"  # set by app.py before any page runs (not a widget)
+CHART_FRONTEND_LOADED = "_router.chart_frontend"  # the browser was given the chart frontend once (not a widget)
 
 
 def init_state(state: Any) -> None:

@@ -25,6 +25,7 @@ from execugraph.health import Check, run_checks
 from execugraph.retrieval import DEFAULT_LIBRARY_PATH
 from execugraph.settings import Settings, load_settings
 from execugraph.store import Store, StoreUnavailableError
+from ui import keys
 
 LIBRARY_PATH: Path = DEFAULT_LIBRARY_PATH
 
@@ -122,6 +123,25 @@ def warm_up() -> threading.Thread:
     thread = threading.Thread(target=run, name="execugraph-warm-up", daemon=True)
     thread.start()
     return thread
+
+
+def preload_chart_frontend() -> None:
+    """Once per browser session, draw a blank 10-pixel chart at the foot of the sidebar.
+
+    The browser loads the plotly frontend (a few MB of JavaScript) the first time a chart is shown;
+    on a busy 2-core machine that took over a second, paid by whichever page drew the first chart.
+    Drawn with the first page of a session, the load happens while that page is read instead.
+    """
+    if st.session_state.get(keys.CHART_FRONTEND_LOADED):
+        return
+    st.session_state[keys.CHART_FRONTEND_LOADED] = True
+    import plotly.graph_objects as go
+
+    blank = go.Figure(layout={"height": 10, "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
+                              "xaxis": {"visible": False}, "yaxis": {"visible": False}})
+    with st.sidebar:
+        st.plotly_chart(blank, height=10, config={"staticPlot": True, "displayModeBar": False},
+                        key="shared.chart_frontend")
 
 
 def worker_alive() -> bool:

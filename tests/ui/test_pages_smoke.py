@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.ui.conftest import PAGES, no_exception, texts
@@ -50,3 +52,15 @@ def test_the_app_starts_a_worker_for_its_database_once(app, worker_starts, tmp_p
     at = app("runs")
     at.switch_page("pages/batch.py").run()
     assert worker_starts == [f"sqlite:///{tmp_path / 'runs.db'}"]
+
+
+def test_the_first_page_of_a_session_loads_the_chart_frontend_once(app):
+    """A blank static chart in the sidebar on the first run only: the page with the first real chart
+    then does not wait for the browser to load plotly (bench/pages.py: Trace 1.49 s -> 0.71 s)."""
+    at = app("synthesize")
+    blank = at.sidebar.get("plotly_chart")
+    assert len(blank) == 1 and len(at.main.get("plotly_chart")) == 0
+    spec = json.loads(blank[0].proto.spec)
+    assert spec["layout"]["height"] == 10 and spec["layout"]["xaxis"]["visible"] is False
+    at.run()
+    assert len(at.sidebar.get("plotly_chart")) == 0
