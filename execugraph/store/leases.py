@@ -194,6 +194,8 @@ def claim_trial(store: Store, run_id: int, worker_id: str | None = None) -> Tria
     (checked in the same transaction); otherwise LeaseLostError is raised.
     """
 
+    token = utcnow()  # the claim's start time, and how a rerun of it recognises its own claim
+
     def claim(conn: Connection) -> int | None:
         if worker_id is not None:
             owner = conn.execute(
@@ -201,6 +203,12 @@ def claim_trial(store: Store, run_id: int, worker_id: str | None = None) -> Tria
             ).first()
             if owner is None:
                 raise LeaseLostError(f"run {run_id} is no longer held by {worker_id}")
+        mine = conn.execute(  # a rerun after a commit whose acknowledgement was lost: the claim went through
+            select(TRIAL.c.id).where(TRIAL.c.run_id == run_id, TRIAL.c.status == "running",
+                                     TRIAL.c.started_at == token)
+        ).first()
+        if mine is not None:
+            return int(mine.id)
         row = conn.execute(
             select(TRIAL.c.id)
             .where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued")
@@ -213,7 +221,7 @@ def claim_trial(store: Store, run_id: int, worker_id: str | None = None) -> Tria
         won = conn.execute(
             update(TRIAL)
             .where(TRIAL.c.id == row.id, TRIAL.c.status == "queued")
-            .values(status="running", started_at=utcnow())
+            .values(status="running", started_at=token)
         ).rowcount
         return row.id if won else -1
 

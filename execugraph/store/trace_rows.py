@@ -25,6 +25,19 @@ def _lock_trial_for_steps(session: Session, trial_id: int) -> Any:
     return select(func.coalesce(func.max(steps.c.seq), 0) + 1).where(steps.c.trial_id == trial_id)
 
 
+def _same_step(session: Session, trial_id: int, node: str, attempt: int, started_at: datetime) -> int | None:
+    """The id of this very step if it is already stored (same trial, node, attempt and start time).
+
+    A write is rerun when the database's answer to COMMIT is lost (a PostgreSQL connection dropped
+    after the server committed); the rerun must find the step, not add a second copy of it.
+    """
+    steps = table_of(Step)
+    found = session.exec(
+        select(steps.c.id).where(steps.c.trial_id == trial_id, steps.c.node == node, steps.c.attempt == attempt,
+                                 steps.c.started_at == started_at)
+    ).first()
+    return None if found is None else int(found[0] if isinstance(found, tuple) else found)
+
 
 class TraceRecords(StoreCore):
     """The Store's trace methods (see `Store`)."""
@@ -108,7 +121,11 @@ class TraceRecords(StoreCore):
         self._own(trial_id)
 
         def work(session: Session) -> int:
-            seq = session.exec(_lock_trial_for_steps(session, trial_id)).one()
+            next_seq = _lock_trial_for_steps(session, trial_id)
+            already = _same_step(session, trial_id, node, attempt, started_at)
+            if already is not None:  # a rerun after a commit whose acknowledgement was lost
+                return already
+            seq = session.exec(next_seq).one()
             step = Step(trial_id=trial_id, seq=int(seq[0] if isinstance(seq, tuple) else seq), node=node,
                         attempt=attempt, started_at=started_at, ended_at=ended_at, output=output)
             session.add(step)

@@ -140,3 +140,67 @@ def test_a_superseded_attempt_never_lands_a_step_while_its_trial_is_reset(store:
     steps = store.steps_for_trial(trial.id)
     assert all(s.output["token"] == current.isoformat() for s in steps)
     assert refused  # the race happened: stale attempts were turned away
+
+
+def _lost_commit_answer(backend: str) -> OperationalError:
+    """What the driver raises when the connection drops between the server's commit and its answer."""
+    if backend == "postgresql":
+        import psycopg
+
+        return OperationalError("COMMIT", {}, psycopg.OperationalError("server closed the connection unexpectedly"))
+    return OperationalError("COMMIT", {}, sqlite3.OperationalError("database is locked"))
+
+
+def test_a_step_whose_commit_answer_was_lost_is_stored_once(store: Store) -> None:
+    """The first write commits, then fails as if its answer never came back; the store's rerun finds the
+    step already there instead of adding a second copy with the next number (and its LLM calls again)."""
+    from sqlalchemy import event
+    from sqlmodel import Session
+
+    from execugraph.store import utcnow
+
+    run_id = enqueue_batch(store, spec(conditions=["single-oneshot"], seeds=[0]), problems(1))
+    trial = leases.claim_trial(store, run_id)
+    lost: list[int] = []
+
+    def answer_lost(session: Session) -> None:
+        if not lost:
+            lost.append(1)
+            raise _lost_commit_answer(store.engine.dialect.name)
+
+    call = {"role": "generator", "provider": "ollama", "model": "m", "messages": [{"role": "user", "content": "q"}],
+            "response": "a", "tokens_in": 3, "tokens_out": 1, "latency_s": 0.1, "created_at": utcnow()}
+    event.listen(Session, "after_commit", answer_lost)
+    try:
+        first = store.record_step(trial.id, "generator", 0, started_at=utcnow(), ended_at=utcnow(),
+                                  output={"code": "x"}, llm_calls=[call])
+    finally:
+        event.remove(Session, "after_commit", answer_lost)
+    assert lost == [1]  # the answer was lost once, so the write was rerun
+    second = store.record_step(trial.id, "evaluator", 0, started_at=utcnow(), ended_at=utcnow())
+    steps = store.steps_for_trial(trial.id)
+    assert [(s.id, s.seq, s.node) for s in steps] == [(first, 1, "generator"), (second, 2, "evaluator")]
+    assert len(store.llm_calls_for_trial(trial.id)) == 1
+
+
+def test_a_claim_whose_commit_answer_was_lost_is_not_claimed_twice(store: Store, monkeypatch) -> None:
+    """The claim commits, its answer is lost, the claim is rerun: it returns the trial it took, and no other
+    trial is left `running` with nobody to run it."""
+    run_id = enqueue_batch(store, spec(conditions=["single-oneshot"], seeds=[0, 1]), problems(2))
+    dialect = store.engine.dialect
+    commit = dialect.do_commit
+    lost: list[int] = []
+
+    def commit_then_lose_the_answer(dbapi_connection: object) -> None:
+        commit(dbapi_connection)
+        if not lost:
+            lost.append(1)
+            raise _lost_commit_answer(dialect.name)
+
+    monkeypatch.setattr(dialect, "do_commit", commit_then_lose_the_answer)
+    trial = leases.claim_trial(store, run_id)
+    monkeypatch.undo()
+    assert lost == [1] and trial is not None
+    statuses = sorted((t.id, t.status) for t in store.trials_for_run(run_id))
+    assert [s for _, s in statuses] == ["running", "queued", "queued", "queued"]
+    assert statuses[0][0] == trial.id
