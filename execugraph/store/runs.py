@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from execugraph.store import queries, waits
-from execugraph.store.models import EndpointWait, Execution, LLMCall, RetrievalHit, Run, Step, Trial
+from execugraph.store.models import EndpointWait, Execution, LLMCall, RetrievalHit, Run, Step, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import check_fields, check_tags, table_of
@@ -51,9 +51,17 @@ class RunRecords(StoreCore):
             versions=runtime_versions() if versions is None else versions,
             host=hostname() if host is None else host,
             tags=check_tags(tags or []),
+            created_at=utcnow(),  # also how a rerun of this write recognises the run it already created
         )
+        runs = table_of(Run)
 
         def work(session: Session) -> int:
+            already = session.exec(  # a rerun after a commit whose acknowledgement was lost
+                select(runs.c.id).where(runs.c.kind == kind, runs.c.title == title,
+                                        runs.c.created_at == values["created_at"])
+            ).first()
+            if already is not None:
+                return int(already[0] if isinstance(already, tuple) else already)
             run = Run(**values)
             session.add(run)
             session.flush()

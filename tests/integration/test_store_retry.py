@@ -204,3 +204,23 @@ def test_a_claim_whose_commit_answer_was_lost_is_not_claimed_twice(store: Store,
     statuses = sorted((t.id, t.status) for t in store.trials_for_run(run_id))
     assert [s for _, s in statuses] == ["running", "queued", "queued", "queued"]
     assert statuses[0][0] == trial.id
+
+
+def test_a_run_whose_commit_answer_was_lost_is_created_once(store: Store, monkeypatch) -> None:
+    """Creating a run (the first write of a new batch) is rerun after its answer was lost: one run."""
+    dialect = store.engine.dialect
+    commit = dialect.do_commit
+    lost: list[int] = []
+
+    def commit_then_lose_the_answer(dbapi_connection: object) -> None:
+        commit(dbapi_connection)
+        if not lost:
+            lost.append(1)
+            raise _lost_commit_answer(dialect.name)
+
+    monkeypatch.setattr(dialect, "do_commit", commit_then_lose_the_answer)
+    run_id = store.create_run("batch", "internal30: single-oneshot x seeds [0]", {"batch": {}})
+    monkeypatch.undo()
+    assert lost == [1]
+    assert [(r.id, r.title) for r in store.list_runs()] == [(run_id, "internal30: single-oneshot x seeds [0]")]
+    assert store.create_run("batch", "internal30: single-oneshot x seeds [0]", {"batch": {}}) != run_id
