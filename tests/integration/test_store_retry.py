@@ -183,10 +183,9 @@ def test_a_step_whose_commit_answer_was_lost_is_stored_once(store: Store) -> Non
     assert len(store.llm_calls_for_trial(trial.id)) == 1
 
 
-def test_a_claim_whose_commit_answer_was_lost_is_not_claimed_twice(store: Store, monkeypatch) -> None:
-    """The claim commits, its answer is lost, the claim is rerun: it returns the trial it took, and no other
-    trial is left `running` with nobody to run it."""
-    run_id = enqueue_batch(store, spec(conditions=["single-oneshot"], seeds=[0, 1]), problems(2))
+def lose_the_next_commit_answer(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make the next commit go through on the server and then fail as if its answer never came back;
+    the returned list gets one entry when that happened."""
     dialect = store.engine.dialect
     commit = dialect.do_commit
     lost: list[int] = []
@@ -198,6 +197,14 @@ def test_a_claim_whose_commit_answer_was_lost_is_not_claimed_twice(store: Store,
             raise _lost_commit_answer(dialect.name)
 
     monkeypatch.setattr(dialect, "do_commit", commit_then_lose_the_answer)
+    return lost
+
+
+def test_a_claim_whose_commit_answer_was_lost_is_not_claimed_twice(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The claim commits, its answer is lost, the claim is rerun: it returns the trial it took, and no other
+    trial is left `running` with nobody to run it."""
+    run_id = enqueue_batch(store, spec(conditions=["single-oneshot"], seeds=[0, 1]), problems(2))
+    lost = lose_the_next_commit_answer(store, monkeypatch)
     trial = leases.claim_trial(store, run_id)
     monkeypatch.undo()
     assert lost == [1] and trial is not None
@@ -206,19 +213,9 @@ def test_a_claim_whose_commit_answer_was_lost_is_not_claimed_twice(store: Store,
     assert statuses[0][0] == trial.id
 
 
-def test_a_run_whose_commit_answer_was_lost_is_created_once(store: Store, monkeypatch) -> None:
+def test_a_run_whose_commit_answer_was_lost_is_created_once(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """Creating a run (the first write of a new batch) is rerun after its answer was lost: one run."""
-    dialect = store.engine.dialect
-    commit = dialect.do_commit
-    lost: list[int] = []
-
-    def commit_then_lose_the_answer(dbapi_connection: object) -> None:
-        commit(dbapi_connection)
-        if not lost:
-            lost.append(1)
-            raise _lost_commit_answer(dialect.name)
-
-    monkeypatch.setattr(dialect, "do_commit", commit_then_lose_the_answer)
+    lost = lose_the_next_commit_answer(store, monkeypatch)
     run_id = store.create_run("batch", "internal30: single-oneshot x seeds [0]", {"batch": {}})
     monkeypatch.undo()
     assert lost == [1]
