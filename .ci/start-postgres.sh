@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Start a private PostgreSQL server on 127.0.0.1 for the test suite and print, on stdout only,
 #   export EXECUGRAPH_TEST_PG_URL=postgresql://execugraph:execugraph@127.0.0.1:<port>/execugraph
+#   export EXECUGRAPH_TEST_PG_STARTED=1    (0 when a running server was reused: leave it running)
 # so that CI can `eval "$(bash .ci/start-postgres.sh)"`. Everything else goes to stderr.
 #
 # Installs Debian's `postgresql` package when the server binaries are missing and we are root.
@@ -61,7 +62,9 @@ if is_root; then chown postgres "$PGDIR"; fi
 if as_pg "$BIN/pg_ctl" -D "$PGDIR/data" status >/dev/null 2>&1; then
     PORT="$(cat "$PGDIR/port")"
     log "reusing the server already running on 127.0.0.1:$PORT"
+    STARTED=0
 else
+    STARTED=1
     if [ ! -f "$PGDIR/data/PG_VERSION" ]; then
         log "initialising a cluster in $PGDIR/data"
         as_pg "$BIN/initdb" -D "$PGDIR/data" -U "$SUPERUSER" -E UTF8 --no-sync \
@@ -87,3 +90,4 @@ if [ "$(psql_admin -tAc "SELECT 1 FROM pg_database WHERE datname = '$DBNAME'")" 
 fi
 
 echo "export EXECUGRAPH_TEST_PG_URL=postgresql://$ROLE:$PASSWORD@127.0.0.1:$PORT/$DBNAME"
+echo "export EXECUGRAPH_TEST_PG_STARTED=$STARTED"
