@@ -146,8 +146,7 @@ def category_paired_table(report: dict) -> Table:
                     **{k: v for k, v in _paired_cells(c).items() if k != "delta"},
                 }
             )
-    family = report["family"]
-    first, second = ("Baseline", "Arm") if family["mode"] == "baseline" else ("A", "B")
+    first, second = _sides(report)
     columns = [
         Column("a", first),
         Column("b", second),
@@ -164,6 +163,11 @@ def category_paired_table(report: dict) -> Table:
         "rates are mean per-problem pass rates over those problems. Holm over the categories of each comparison."
     ]
     return Table("category_paired", "Paired comparisons per category", columns, rows, notes)
+
+
+def _sides(report: dict) -> tuple[str, str]:
+    """Headings of a comparison's two sides: baseline and arm in a baseline family, else A and B."""
+    return ("Baseline", "Arm") if report["family"]["mode"] == "baseline" else ("A", "B")
 
 
 def _rate(section: dict) -> dict:
@@ -193,8 +197,7 @@ def paired_table(report: dict) -> Table:
                 "p_holm": p["p_holm"],
             }
         )
-    family = report["family"]
-    first, second = ("Baseline", "Arm") if family["mode"] == "baseline" else ("A", "B")
+    first, second = _sides(report)
     columns = [
         Column("a", first),
         Column("b", second),
