@@ -203,12 +203,6 @@ def claim_trial(store: Store, run_id: int, worker_id: str | None = None) -> Tria
             ).first()
             if owner is None:
                 raise LeaseLostError(f"run {run_id} is no longer held by {worker_id}")
-        mine = conn.execute(  # a rerun after a commit whose acknowledgement was lost: the claim went through
-            select(TRIAL.c.id).where(TRIAL.c.run_id == run_id, TRIAL.c.status == "running",
-                                     TRIAL.c.started_at == token)
-        ).first()
-        if mine is not None:
-            return int(mine.id)
         row = conn.execute(
             select(TRIAL.c.id)
             .where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued")
@@ -225,8 +219,14 @@ def claim_trial(store: Store, run_id: int, worker_id: str | None = None) -> Tria
         ).rowcount
         return row.id if won else -1
 
+    def claimed(conn: Connection) -> int | None:
+        """The trial this claim took, if a commit whose answer was lost already took one."""
+        row = conn.execute(select(TRIAL.c.id).where(TRIAL.c.run_id == run_id, TRIAL.c.status == "running",
+                                                    TRIAL.c.started_at == token)).first()
+        return None if row is None else int(row.id)
+
     while True:
-        trial_id = write_transaction(store.engine, claim, what=f"claim a trial of run {run_id}")
+        trial_id = write_transaction(store.engine, claim, what=f"claim a trial of run {run_id}", found=claimed)
         if trial_id is None:
             return None
         if trial_id > 0:

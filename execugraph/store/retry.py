@@ -18,7 +18,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
@@ -27,6 +27,7 @@ from execugraph.store.engine import writer
 
 log = logging.getLogger("execugraph.store")
 T = TypeVar("T")
+C = TypeVar("C")  # what a write works through: a Connection or a Session
 
 # SQLSTATE classes and codes (PostgreSQL) a later attempt can get past: transaction rollback
 # (serialization failure, deadlock), connection exceptions, insufficient resources, lock not
@@ -114,12 +115,38 @@ def run_with_retry(
 
 
 def write_transaction(
-    engine: Engine, work: Callable[[Connection], T], *, what: str, policy: RetryPolicy | None = None
+    engine: Engine,
+    work: Callable[[Connection], T],
+    *,
+    what: str,
+    policy: RetryPolicy | None = None,
+    found: Callable[[Connection], T | None] | None = None,
 ) -> T:
-    """Run `work(conn)` in one write transaction (SQLite: BEGIN IMMEDIATE), retried as a whole."""
+    """Run `work(conn)` in one write transaction (SQLite: BEGIN IMMEDIATE), retried as a whole.
+
+    `found(conn)`, asked on reruns only, returns what an earlier attempt already stored (or None): a
+    commit whose answer was lost (the connection dropped after the server committed) is not rerun.
+    """
+    reruns = Reruns(found)
 
     def attempt() -> T:
         with writer(engine).begin() as conn:
-            return work(conn)
+            return reruns.run(conn, work)
 
     return run_with_retry(attempt, what=what, policy=policy)
+
+
+
+class Reruns(Generic[C, T]):
+    """Counts the attempts of one write and, from the second on, first asks `found` for its result."""
+
+    def __init__(self, found: Callable[[C], T | None] | None) -> None:
+        self.found, self.attempts = found, 0
+
+    def run(self, handle: C, work: Callable[[C], T]) -> T:
+        self.attempts += 1
+        if self.found is not None and self.attempts > 1:
+            prior = self.found(handle)
+            if prior is not None:
+                return prior
+        return work(handle)

@@ -56,19 +56,18 @@ class RunRecords(StoreCore):
         runs = table_of(Run)
 
         def work(session: Session) -> int:
-            already = session.exec(  # a rerun after a commit whose acknowledgement was lost
-                select(runs.c.id).where(runs.c.kind == kind, runs.c.title == title,
-                                        runs.c.created_at == values["created_at"])
-            ).first()
-            if already is not None:
-                return int(already[0] if isinstance(already, tuple) else already)
             run = Run(**values)
             session.add(run)
             session.flush()
             return int(run.id)  # type: ignore[arg-type]
 
+        def found(session: Session) -> int | None:
+            row = session.exec(select(runs.c.id).where(runs.c.kind == kind, runs.c.title == title,
+                                                       runs.c.created_at == values["created_at"])).first()
+            return None if row is None else int(row[0] if isinstance(row, tuple) else row)
+
         try:
-            return self._transact("create a run", work)
+            return self._transact("create a run", work, found=found)
         except IntegrityError as exc:
             if parent_run_id is not None and not self._exists(Run, parent_run_id):
                 raise LookupError(f"parent run {parent_run_id} does not exist") from exc

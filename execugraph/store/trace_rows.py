@@ -121,11 +121,7 @@ class TraceRecords(StoreCore):
         self._own(trial_id)
 
         def work(session: Session) -> int:
-            next_seq = _lock_trial_for_steps(session, trial_id)
-            already = _same_step(session, trial_id, node, attempt, started_at)
-            if already is not None:  # a rerun after a commit whose acknowledgement was lost
-                return already
-            seq = session.exec(next_seq).one()
+            seq = session.exec(_lock_trial_for_steps(session, trial_id)).one()
             step = Step(trial_id=trial_id, seq=int(seq[0] if isinstance(seq, tuple) else seq), node=node,
                         attempt=attempt, started_at=started_at, ended_at=ended_at, output=output)
             session.add(step)
@@ -136,7 +132,8 @@ class TraceRecords(StoreCore):
             session.add_all([RetrievalHit(trial_id=trial_id, **h) for h in found])
             return step_id
 
-        return self._transact(f"record the {node} step of trial {trial_id}", work)
+        return self._transact(f"record the {node} step of trial {trial_id}", work,
+                              found=lambda session: _same_step(session, trial_id, node, attempt, started_at))
 
     def finish_step(self, step_id: int, output: dict[str, Any] | None = None) -> None:
         """Mark the step ended now, replacing its output when one is given."""

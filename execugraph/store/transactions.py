@@ -24,7 +24,7 @@ from execugraph.store import migrations
 from execugraph.store.engine import display_url, writer
 from execugraph.store.errors import StoreUnavailableError
 from execugraph.store.fencing import Fence
-from execugraph.store.retry import DEFAULT_POLICY, RetryPolicy, run_with_retry
+from execugraph.store.retry import DEFAULT_POLICY, Reruns, RetryPolicy, run_with_retry
 from execugraph.store.validation import table_of
 
 T = TypeVar("T")
@@ -155,10 +155,14 @@ class StoreCore:
     def _read(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
 
-    def _transact(self, what: str, work: Callable[[Session], T]) -> T:
+    def _transact(
+        self, what: str, work: Callable[[Session], T], found: Callable[[Session], T | None] | None = None
+    ) -> T:
         """Run `work(session)` as one write transaction, committed on return, retried as a whole on
-        transient errors; under a fence the attempt's token is checked first, in the same transaction."""
+        transient errors; under a fence the attempt's token is checked first, in the same transaction.
+        `found`: how a rerun finds what a commit whose answer was lost stored (see `write_transaction`)."""
         fence = self._fence
+        reruns: Reruns[Session, T] = Reruns(found)
 
         def attempt() -> T:
             if fence is not None:
@@ -166,7 +170,7 @@ class StoreCore:
             with Session(self._writer, expire_on_commit=False) as session, session.begin():
                 if fence is not None:
                     fence.check(session.connection())
-                return work(session)
+                return reruns.run(session, work)
 
         return run_with_retry(attempt, what=what, policy=self.retry_policy)
 
