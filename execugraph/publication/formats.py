@@ -96,23 +96,37 @@ def iter_jsonl(data: bytes, file: str, issues: IssueCollector) -> Iterator[tuple
         issues.add(file, None, None, f"not UTF-8 text ({exc})")
         return
     for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            issues.add(file, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
-            continue
-        if not isinstance(value, dict):
-            issues.add(file, number, None, f"expected a JSON object, got {type(value).__name__}")
-            continue
-        yield number, value
+        if raw.strip():
+            value = json_line_object(raw, file, number, issues)
+            if value is not None:
+                yield number, value
+
+
+def _no_number(constant: str) -> None:
+    """NaN and Infinity are not JSON; the tools that write them (pandas, numpy) mean "no value"."""
+    return None
+
+
+def json_line_object(text: str, file: str, number: int, issues: IssueCollector) -> dict[str, Any] | None:
+    """One JSON Lines line as an object, or None with an issue recorded (bad JSON, not an object).
+
+    NaN and +-Infinity, which published logs written by pandas carry, are read as null (a missing value).
+    """
+    try:
+        value = json.loads(text, parse_constant=_no_number)
+    except json.JSONDecodeError as exc:
+        issues.add(file, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
+        return None
+    if not isinstance(value, dict):
+        issues.add(file, number, None, f"expected a JSON object, got {type(value).__name__}")
+        return None
+    return value
 
 
 def load_json_object(data: bytes, file: str, issues: IssueCollector) -> dict[str, Any] | None:
     """A whole-file JSON object, or None with an issue recorded."""
     try:
-        value = json.loads(data.decode("utf-8-sig"))
+        value = json.loads(data.decode("utf-8-sig"), parse_constant=_no_number)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         issues.add(file, getattr(exc, "lineno", None), None, f"not valid JSON ({exc})")
         return None

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import re
 import stat
@@ -36,7 +35,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from execugraph.publication.formats import BundleFormatError, Issue, IssueCollector
+from execugraph.publication.formats import BundleFormatError, Issue, IssueCollector, json_line_object
 from execugraph.settings import DEFAULT_IMPORT_MAX_BYTES, format_size, parse_size
 
 __all__ = ["FileSet", "FileView", "InputTooLargeError", "format_size", "parse_size", "read_input", "read_zip_bytes"]
@@ -307,15 +306,9 @@ class FileView(Mapping[str, bytes]):
             except UnicodeDecodeError as exc:
                 issues.add(file, number, None, f"not UTF-8 text ({exc})")
                 continue
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                issues.add(file, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
-                continue
-            if not isinstance(value, dict):
-                issues.add(file, number, None, f"expected a JSON object, got {type(value).__name__}")
-                continue
-            yield number, value
+            value = json_line_object(text, file, number, issues)
+            if value is not None:
+                yield number, value
 
     def digest(self, names: tuple[str, ...] | list[str] | None = None) -> str:
         """`results.content_digest` of these files (default: all below this folder), streamed."""

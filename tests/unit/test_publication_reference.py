@@ -213,3 +213,22 @@ def _write(files: dict[str, bytes], root: Path) -> Path:
 )
 def test_benchmark_from_source(source, category, expected) -> None:
     assert benchmark_of(source, category) == expected
+
+
+def test_nan_and_infinity_written_by_pandas_are_missing_values(store: Store, tmp_path: Path) -> None:
+    """json.dumps and pandas write NaN / Infinity for an unknown number; that is no value, not a broken file
+    (a NaN used to reach the database as NULL and fail the whole import as an unusable database)."""
+    copy = tmp_path / "grid-demo"
+    shutil.copytree(FIXTURE, copy)
+    path = copy / "e2_he_mf" / "trials.jsonl"
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[1])
+    record.update(wallclock_s=float("nan"), tokens_in=float("inf"), tokens_out=float("-inf"))
+    lines[1] = json.dumps(record)
+    assert "NaN" in lines[1] and "-Infinity" in lines[1]
+    path.write_text("\r\n".join(lines) + "\r\n")
+    runs = _by_name(import_path(store, copy))
+    trial = store.find_trial(runs["e2_he_mf"].id, record["problem_id"], record["condition"], record["seed"],
+                             record["trial"])
+    assert trial is not None and trial.passed == record["passed"]
+    assert (trial.wallclock_s, trial.tokens_in, trial.tokens_out) == (0.0, 0, 0)  # as for an absent field
