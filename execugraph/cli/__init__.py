@@ -82,12 +82,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def database_problem(exc: BaseException, db: str | None) -> str | None:
-    """The one-sentence message for an unusable database, or None when `exc` is something else."""
+    """The one-sentence message for an unusable database or a refused write, or None when `exc` is something else."""
     from execugraph.store.errors import StoreUnavailableError
-    from execugraph.store.opening import describe_failure, is_database_error, redact
+    from execugraph.store.opening import describe_failure, is_database_error, redact, refused_value
 
     if isinstance(exc, StoreUnavailableError):
         return str(exc)
+    refused = refused_value(exc)
+    if refused is not None:
+        return refused
     if is_database_error(exc):  # e.g. a page found corrupt only when a query reads it
         from execugraph.settings import load_settings
 

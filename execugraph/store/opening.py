@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DatabaseError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import DatabaseError, DataError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
 from execugraph.store.engine import display, make_engine, normalise_url
 from execugraph.store.errors import StoreUnavailableError
@@ -208,8 +208,19 @@ def _reason(exc: BaseException, url: URL | None = None) -> str:
 
 
 def is_database_error(exc: BaseException) -> bool:
-    """Whether `exc` is the database's own error surfacing from a query (a page found corrupt, a server gone)."""
-    return isinstance(exc, DatabaseError)
+    """Whether `exc` is the database's own error surfacing from a query (a page found corrupt, a server gone).
+
+    A refused value (a constraint or a malformed value) is not: the database is fine, the write was wrong.
+    """
+    return isinstance(exc, DatabaseError) and not isinstance(exc, (IntegrityError, DataError))
+
+
+def refused_value(exc: BaseException) -> str | None:
+    """One sentence for a write the database refused (a constraint, a malformed value), else None."""
+    if not isinstance(exc, (IntegrityError, DataError)):
+        return None
+    return (f"the database refused a value ({_reason(exc)}); nothing of that write was stored. "
+            "This is an input ExecuGraph should have checked: please report it with the input")
 
 
 def describe_failure(exc: BaseException, where: str, url: URL | str | None = None) -> str:
