@@ -61,6 +61,7 @@ class ThrowawayPostgres:
         self.log = self.dir / "server.log"
         self._as_postgres = os.geteuid() == 0
         self.user = "postgres" if self._as_postgres else pwd.getpwuid(os.geteuid()).pw_name
+        self.password = uuid.uuid4().hex
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
         command = [str(self.bin_dir / args[0]), *args[1:]]
@@ -82,13 +83,19 @@ class ThrowawayPostgres:
             except KeyError as exc:
                 raise RuntimeError(f"running as root but there is no `postgres` user; {INSTALL_HINT}") from exc
             shutil.chown(self.dir, user="postgres", group=None)
-        self._run("initdb", "-D", str(self.data), "-U", self.user, "-A", "trust", "--no-sync", "-E", "UTF8")
+        # Password logins over TCP, as on a real server (and as .ci/start-postgres.sh sets it up), so a wrong
+        # password is refused; the socket in self.dir stays trusted.
+        password_file = self.dir / "pwfile"
+        password_file.write_text(self.password + "\n")
+        password_file.chmod(0o644)
+        self._run("initdb", "-D", str(self.data), "-U", self.user, "--auth-local=trust", "--auth-host=scram-sha-256",
+                  f"--pwfile={password_file}", "--no-sync", "-E", "UTF8")
         options = (
             f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         )
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "-o", options, "start")
-        return f"postgresql+psycopg://{self.user}@127.0.0.1:{self.port}/postgres"
+        return f"postgresql+psycopg://{self.user}:{self.password}@127.0.0.1:{self.port}/postgres"
 
     def stop(self) -> None:
         """Stop the server and delete its files."""
