@@ -7,6 +7,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from execugraph.settings import PROJECT_ROOT, load_settings
@@ -21,7 +22,8 @@ def lock_path(db_url: str) -> Path:
 
 def try_singleton_lock(db_url: str) -> int | None:
     """Hold the per-database worker lock for this process's lifetime; None if another worker has it."""
-    fd = os.open(lock_path(db_url), os.O_RDWR | os.O_CREAT, 0o644)
+    lock = lock_path(db_url)  # a file of its own beside the cache, never the database
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -59,16 +61,16 @@ def stop_worker(db_url: str, timeout_s: float = 10.0) -> bool:
     return True
 
 
-def ensure_worker(db_url: str, idle_exit_s: float = 900.0) -> bool:
-    """Start a detached singleton worker for `db_url` unless one is alive; True if one was started.
+def ensure_worker(db_url: str, idle_exit_s: float = 900.0) -> int | None:
+    """Start a detached singleton worker for `db_url` unless one is alive; its pid if one was started, else None.
 
     It exits after `idle_exit_s` without work, so a closed dashboard leaves nothing running for long.
     """
     if worker_alive(db_url):
-        return False
+        return None
     log = lock_path(db_url).with_suffix(".log")
     with open(log, "ab") as out:
-        subprocess.Popen(
+        child = subprocess.Popen(
             [sys.executable, "-m", "execugraph", "--db", db_url, "worker", "--singleton", "--idle-exit-s",
              str(idle_exit_s)],
             cwd=PROJECT_ROOT,
@@ -77,4 +79,11 @@ def ensure_worker(db_url: str, idle_exit_s: float = 900.0) -> bool:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # survives the dashboard's process group
         )
-    return True
+    reap_when_done(child)
+    return child.pid
+
+
+def reap_when_done(child: subprocess.Popen) -> None:
+    """Wait for `child` on a daemon thread, so a worker that exits idle does not stay a zombie under a
+    long-lived parent (the dashboard) that never asks how it ended."""
+    threading.Thread(target=child.wait, name=f"reap-worker-{child.pid}", daemon=True).start()

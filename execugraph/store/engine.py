@@ -3,6 +3,8 @@
 SQLite: every connection gets WAL journaling (readers never block the writer
 and vice versa), foreign keys ON, a 30 s busy timeout and `synchronous=NORMAL`
 (durable across a killed process; only a power cut can lose the last commits).
+A connection whose write-ahead log was deleted or replaced behind it is
+dropped and the pool reconnects (`wal_watch`), never writing into the void.
 The sqlite3 driver's own transaction handling is switched off and SQLAlchemy
 emits BEGIN itself: reads run in `BEGIN DEFERRED` snapshots, writes made
 through `writer(engine)` start with `BEGIN IMMEDIATE`, which takes the write
@@ -32,6 +34,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import NoSuchModuleError
 
 from execugraph.store.errors import StoreReadOnlyError
+from execugraph.store.wal_watch import watch as watch_files
 
 BUSY_TIMEOUT_MS = 30_000
 WRITE_OPTION = "execugraph_write"
@@ -154,6 +157,8 @@ def _sqlite_engine(url: URL) -> Engine:
         immediate = connection.get_execution_options().get(WRITE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
+    if not database.startswith("file:"):
+        watch_files(engine, Path(database))
     return engine
 
 

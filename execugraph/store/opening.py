@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL, make_url
@@ -29,7 +31,7 @@ from sqlalchemy.exc import DatabaseError, DataError, DBAPIError, IntegrityError,
 from execugraph.store.engine import display, make_engine, normalise_url
 from execugraph.store.errors import StoreUnavailableError
 
-SQLITE_HEADER = b"SQLite format 3\x00"
+HEADER_TIMEOUT_S = 5.0  # a busy database is reported by the probe that follows, not waited on here
 FIX_DB = "give --db (or EXECUGRAPH_DB) a file path, sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DB"
 _CORRUPT = ("file is not a database", "malformed", "not a database", "file is encrypted")
 _READ_ONLY = ("readonly", "read-only", "unable to open database file")
@@ -132,16 +134,29 @@ def _check_creatable(path: Path) -> None:
 
 
 def _check_header(path: Path) -> None:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-    except OSError as exc:
+    """Refuse a file that is not an SQLite database, asking SQLite itself to read its header.
+
+    Never with open()/read()/close(): on Linux closing *any* descriptor of a file drops every POSIX lock the
+    process holds on it, so a process that already has the database open (the dashboard re-checking health,
+    a second Store) would lose SQLite's locks, and another process closing its last connection would then
+    delete the write-ahead log this one is still writing to. SQLite's own connections share their
+    descriptors and locks within a process, so a short read-only connection is safe.
+    """
+    if not os.access(path, os.R_OK):
         raise StoreUnavailableError(
-            f"cannot read the database {path} ({exc.strerror or exc}); run as a user who may read it "
+            f"cannot read the database {path} (permission denied); run as a user who may read it "
             "or give --db (or EXECUGRAPH_DB) another file"
-        ) from None
-    if head and head != SQLITE_HEADER:
-        raise StoreUnavailableError(_corrupt(path))
+        )
+    try:
+        probe = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=HEADER_TIMEOUT_S)
+        try:
+            probe.execute("PRAGMA schema_version").fetchone()
+        finally:
+            probe.close()
+    except sqlite3.DatabaseError as exc:
+        if any(key in str(exc).lower() for key in _CORRUPT):
+            raise StoreUnavailableError(_corrupt(path)) from None
+        # busy, or a log that read-only storage cannot open: the engine's own probe that follows says so
 
 
 def _corrupt(where: str | Path, detail: str = "not an SQLite database") -> str:

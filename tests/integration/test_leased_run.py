@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
 
 from execugraph.batch.control import enqueue_batch
@@ -70,7 +71,24 @@ def test_a_cancel_seen_once_stays_seen_and_stops_waiting_trials(sqlite_store):
     assert run.check_cancel()
 
 
+def gated_responder(answered: int, gate: threading.Event, calls: list[int]):
+    """Answer `answered` chat calls at once, then hold every later one until `gate` is set."""
+    inner = scripted_responder([GOOD], cycle=True)
+    lock = threading.Lock()
+
+    def respond(model: str, messages: list, options: dict) -> str:
+        with lock:
+            calls.append(len(calls) + 1)
+            number = len(calls)
+        if number > answered:
+            gate.wait(600)
+        return inner(model, messages, options)
+
+    return respond
+
+
 def test_ctrl_c_on_a_local_batch_wait_releases_the_run_queued_for_the_next_worker(tmp_path):
+    """States, not times: two trials answered and a third one's call held at the server when Ctrl-C is sent."""
     from sandbox import SandboxPool
 
     suite = tmp_path / "suite.jsonl"
@@ -81,7 +99,9 @@ def test_ctrl_c_on_a_local_batch_wait_releases_the_run_queued_for_the_next_worke
     ))  # fmt: skip
     db_url = f"sqlite:///{tmp_path / 'ctrl-c.db'}"
     store = Store.open(db_url)  # created and migrated before the CLI opens it
-    with standin(0.5) as server:
+    gate, calls = threading.Event(), []
+    server = OllamaStandIn(responder=gated_responder(2, gate, calls), models=[MODEL])
+    with server:
         env = os.environ | {"OLLAMA_HOST": server.url, "PYTHONUNBUFFERED": "1"}
         proc = subprocess.Popen(
             [sys.executable, "-m", "execugraph", "--db", db_url, "batch", "--benchmark", "user", "--benchmark-path",
@@ -90,10 +110,13 @@ def test_ctrl_c_on_a_local_batch_wait_releases_the_run_queued_for_the_next_worke
         )  # fmt: skip
         try:
             wait_until(lambda: store.list_runs(kind="batch") and progress(store, store.list_runs(kind="batch")[0].id)
-                       .done >= 2, 180, "2 finished trials")  # fmt: skip
+                       .done >= 2, 600, "2 finished trials")  # fmt: skip
+            wait_until(lambda: len(calls) > 2, 600, "a third trial's model call, held at the server")
             proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=120)
+            gate.set()  # the trial in flight may finish; none after it starts
+            out, err = proc.communicate(timeout=600)
         finally:
+            gate.set()
             if proc.poll() is None:
                 proc.kill()
         assert proc.returncode == 130, err

@@ -25,6 +25,7 @@ from execugraph.settings import PROJECT_ROOT
 from execugraph.single import run_single
 from execugraph.store import Store
 from execugraph.trial import TrialDeps
+from tests.support import db_files
 from tests.support.openai_server import ALIAS, LlamaCppServer, free_port
 
 KEY = "sk-test-only-7f3a9c"  # what the server demands; must never appear in the store, a bundle or output
@@ -155,7 +156,7 @@ def test_a_two_trial_batch_and_the_key_is_never_stored_exported_or_shown(tmp_pat
     shown = [cli("export", "--run", str(run_id), "--out", str(bundle)), cli("status", "--json"),
              cli("doctor", "--no-load", "--json")]
     assert all(r.returncode == 0 for r in shown), [r.stderr for r in shown]
-    assert KEY.encode() not in db.read_bytes() and KEY not in "".join(r.stdout + r.stderr for r in shown)
+    assert KEY.encode() not in db_files.read_bytes(db) and KEY not in "".join(r.stdout + r.stderr for r in shown)
     with zipfile.ZipFile(bundle) as archive:
         assert all(KEY.encode() not in archive.read(name) for name in archive.namelist())
     doctor = {c["name"]: c for c in json.loads(shown[2].stdout)}

@@ -15,6 +15,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from execugraph.batch.control import enqueue_batch
 from execugraph.batch.spec import BatchSpec
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, StoreReadOnlyError, StoreUnavailableError, make_engine, migrations
+from tests.support import db_files
 from tests.support.postgres import free_port
 from tests.support.readonly import read_only_argv, unavailable_reason
 
@@ -61,8 +63,7 @@ def assert_one_line(done: subprocess.CompletedProcess, *expected: str) -> str:
 
 
 def _garbage(path: Path) -> Path:
-    path.write_bytes(b"this is no database " * 200)
-    return path
+    return db_files.write_bytes(path, b"this is no database " * 200)
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:2]))
@@ -70,7 +71,7 @@ def test_every_command_names_a_corrupt_database_in_one_line(tmp_path: Path, args
     db = _garbage(tmp_path / "runs.db")
     line = assert_one_line(cli(str(db), args, tmp_path), str(db), "corrupt", "--db")
     assert line.startswith(f"{args[0]}: ")
-    assert db.read_bytes() == b"this is no database " * 200, "the file is left as it was"
+    assert db_files.read_bytes(db) == b"this is no database " * 200, "the file is left as it was"
 
 
 def _batch_db(path: Path) -> int:
@@ -78,7 +79,7 @@ def _batch_db(path: Path) -> int:
     with Store.open(str(path)) as store:
         run_id = enqueue_batch(store, spec)
         store.update_run(run_id, status="done")
-    with sqlite3.connect(path) as conn:  # fold the WAL into the file, as a closed database is
+    with closing(sqlite3.connect(path)) as conn:  # fold the WAL into the file, as a closed database is
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return run_id
 
@@ -89,12 +90,12 @@ def test_a_database_with_damaged_pages_is_named_when_read(tmp_path: Path) -> Non
     with Store.open(str(db)) as store:
         for i in range(40):
             store.create_run("batch", f"filler {i}" * 200, {"pad": "x" * 3000}, status="done")
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    data = bytearray(db.read_bytes())
+    data = bytearray(db_files.read_bytes(db))
     for offset in range(4096 * 2, len(data), 4096):  # every page after the schema's
         data[offset : offset + 64] = b"\xff" * 64
-    db.write_bytes(bytes(data))
+    db_files.write_bytes(db, bytes(data))
     assert_one_line(cli(str(db), ["status"], tmp_path), str(db), "corrupt", "malformed")
 
 

@@ -9,7 +9,6 @@ in-process `Worker` through `worker_thread`.
 
 from __future__ import annotations
 
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from execugraph.store import Store
+from tests.support import db_files
 from tests.ui.seed import Seeded, seed_store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +39,7 @@ def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, See
 def seeded_db(seeded_template: tuple[Path, Seeded], tmp_path: Path) -> Seeded:
     """This test's EXECUGRAPH_DB holds a fresh copy of the seeded history."""
     source, ids = seeded_template
-    shutil.copyfile(source, tmp_path / "runs.db")
+    db_files.copy_database(source, tmp_path / "runs.db")
     return ids
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import db_files
 from tests.support.readonly import read_only_argv, unavailable_reason
 from tests.ui.conftest import APP, APP_TIMEOUT_S, PAGES, PROJECT_ROOT, no_exception, texts
 from ui.keys import Export
@@ -29,7 +29,7 @@ from ui.keys import Export
 
 def test_a_corrupt_database_is_one_sentence_on_every_page(app, tmp_path: Path, monkeypatch) -> None:
     broken = tmp_path / "broken.db"
-    broken.write_bytes(b"definitely not SQLite " * 100)
+    db_files.write_bytes(broken, b"definitely not SQLite " * 100)
     monkeypatch.setenv("EXECUGRAPH_DB", str(broken))
     for page in ("synthesize", "runs", "export"):  # the app stops before any page would open the store
         at = app(page)
@@ -83,7 +83,7 @@ def test_the_dashboard_reads_a_database_on_read_only_storage(seeded_template, tm
     source, _ids = seeded_template
     shelf = tmp_path / "shelf"
     shelf.mkdir()
-    shutil.copyfile(source, shelf / "runs.db")
+    db_files.copy_database(source, shelf / "runs.db")
     script = tmp_path / "dashboard.py"
     script.write_text(_DASHBOARD)
     env = os.environ | {
