@@ -5,7 +5,8 @@ Top-level modules hold one rule each: `settings` (every environment variable), `
 graph state, step outputs and trial events), `graph` (build_graph), `trial` and `single`
 (one trial, one ad-hoc run), `grading` (the one grading rule), `problem` and `suite_files`,
 `llm` and `model_router` (providers, cache, usage), `health`, `outages` and `provider_errors`
-(endpoints and their failures), `run_names` (how a run is named everywhere).
+(endpoints and their failures), `run_names` (how a run is named everywhere),
+`technique_library` (a database's technique library and the one each retrieving run pins).
 
 Packages, roughly in the direction dependencies run: `parsing` (model output), `agents`
 (the six agents and prompts), `retrieval`, `benchmarks`, `store` (tables, engine, migrations

@@ -18,6 +18,30 @@ FeedbackSource = Literal["grading", "visible", "generated"]
 GradingProtocol = Literal["standalone", "with-prompt"]  # see execugraph.grading
 
 
+class TechniqueLibraryRef(BaseModel):
+    """Which technique library a retrieving condition searched: its content digest, size and origin.
+
+    `digest` is the sha256 of the canonical JSONL of the techniques in order
+    (`execugraph.retrieval.library.library_digest`); the store keeps those
+    techniques under it, so the run can be searched again exactly.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    digest: str = Field(pattern=r"^[0-9a-f]{64}$")
+    techniques: int = Field(ge=1)
+    source: Literal["store", "file"] = "store"  # store: the shipped seed plus this database's edits
+    path: str = ""  # the seed (source store) or the whole-library file (source file)
+    edits: int = Field(default=0, ge=0)  # the database's edits applied on top of the seed
+
+    def describe(self) -> str:
+        """One line for people: size, short digest and where the techniques came from."""
+        origin = self.path or "?"
+        if self.source == "store":
+            origin += f" + {self.edits} edit{'s' if self.edits != 1 else ''} in the database" if self.edits else ""
+        return f"{self.techniques} techniques, sha256 {self.digest[:12]} ({origin})"
+
+
 class RunConfig(BaseModel):
     """One condition's full configuration; stored verbatim with every run so it can be rerun."""
 
@@ -48,6 +72,8 @@ class RunConfig(BaseModel):
     test_timeout_s: float = Field(default=5.0, gt=0, le=600)
     memory_mb: int = Field(default=512, ge=32, le=65536)
     cache: bool | None = None
+    # The library a retrieving condition searches, pinned when its run is created (None: not retrieving).
+    technique_library: TechniqueLibraryRef | None = None
 
     @field_validator("models")
     @classmethod

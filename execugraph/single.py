@@ -34,6 +34,10 @@ def default_title(problem: Problem, condition: str) -> str:
 def run_single(store: Store, problem: Problem, config: RunConfig, deps: TrialDeps | None = None,
                title: str = "") -> tuple[int, TrialResult]:
     """Create the Run, run its one trial (streaming events through deps.emit), close the Run."""
+    if config.retrieval:  # record (and keep) the technique library this run searches
+        from execugraph.technique_library import pin_config
+
+        config = pin_config(store, config)
     models = {role: config.model_for(role) for role in
               ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")}
     run_id = store.create_run("single", title or default_title(problem, config.condition),

@@ -125,15 +125,15 @@ def run_trial(
         config=config, problem=problem, router=router, store=store, trial_id=trial_id,
         pool=deps.pool or default_pool(), retriever=deps.retriever, emit=record,
     )
-    if config.retrieval and ctx.retriever is None:
-        from execugraph.retrieval import get_retriever
-
-        ctx.retriever = get_retriever()
     started = time.perf_counter()
     emit(TrialStarted(type="trial_started", trial_id=trial_id, problem_id=problem.id, condition=config.condition))
     state: dict[str, Any] = {}
     status, message, error_kind, unreachable = "done", None, None, None
     try:
+        if config.retrieval:  # the library the run pinned; a missing one ends the trial saying which
+            from execugraph.technique_library import retriever_for
+
+            ctx.retriever = retriever_for(store, config, ctx.retriever)
         state = build_graph(config).invoke(
             {"attempt": 0, "retries_used": 0}, {"recursion_limit": recursion_limit(config)}, context=ctx,
         )

@@ -56,8 +56,12 @@ if st.button("Launch batch", type="primary", key=Batch.LAUNCH, disabled=plan is 
     if missing:
         show_model_problems(missing)
     else:
-        st.session_state[Batch.LAUNCHED] = enqueue_batch(store, spec, problems)
-        resources.start_worker(resources.db_url())
-        st.rerun()
+        try:
+            st.session_state[Batch.LAUNCHED] = enqueue_batch(store, spec, problems)
+        except ValueError as exc:  # e.g. a technique library that cannot be read: nothing was queued
+            st.error(f"Not launched: {exc}", icon=":material/error:")
+        else:
+            resources.start_worker(resources.db_url())
+            st.rerun()
 if st.session_state[Batch.LAUNCHED] is not None:
     launched_notice(store, st.session_state[Batch.LAUNCHED])

@@ -4,7 +4,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.figures import charts
-from execugraph.retrieval import LibraryFormatError, load_library
+from execugraph.retrieval import LibraryFormatError
 from execugraph.run_names import run_name
 from ui import keys, resources
 from ui.keys import Retr
@@ -19,19 +19,18 @@ library_tab, query_tab, runs_tab = st.tabs(["Library", "Live query", "Hits per r
 
 with library_tab:
     try:
-        techniques = load_library(resources.LIBRARY_PATH)
+        library = resources.library()
     except LibraryFormatError as exc:
-        st.error(
-            f"The technique library cannot be read: {exc}. Fix that line of the file and reload.",
-            icon=":material/error:",
-        )
-        techniques = []
+        st.error(f"The technique library cannot be read: {exc}. Fix it and reload.", icon=":material/error:")
+        library = None
+    techniques = library.techniques if library is not None else []
     categories = sorted({t.category for t in techniques})
     if st.session_state.get(Retr.CATEGORY) not in ["all", *categories]:
         st.session_state[Retr.CATEGORY] = "all"
     category = st.selectbox("Category", ["all", *categories], key=Retr.CATEGORY)
     shown = [t for t in techniques if category in ("all", t.category)]
-    st.caption(f"{len(shown)} of {len(techniques)} techniques · {resources.LIBRARY_PATH}")
+    if library is not None:
+        st.caption(f"{len(shown)} of {len(techniques)} techniques · {views.library_caption(library.ref)}")
     st.dataframe(
         [
             {
@@ -50,7 +49,7 @@ with library_tab:
     technique_editor(techniques)
 
 with query_tab:
-    live_query(techniques)
+    live_query(library)
 
 with runs_tab:
     runs = views.runs_with_hits(store)

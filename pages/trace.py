@@ -8,7 +8,7 @@ from execugraph.figures import charts
 from ui import keys, protocol_parts, resources
 from ui.keys import Trace
 from ui.steps import render_steps
-from ui.trace_parts import code_panel, compare_panel
+from ui.trace_parts import code_panel, compare_panel, hits_panel
 from ui.trace_picker import pick_trial
 from ui.widgets import duration, empty_state
 
@@ -50,17 +50,7 @@ if code_tab.open:
         code_panel(steps)
 if hits_tab.open:
     with hits_tab:
-        hits = store.hits_for_trial(trial_id)
-        if hits:
-            rows = [
-                {"rank": h.rank, "technique": h.technique_name, "id": h.technique_id, "score": h.score} for h in hits
-            ]
-            st.dataframe(rows, hide_index=True)
-        else:
-            st.info(
-                "No techniques were retrieved for this trial (multi-rag retrieves; so does Synthesize with "
-                "retrieval on)."
-            )
+        hits_panel(store, trial)
 if compare_tab.open:
     with compare_tab:
         compare_panel(store, trial, steps)

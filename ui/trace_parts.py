@@ -1,4 +1,5 @@
-"""The Trace page's larger panels: code per attempt with diffs, and two trials side by side."""
+"""The Trace page's larger panels: code per attempt with diffs, retrieval hits with the library searched,
+and two trials side by side."""
 
 from __future__ import annotations
 
@@ -14,6 +15,22 @@ from ui.steps import render_steps
 
 if TYPE_CHECKING:
     from execugraph.store import Store, Trial
+
+
+def hits_panel(store: Store, trial: Trial) -> None:
+    """The techniques retrieved for the trial, with the digest of the library they came from."""
+    hits = store.hits_for_trial(trial.id)
+    ref = views.trial_library(store, trial)
+    if not hits and ref is None:
+        st.info("No techniques were retrieved for this trial (multi-rag retrieves; so does Synthesize with "
+                "retrieval on).")
+        return
+    st.caption(views.library_caption(ref))
+    if hits:
+        rows = [{"rank": h.rank, "technique": h.technique_name, "id": h.technique_id, "score": h.score} for h in hits]
+        st.dataframe(rows, hide_index=True)
+    else:
+        st.info("The trial searched this library but recorded no hits (it stopped before its planner ran).")
 
 
 def code_panel(steps: list[StepRow]) -> None:

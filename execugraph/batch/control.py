@@ -18,6 +18,10 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = No
 
         problems = load_benchmark(spec.benchmark, **spec.benchmark_options)
     chosen = spec.select(problems)
+    if any(spec.run_config(c).retrieval for c in spec.conditions):  # every retrieving condition records it
+        from execugraph.technique_library import pin_library
+
+        spec = spec.model_copy(update={"technique_library": pin_library(store, recorded=spec.technique_library)})
     for problem in chosen:
         store.upsert_problem(problem)
     configs = {c: spec.run_config(c).model_dump() for c in spec.conditions}

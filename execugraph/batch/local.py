@@ -37,11 +37,7 @@ class LocalExecutor:
         return run.serve(lambda leased: (self._drain(leased, spec), None))
 
     def _drain(self, run: LeasedRun, spec: BatchSpec) -> str:
-        configs = {c: spec.run_config(c) for c in spec.conditions}
-        if any(config.retrieval for config in configs.values()):
-            from execugraph.retrieval import get_retriever
-
-            get_retriever().reload_if_changed()  # pick up library edits made in the UI; fixed for this batch
+        configs = {c: spec.run_config(c) for c in spec.conditions}  # retrieving ones name their pinned library
         lease, store = run.lease, run.store
         problems: dict[tuple[str, str], Any] = {}
         running: dict[Future[Any], int] = {}

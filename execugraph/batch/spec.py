@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from execugraph.conditions import resolve_condition
-from execugraph.config import FeedbackSource, GradingProtocol, RunConfig
+from execugraph.config import FeedbackSource, GradingProtocol, RunConfig, TechniqueLibraryRef
 from execugraph.settings import EMBEDDED_MODEL
 
 DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
@@ -93,6 +93,8 @@ class BatchSpec(BaseModel):
     outage_budget_s: float = Field(default=DEFAULT_OUTAGE_BUDGET_S, ge=0, le=7 * 86400)
     llm_timeout_s: float = Field(default=DEFAULT_LLM_TIMEOUT_S, gt=0, le=86400)
     overrides: dict[str, Any] = Field(default_factory=dict)  # extra RunConfig fields for every condition
+    # The technique library every retrieving condition searches: pinned when the batch is queued
+    technique_library: TechniqueLibraryRef | None = None
     title: str = ""
 
     @field_validator("conditions")
@@ -165,7 +167,7 @@ class BatchSpec(BaseModel):
     def run_config(self, condition: str) -> RunConfig:
         """The exact RunConfig of one condition in this batch."""
         faults = {"outage_budget_s": self.outage_budget_s, "llm_timeout_s": self.llm_timeout_s}
-        return resolve_condition(
+        config = resolve_condition(
             condition,
             models=self.models,
             default_model=self.default_model,
@@ -173,6 +175,9 @@ class BatchSpec(BaseModel):
             grading_protocol=self.grading_protocol,
             **(faults | self.overrides),
         )
+        if config.retrieval and self.technique_library is not None:
+            config = config.model_copy(update={"technique_library": self.technique_library})
+        return config
 
     def select(self, problems: list[Any]) -> list[Any]:
         """Apply the id list, category filter and seeded subset, in that order."""

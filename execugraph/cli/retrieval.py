@@ -1,7 +1,9 @@
 """`python -m execugraph retrieval-eval`: recall@1 and recall@k of the technique retriever.
 
-Heavy imports (torch, sentence-transformers, FAISS) happen inside `run`, so
-building the CLI parser stays cheap for every other command.
+It measures the library runs on `--db` search (the shipped seed plus that
+database's edits), or the whole library in `--library FILE`; either way it
+only reads. Heavy imports (torch, sentence-transformers, FAISS) happen inside
+`run`, so building the CLI parser stays cheap for every other command.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", type=int, default=3, help="depth for recall@k besides recall@1 (default 3)")
     parser.add_argument("--json", action="store_true", help="print a JSON report with per-case results")
     parser.add_argument(
-        "--library", type=Path, default=None, help="technique library JSONL (default data/techniques.jsonl)"
+        "--library", type=Path, default=None,
+        help="a technique library JSONL to use as the whole library (default: the database's library, the "
+        "shipped data/techniques.jsonl plus the edits kept in --db)",
     )
     parser.add_argument(
         "--eval-set", type=Path, default=None, help="labelled problems JSONL (default data/retrieval_eval.jsonl)"
@@ -35,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
         print("error: --k must be at least 1", file=sys.stderr)
         return 2
     try:
-        retriever = Retriever.load(args.library, args.cache_dir)
+        library = _library(args)
+        retriever = Retriever.of(library.techniques, args.cache_dir, source=library.ref.describe())
         cases = load_eval_set(args.eval_set, retriever.library)
     except LibraryFormatError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -43,11 +48,12 @@ def run(args: argparse.Namespace) -> int:
     report = evaluate(retriever, cases, ks=(1, args.k))
     if args.json:
         payload = report.to_dict()
-        payload["library"] = str(retriever.library_path)
+        payload["library"] = library.ref.model_dump()
         payload["techniques"] = len(retriever.library)
         payload["model"] = retriever.embedder.model_id
         print(json.dumps(payload, indent=2))
         return 0
+    print(f"library: {library.ref.describe()}")
     print(f"techniques: {len(retriever.library)}  cases: {len(cases)}  model: {retriever.embedder.model_id}")
     for k in report.ks:
         print(f"recall@{k}: {report.recall(k):.3f}")
@@ -58,3 +64,18 @@ def run(args: argparse.Namespace) -> int:
         for miss in misses:
             print(f"  {miss.case_id}: expected {', '.join(miss.expected)}; got {', '.join(miss.retrieved)}")
     return 0
+
+
+def _library(args: argparse.Namespace):
+    """The `--library` file as the whole library, else the database's (opened for reading only)."""
+    from execugraph.technique_library import current_library
+
+    if args.library is not None:
+        return current_library(None, args.library)
+    from execugraph.cli.store import open_store
+
+    store = open_store(args, writes=False)
+    try:
+        return current_library(store)
+    finally:
+        store.close()

@@ -1,8 +1,10 @@
 """Retrieval layer: recalls algorithmic techniques for the Planner and measures how well it does.
 
-Public API: `Retriever.load(...).retrieve(text, k)` -> ranked `Hit`s, the
-process-wide `get_retriever()`, `format_for_prompt(hits)`, and the technique
-library model with its validating loader.
+Public API: `Retriever.load(path)` / `Retriever.of(techniques)`, `.retrieve(text, k)` -> ranked
+`Hit`s, the process-wide `get_retriever(techniques)` (one per library digest),
+`format_for_prompt(hits)`, and the technique model with its validating loader,
+`apply_edits` and `library_digest`. Which library a database uses is
+`execugraph.technique_library`'s business (this package never opens the store).
 
 What lives where: `library` (the technique JSONL), `embedder` and `onnx_backend` (MiniLM
 embeddings), `index` (the cached FAISS index), `search` (Retriever), `evaluation` (recall@k).
@@ -14,9 +16,13 @@ from execugraph.retrieval.library import (
     KNOWN_CATEGORIES,
     LibraryFormatError,
     Technique,
+    apply_edits,
+    library_digest,
     load_library,
     parse_technique,
     save_library,
+    with_added,
+    with_updated,
 )
 from execugraph.retrieval.search import DEFAULT_K, Hit, Retriever, format_for_prompt, get_retriever
 
@@ -30,11 +36,15 @@ __all__ = [
     "LibraryFormatError",
     "Retriever",
     "Technique",
+    "apply_edits",
     "evaluate",
     "format_for_prompt",
     "get_retriever",
+    "library_digest",
     "load_eval_set",
     "load_library",
     "parse_technique",
     "save_library",
+    "with_added",
+    "with_updated",
 ]

@@ -1,6 +1,7 @@
 """FAISS inner-product index over unit vectors, persisted in a content-addressed cache.
 
-The cache folder is named by sha256(library bytes + model id): the same library
+The cache folder is named by sha256(the library's canonical JSONL, techniques in
+order, + model id; see `Retriever`): the same library
 and model always find their index again (no re-embedding on every start), and
 any edit to the library or a different model lands in a new folder, so a stale
 index can never be served. Folders are written to a temporary name and renamed
@@ -40,7 +41,7 @@ def limit_faiss_threads(threads: int) -> None:
 
 
 def cache_key(library_bytes: bytes, model_id: str) -> str:
-    """Hex sha256 over the exact library bytes and the model id."""
+    """Hex sha256 over the library's serialised bytes and the model id."""
     digest = hashlib.sha256()
     digest.update(library_bytes)
     digest.update(b"\0model:")

@@ -1,17 +1,19 @@
-"""The technique library: a JSONL file of algorithmic techniques the Planner can be reminded of.
+"""The technique library: algorithmic techniques the Planner can be reminded of, and their JSONL form.
 
-The file is the single source of truth (users edit it through the UI), so every
-load validates it line by line and every write replaces it atomically: a bad
-edit is refused with the line and field at fault, and a crash mid-write never
-leaves a half-written library behind.
+The shipped `data/techniques.jsonl` is read-only seed data: users' edits live
+in the run store (see `execugraph.technique_library`) and are applied on top
+with `apply_edits`. Every load validates line by line, so a bad line or edit is
+refused with the line and field at fault. `library_digest` names a library by
+its content, which is what runs record and the index cache is keyed on.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -161,9 +163,10 @@ def serialise_library(techniques: Iterable[Technique]) -> str:
 
 
 def save_library(path: Path | str, techniques: Iterable[Technique]) -> None:
-    """Write the library atomically: a temporary file in the same folder, then rename.
+    """Write a library file atomically (a temporary file in the same folder, then rename), e.g. to export one.
 
-    Refuses duplicate ids so a bad caller cannot store a library that would not load.
+    The app never calls it on the shipped seed. Refuses duplicate ids so a bad
+    caller cannot write a library that would not load.
     """
     path = Path(path)
     techniques = list(techniques)
@@ -185,22 +188,37 @@ def save_library(path: Path | str, techniques: Iterable[Technique]) -> None:
         raise
 
 
-def add_technique(path: Path | str, technique: Technique) -> list[Technique]:
-    """Append a new technique to the library file; its id must not exist yet."""
-    techniques = load_library(path)
+def library_digest(techniques: Iterable[Technique]) -> str:
+    """Hex sha256 of the canonical JSONL of `techniques` in order: the library's identity."""
+    return hashlib.sha256(serialise_library(techniques).encode("utf-8")).hexdigest()
+
+
+def with_added(techniques: Sequence[Technique], technique: Technique) -> list[Technique]:
+    """The library with a new technique appended; its id must not exist yet."""
     if any(t.id == technique.id for t in techniques):
-        raise LibraryFormatError(path, None, "id", f"a technique with id '{technique.id}' already exists")
-    techniques.append(technique)
-    save_library(path, techniques)
+        raise LibraryFormatError(None, None, "id", f"a technique with id '{technique.id}' already exists")
+    return [*techniques, technique]
+
+
+def with_updated(techniques: Sequence[Technique], technique: Technique) -> list[Technique]:
+    """The library with the technique of the same id replaced in place (order kept); the id must exist."""
+    if not any(t.id == technique.id for t in techniques):
+        raise LibraryFormatError(None, None, "id", f"no technique with id '{technique.id}' to update")
+    return [technique if t.id == technique.id else t for t in techniques]
+
+
+def apply_edits(seed: Sequence[Technique], edits: Iterable[Technique]) -> list[Technique]:
+    """The seed with each edit applied in order: it replaces the technique of its id, or is appended.
+
+    Lenient on purpose, so stored edits stay usable when the seed changes under
+    them (an added id the seed now ships replaces it; an updated one it dropped is kept).
+    """
+    techniques = list(seed)
+    position = {t.id: i for i, t in enumerate(techniques)}
+    for edit in edits:
+        if edit.id in position:
+            techniques[position[edit.id]] = edit
+        else:
+            position[edit.id] = len(techniques)
+            techniques.append(edit)
     return techniques
-
-
-def update_technique(path: Path | str, technique: Technique) -> list[Technique]:
-    """Replace the technique with the same id in place (order kept); the id must exist."""
-    techniques = load_library(path)
-    for i, existing in enumerate(techniques):
-        if existing.id == technique.id:
-            techniques[i] = technique
-            save_library(path, techniques)
-            return techniques
-    raise LibraryFormatError(path, None, "id", f"no technique with id '{technique.id}' to update")

@@ -1,35 +1,33 @@
-"""Retriever: the technique library, its embeddings and FAISS index behind one `retrieve` call.
+"""Retriever: a technique library, its embeddings and FAISS index behind one `retrieve` call.
 
 The Planner asks "which techniques fit this problem?" and gets ranked hits with
 cosine scores; every hit can be stored with the trial (`Hit.to_row`), so
-whether retrieval helped is something one can look at afterwards. Adding or
-editing a technique writes the library file and swaps in a rebuilt index
-without a restart.
+whether retrieval helped is something one can look at afterwards. A Retriever
+holds one fixed library (the techniques are passed in, from a file or from the
+store): an edited library is a new Retriever with a new digest and index,
+which `get_retriever` keeps per process, so a running batch never sees its
+library change under it.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from execugraph.retrieval.embedder import Embedder, get_embedder
-from execugraph.retrieval.index import IndexLoad, VectorIndex, cache_key, limit_faiss_threads, load_or_build
+from execugraph.retrieval.index import IndexLoad, cache_key, limit_faiss_threads, load_or_build
 from execugraph.retrieval.library import (
     DEFAULT_LIBRARY_PATH,
     LibraryFormatError,
     Technique,
+    library_digest,
     load_library,
-    parse_library,
-)
-from execugraph.retrieval.library import (
-    add_technique as _add_to_file,
-)
-from execugraph.retrieval.library import (
-    update_technique as _update_in_file,
+    serialise_library,
 )
 from execugraph.steps import HitRow
 
@@ -55,17 +53,6 @@ class Hit:
         )
 
 
-@dataclass(frozen=True)
-class _State:
-    """An immutable snapshot (library + index) swapped atomically on edits."""
-
-    techniques: tuple[Technique, ...]
-    by_id: dict[str, Technique]
-    index: VectorIndex
-    load: IndexLoad
-    key: str
-
-
 def default_cache_dir() -> Path:
     """`<settings.cache_dir>/retrieval`."""
     from execugraph.settings import load_settings
@@ -74,31 +61,37 @@ def default_cache_dir() -> Path:
 
 
 class Retriever:
-    """Semantic search over a technique library file.
+    """Semantic search over one fixed technique library.
 
-    Thread-safe: searches read an immutable snapshot; edits are serialised and
-    publish a new snapshot only once the file is written and the index is ready.
-    Query vectors are kept in a small LRU, because a batch asks about the same
+    Thread-safe: the library and index never change after construction. Query
+    vectors are kept in a small LRU, because a batch asks about the same
     problem statement once per condition, seed and trial.
     """
 
     def __init__(
         self,
-        library_path: Path,
+        techniques: Sequence[Technique],
         cache_dir: Path,
         embedder: Embedder,
         query_cache_size: int = DEFAULT_QUERY_CACHE,
+        source: str = "",
     ) -> None:
-        self.library_path = Path(library_path)
+        self.techniques: tuple[Technique, ...] = tuple(techniques)
+        if not self.techniques:
+            raise LibraryFormatError(source or None, None, None, "the library contains no techniques")
+        self.by_id = {t.id: t for t in self.techniques}
+        if len(self.by_id) != len(self.techniques):
+            raise LibraryFormatError(source or None, None, "id", "the library has duplicate ids")
+        self.source = source  # where the techniques came from, for reports
         self.cache_dir = Path(cache_dir)
         self.embedder = embedder
         self.index_builds = 0  # how many times this retriever had to embed the library
         self.query_cache_size = query_cache_size
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._query_lock = threading.Lock()
-        self._edit_lock = threading.Lock()
+        self.library_digest = library_digest(self.techniques)
         limit_faiss_threads(1)  # an exact scan of a few hundred rows is over before a second thread starts
-        self._state = self._load_state()
+        self._load = self._index()
 
     @classmethod
     def load(
@@ -108,64 +101,61 @@ class Retriever:
         embedder: Embedder | None = None,
         query_cache_size: int = DEFAULT_QUERY_CACHE,
     ) -> Retriever:
-        """Open a library (default data/techniques.jsonl) with its cached or freshly built index.
+        """Open a library file (default: the shipped seed) with its cached or freshly built index.
 
-        The library is validated before the model is loaded, so a malformed file fails fast.
+        The file is validated before the model is loaded, so a malformed one fails fast.
         """
         library_path = Path(library_path) if library_path is not None else DEFAULT_LIBRARY_PATH
-        load_library(library_path)
+        return cls.of(load_library(library_path), cache_dir, embedder, query_cache_size, source=str(library_path))
+
+    @classmethod
+    def of(
+        cls,
+        techniques: Sequence[Technique],
+        cache_dir: Path | str | None = None,
+        embedder: Embedder | None = None,
+        query_cache_size: int = DEFAULT_QUERY_CACHE,
+        source: str = "",
+    ) -> Retriever:
+        """A retriever over `techniques`, with the default cache folder and embedder unless given."""
         return cls(
-            library_path=library_path,
+            techniques,
             cache_dir=Path(cache_dir) if cache_dir is not None else default_cache_dir(),
             embedder=embedder if embedder is not None else get_embedder(),
             query_cache_size=query_cache_size,
+            source=source,
         )
 
-    def _load_state(self) -> _State:
-        """Read + validate the library file and get its index (cached if the bytes are unchanged)."""
-        try:
-            raw = self.library_path.read_bytes()
-            text = raw.decode("utf-8")
-        except FileNotFoundError:
-            raise LibraryFormatError(self.library_path, None, None, "library file not found") from None
-        except UnicodeDecodeError as exc:
-            raise LibraryFormatError(self.library_path, None, None, f"not valid UTF-8 ({exc.reason})") from None
-        techniques = parse_library(text, self.library_path)
-        key = cache_key(raw, self.embedder.model_id)
-
+    def _index(self) -> IndexLoad:
+        """The library's index: cached under the digest of its content and the model, else embedded now."""
+        techniques = self.techniques
+        key = cache_key(serialise_library(techniques).encode("utf-8"), self.embedder.model_id)
         row_ids = [t.id for t in techniques for _ in t.embedding_texts()]
 
         def embed() -> np.ndarray:
             self.index_builds += 1
             return self.embedder.encode([view for t in techniques for view in t.embedding_texts()])
 
-        loaded = load_or_build(self.cache_dir, key, row_ids, embed)
-        return _State(
-            techniques=tuple(techniques),
-            by_id={t.id: t for t in techniques},
-            index=loaded.index,
-            load=loaded,
-            key=key,
-        )
+        return load_or_build(self.cache_dir, key, row_ids, embed)
 
     @property
     def library(self) -> list[Technique]:
-        """The techniques currently indexed, in file order."""
-        return list(self._state.techniques)
+        """The techniques indexed, in library order."""
+        return list(self.techniques)
 
     @property
     def index_folder(self) -> Path:
-        """Cache folder holding the current index files."""
-        return self._state.load.folder
+        """Cache folder holding the index files."""
+        return self._load.folder
 
     @property
     def last_load_built(self) -> bool:
-        """Whether the current index had to be embedded (False: reused from the cache)."""
-        return self._state.load.built
+        """Whether the index had to be embedded (False: reused from the cache)."""
+        return self._load.built
 
     def get(self, technique_id: str) -> Technique | None:
         """Look a technique up by id."""
-        return self._state.by_id.get(technique_id)
+        return self.by_id.get(technique_id)
 
     def retrieve(self, text: str, k: int = DEFAULT_K) -> list[Hit]:
         """The k techniques closest to `text` by cosine similarity, best first."""
@@ -173,10 +163,9 @@ class Retriever:
             raise ValueError("retrieval query text is empty")
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
-        state = self._state
         query = self._query_vector(text.strip())
-        pairs = state.index.search(query, k)
-        return [Hit(technique=state.by_id[tid], score=score, rank=i) for i, (tid, score) in enumerate(pairs, start=1)]
+        pairs = self._load.index.search(query, k)
+        return [Hit(technique=self.by_id[tid], score=score, rank=i) for i, (tid, score) in enumerate(pairs, start=1)]
 
     def _query_vector(self, text: str) -> np.ndarray:
         """Embed a query, reusing the vector of a recently seen identical text."""
@@ -194,53 +183,39 @@ class Retriever:
                     self._query_vectors.popitem(last=False)
         return vector
 
-    def reload(self) -> None:
-        """Re-read the library file (e.g. edited by hand) and swap in its index."""
-        with self._edit_lock:
-            self._state = self._load_state()
 
-    def reload_if_changed(self) -> bool:
-        """Pick up edits made by another process (e.g. the UI while a worker runs); True if reloaded.
-
-        Compares the file's current cache key with the indexed one, so an
-        unchanged library costs one file read and a hash, never an embedding.
-        """
-        with self._edit_lock:
-            try:
-                current = cache_key(self.library_path.read_bytes(), self.embedder.model_id)
-            except FileNotFoundError:
-                raise LibraryFormatError(self.library_path, None, None, "library file not found") from None
-            if current == self._state.key:
-                return False
-            self._state = self._load_state()
-            return True
-
-    def add_technique(self, technique: Technique) -> None:
-        """Append a technique to the library file, then rebuild and publish the index."""
-        with self._edit_lock:
-            _add_to_file(self.library_path, technique)
-            self._state = self._load_state()
-
-    def update_technique(self, technique: Technique) -> None:
-        """Replace the technique with the same id in the file, then rebuild and publish the index."""
-        with self._edit_lock:
-            _update_in_file(self.library_path, technique)
-            self._state = self._load_state()
-
-
-_retrievers: dict[tuple[Path, Path], Retriever] = {}
+KEPT_RETRIEVERS = 4  # libraries kept per process: the current one, and a few a batch or a test still uses
+_retrievers: OrderedDict[tuple[str, Path], Retriever] = OrderedDict()
 _retrievers_lock = threading.Lock()
 
 
-def get_retriever(library_path: Path | str | None = None, cache_dir: Path | str | None = None) -> Retriever:
-    """Process-wide Retriever per (library, cache dir); the model is loaded once per process."""
-    lib = Path(library_path).resolve() if library_path is not None else DEFAULT_LIBRARY_PATH.resolve()
+def cached_retriever(digest: str, cache_dir: Path | str | None = None) -> Retriever | None:
+    """The process's Retriever for the library with this digest, if one was built (None otherwise)."""
     cache = Path(cache_dir).resolve() if cache_dir is not None else default_cache_dir().resolve()
     with _retrievers_lock:
-        retriever = _retrievers.get((lib, cache))
+        return _retrievers.get((digest, cache))
+
+
+def get_retriever(
+    techniques: Sequence[Technique] | None = None, cache_dir: Path | str | None = None, source: str = ""
+) -> Retriever:
+    """The process-wide Retriever for this library content (default: the shipped seed) and cache folder.
+
+    Keyed by the library's digest, so an edited library gets its own index and
+    every earlier one stays as it was; the embedding model is loaded once per process.
+    """
+    if techniques is None:
+        techniques, source = load_library(DEFAULT_LIBRARY_PATH), source or str(DEFAULT_LIBRARY_PATH)
+    cache = Path(cache_dir).resolve() if cache_dir is not None else default_cache_dir().resolve()
+    key = (library_digest(techniques), cache)
+    with _retrievers_lock:
+        retriever = _retrievers.get(key)
         if retriever is None:
-            retriever = Retriever.load(lib, cache)
-            _retrievers[(lib, cache)] = retriever
+            retriever = Retriever.of(techniques, cache, source=source)
+            _retrievers[key] = retriever
+            while len(_retrievers) > KEPT_RETRIEVERS:
+                _retrievers.popitem(last=False)
+        _retrievers.move_to_end(key)
         return retriever
 
 

@@ -12,7 +12,8 @@ What lives where:
   `errors`, `retry` (transient errors), `provenance` (host and versions of a run);
 - the Store, by concern: `store` (the class), `transactions` (engine, sessions, fencing view),
   `validation`, `runs`, `trials`, `trace_rows` (steps, LLM calls, executions, hits),
-  `problems_cache` (problems and the LLM cache), `trial_queue` (queueing a grid in one
+  `problems_cache` (problems and the LLM cache), `techniques` (technique edits and the
+  libraries runs searched), `trial_queue` (queueing a grid in one
   statement), `leases` and `fencing` (who runs what), `waits` (endpoint outages);
 - query modules for the other packages: `queries` (run filters, progress, summaries),
   `run_reads` (run headers, listings, lookups), `trace_reads` (trial lists, call totals,
@@ -34,6 +35,8 @@ from execugraph.store.models import (
     Run,
     SchemaMigration,
     Step,
+    TechniqueEdit,
+    TechniqueLibrarySnapshot,
     Trial,
     utcnow,
 )
@@ -56,6 +59,8 @@ __all__ = [
     "StoreReadOnlyError",
     "StoreUnavailableError",
     "SupersededError",
+    "TechniqueEdit",
+    "TechniqueLibrarySnapshot",
     "Trial",
     "make_engine",
     "utcnow",

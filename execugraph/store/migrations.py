@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import (
+    JSON,
     Boolean,
     Column,
     Connection,
@@ -133,6 +134,30 @@ def _m0006_lease_epoch(conn: Connection) -> None:
     _add_column(conn, "run", Column("lease_expires_at", DateTime(timezone=True), nullable=True))
 
 
+def _m0007_technique_library(conn: Connection) -> None:
+    """Each database keeps its own technique edits, and the exact library every retrieving run searched."""
+    metadata = MetaData()
+    edit = Table(
+        "technique_edit",
+        metadata,
+        Column("id", Integer, primary_key=True),
+        Column("technique_id", String, nullable=False),
+        Column("action", String, nullable=False),
+        Column("technique", JSON, nullable=False),
+        Column("created_at", DateTime(timezone=True), nullable=False),
+    )
+    Index("ix_technique_edit_technique_id", edit.c.technique_id)
+    Table(
+        "technique_library",
+        metadata,
+        Column("digest", String, primary_key=True),
+        Column("techniques", JSON, nullable=False),
+        Column("size", Integer, nullable=False),
+        Column("created_at", DateTime(timezone=True), nullable=False),
+    )
+    metadata.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _m0001_initial),
     Migration("0002_worker_control", _m0002_worker_control),
@@ -140,6 +165,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_endpoint_waits", _m0004_endpoint_waits),
     Migration("0005_grading_protocol", _m0005_grading_protocol),
     Migration("0006_lease_epoch", _m0006_lease_epoch),
+    Migration("0007_technique_library", _m0007_technique_library),
 )
 LATEST = MIGRATIONS[-1].name
 

@@ -345,6 +345,33 @@ class EndpointWait(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)  # last failed call: a wait not renewed is stale
 
 
+class TechniqueEdit(SQLModel, table=True):
+    """One technique a user added or updated in this database's library (appended, never overwritten).
+
+    The database's library is the shipped seed with its edits applied in id order
+    (`execugraph.technique_library`); keeping every version means no edit is lost.
+    """
+
+    __tablename__ = "technique_edit"
+
+    id: int | None = Field(default=None, primary_key=True)
+    technique_id: str = Field(index=True)
+    action: str  # add | update
+    technique: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)  # the whole Technique
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class TechniqueLibrarySnapshot(SQLModel, table=True):
+    """The exact techniques of a library some run searched, under its content digest (written once)."""
+
+    __tablename__ = "technique_library"
+
+    digest: str = Field(primary_key=True)  # sha256 of the canonical JSONL (retrieval.library.library_digest)
+    techniques: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
+    size: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class SchemaMigration(SQLModel, table=True):
     """One applied migration; the newest name is the schema version."""
 
@@ -356,4 +383,5 @@ class SchemaMigration(SQLModel, table=True):
 
 STORE_TABLES = (
     Run, Trial, Step, LLMCall, Execution, RetrievalHit, ProblemRecord, LLMCacheEntry, EndpointWait, SchemaMigration,
+    TechniqueEdit, TechniqueLibrarySnapshot,
 )

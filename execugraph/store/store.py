@@ -15,7 +15,8 @@ raises LookupError; nothing already stored is changed by a failed call.
 
 The methods are grouped by what they hold, one module each: `transactions`
 (engine, sessions, fencing), `runs`, `trials`, `trace_rows` (steps, LLM calls,
-executions, retrieval hits) and `problems_cache`. Reads the pages, statistics
+executions, retrieval hits), `problems_cache` and `techniques` (the technique
+library's edits and the libraries runs searched). Reads the pages, statistics
 and publication need beyond these live in the store's query modules.
 """
 
@@ -24,13 +25,14 @@ from __future__ import annotations
 from execugraph.store.errors import StoreReadOnlyError, StoreUnavailableError
 from execugraph.store.problems_cache import ProblemCacheRecords
 from execugraph.store.runs import RunRecords
+from execugraph.store.techniques import TechniqueRecords
 from execugraph.store.trace_rows import TraceRecords
 from execugraph.store.trials import DuplicateTrialError, TrialRecords
 
 __all__ = ["DuplicateTrialError", "Store", "StoreReadOnlyError", "StoreUnavailableError"]
 
 
-class Store(RunRecords, TrialRecords, TraceRecords, ProblemCacheRecords):
+class Store(RunRecords, TrialRecords, TraceRecords, ProblemCacheRecords, TechniqueRecords):
     """The run store on one database; create with `Store.open()` or `Store(engine)`.
 
     Every write transaction is retried on transient database errors (a lock held

@@ -38,7 +38,7 @@ from execugraph.views.report import (
     pass_at_k_rows,
     ungraded_flags,
 )
-from execugraph.views.retrieval import hit_matrix, runs_with_hits
+from execugraph.views.retrieval import hit_matrix, library_caption, runs_with_hits, trial_library
 from execugraph.views.runs import (
     active_batches,
     conditions_in_runs,
@@ -104,6 +104,7 @@ __all__ = [
     "names_of_runs",
     "first_divergence",
     "hit_matrix",
+    "library_caption",
     "model_choices",
     "model_problems",
     "models_needed",
@@ -113,6 +114,7 @@ __all__ = [
     "run_choices",
     "run_rows",
     "runs_with_hits",
+    "trial_library",
     "sibling_trials",
     "step_rows",
     "test_result_rows",

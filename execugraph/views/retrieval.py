@@ -1,13 +1,41 @@
-"""Retrieval hits seen per run: which techniques the planner was offered, for which problems, how strongly."""
+"""Retrieval hits seen per run (which techniques the planner was offered, for which problems, how strongly)
+and the technique library a run searched."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
+from execugraph.config import TechniqueLibraryRef
 from execugraph.store import trace_reads
 
 if TYPE_CHECKING:
-    from execugraph.store import Store
+    from execugraph.store import Store, Trial
+
+
+def trial_library(store: Store, trial: Trial) -> TechniqueLibraryRef | None:
+    """The technique library the trial's condition searched, as its run recorded it (None: none recorded)."""
+    run = store.get_run(trial.run_id)
+    conditions = (run.config or {}).get("conditions") if run is not None else None
+    config = conditions.get(trial.condition) if isinstance(conditions, dict) else None
+    recorded = config.get("technique_library") if isinstance(config, dict) else None
+    if not isinstance(recorded, dict):
+        return None
+    try:
+        return TechniqueLibraryRef.model_validate(recorded)
+    except ValidationError:
+        return None
+
+
+def library_caption(ref: TechniqueLibraryRef | None) -> str:
+    """The library line shown beside retrieval hits: size, origin and full digest, or why there is none."""
+    if ref is None:
+        return "Technique library: not recorded (the run was made before runs recorded their library)."
+    origin = ref.path if ref.source == "file" else f"shipped {ref.path}"
+    if ref.source == "store":
+        origin += f" + {ref.edits} edit{'s' if ref.edits != 1 else ''} kept in the database" if ref.edits else ""
+    return f"Technique library: {ref.techniques} techniques ({origin}), sha256 {ref.digest}"
 
 
 def runs_with_hits(store: Store, *, limit: int = 100) -> list[tuple[int, str, int]]:

@@ -2,15 +2,15 @@
 
 These load the embedded model (a few seconds once per module) and check the
 numbers the issue promises: recall@3 >= 0.8 on the labelled set, deterministic
-hits, offline loading, index reuse, edits rebuilding the index, and hits
-persisted with a trial in the real store.
+hits, offline loading, index reuse, an edited library getting its own index,
+the CLI measuring a database's library, and hits persisted with a trial in the
+real store.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from execugraph.retrieval import Retriever, Technique, evaluate, load_eval_set
+from execugraph.retrieval import Retriever, Technique, evaluate, load_eval_set, load_library, with_added, with_updated
 from execugraph.retrieval.embedder import MODEL_NAME, get_embedder, locate_model_dir
 from execugraph.retrieval.evaluation import DEFAULT_EVAL_PATH
 from execugraph.retrieval.library import DEFAULT_LIBRARY_PATH
@@ -79,10 +79,9 @@ def test_index_is_reused_when_nothing_changed(retriever: Retriever) -> None:
     assert [h.technique.id for h in again.retrieve(q)] == [h.technique.id for h in retriever.retrieve(q)]
 
 
-def test_adding_and_editing_a_technique_rebuilds_and_is_retrievable(tmp_path: Path) -> None:
-    library = tmp_path / "techniques.jsonl"
-    shutil.copy(DEFAULT_LIBRARY_PATH, library)
-    r = Retriever.load(library, tmp_path / "cache")
+def test_an_added_and_an_edited_technique_get_their_own_index_and_are_retrievable(tmp_path: Path) -> None:
+    seed = load_library(DEFAULT_LIBRARY_PATH)
+    r = Retriever.of(seed, tmp_path / "cache")
     query = "Pick one line uniformly at random from a log stream whose length is unknown, in a single pass."
     reservoir = Technique(
         id="misc-reservoir-sampling",
@@ -95,9 +94,9 @@ def test_adding_and_editing_a_technique_rebuilds_and_is_retrievable(tmp_path: Pa
         tags=["random", "sampling", "stream", "uniform", "one pass"],
     )
     assert "misc-reservoir-sampling" not in [h.technique.id for h in r.retrieve(query)]
-    r.add_technique(reservoir)
-    assert r.index_builds == 2
-    assert r.retrieve(query, k=3)[0].technique.id == "misc-reservoir-sampling"
+    added = Retriever.of(with_added(seed, reservoir), tmp_path / "cache")
+    assert added.index_builds == 1 and added.index_folder != r.index_folder
+    assert added.retrieve(query, k=3)[0].technique.id == "misc-reservoir-sampling"
 
     edited = reservoir.model_copy(
         update={
@@ -105,10 +104,10 @@ def test_adding_and_editing_a_technique_rebuilds_and_is_retrievable(tmp_path: Pa
             "tags": ("units", "temperature"),
         }
     )
-    r.update_technique(edited)
-    assert r.index_builds == 3
-    assert "misc-reservoir-sampling" not in [h.technique.id for h in r.retrieve(query, k=1)]
-    assert Retriever.load(library, tmp_path / "cache").index_builds == 0
+    updated = Retriever.of(with_updated(added.library, edited), tmp_path / "cache")
+    assert updated.index_builds == 1
+    assert "misc-reservoir-sampling" not in [h.technique.id for h in updated.retrieve(query, k=1)]
+    assert Retriever.of(with_added(seed, reservoir), tmp_path / "cache").index_builds == 0  # each one cached
 
 
 def test_cli_prints_recall(tmp_path: Path) -> None:
@@ -135,6 +134,26 @@ def test_cli_text_report_in_process(retriever: Retriever, capsys: pytest.Capture
     assert "recall@1:" in out and "recall@5:" in out and "MRR@5:" in out
     recall5 = float(out.split("recall@5:")[1].split()[0])
     assert recall5 >= 0.8
+
+
+def test_cli_measures_the_database_library_unless_given_a_file(tmp_path: Path, capsys) -> None:
+    from execugraph.cli import main
+    from execugraph.store import Store
+    from execugraph.technique_library import add_technique
+
+    seed = load_library(DEFAULT_LIBRARY_PATH)
+    db = tmp_path / "edited.db"
+    with Store.open(str(db)) as store:
+        add_technique(store, seed[0].model_copy(update={"id": "copy-of-the-first"}))
+    common = ["--json", "--cache-dir", str(tmp_path / "cache")]
+    assert main(["--db", str(db), "retrieval-eval", *common]) == 0
+    edited = json.loads(capsys.readouterr().out)
+    assert edited["techniques"] == len(seed) + 1 and edited["library"]["edits"] == 1
+    assert edited["library"]["source"] == "store" and edited["library"]["path"] == "data/techniques.jsonl"
+    assert main(["--db", str(db), "retrieval-eval", "--library", str(DEFAULT_LIBRARY_PATH), *common]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert whole["techniques"] == len(seed) and whole["library"]["source"] == "file"
+    assert whole["library"]["digest"] != edited["library"]["digest"]
 
 
 def test_cli_refuses_a_malformed_library(tmp_path: Path) -> None:

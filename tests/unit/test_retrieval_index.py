@@ -1,4 +1,5 @@
-"""Index cache reuse/rebuild, ranking, edits and recall maths, with a deterministic hashing embedder.
+"""Index cache reuse/rebuild (keyed on library content), ranking, edited libraries and recall maths,
+with a deterministic hashing embedder.
 
 The real MiniLM model is exercised in tests/integration/test_retrieval_model.py;
 here a bag-of-words hashing embedder stands in so the cache logic is tested in
@@ -8,37 +9,27 @@ meaningful on word overlap), just a much simpler one.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from execugraph.retrieval import Hit, LibraryFormatError, Retriever, Technique, evaluate, format_for_prompt
+from execugraph.retrieval import (
+    Hit,
+    LibraryFormatError,
+    Retriever,
+    Technique,
+    evaluate,
+    format_for_prompt,
+    library_digest,
+    with_added,
+    with_updated,
+)
 from execugraph.retrieval.evaluation import EvalCase
 from execugraph.retrieval.index import INDEX_FILE, VectorIndex, cache_key
-
-
-class HashingEmbedder:
-    """Words hashed (sha1, so stable across processes) into 256 buckets, then L2-normalised."""
-
-    def __init__(self, model_id: str = "hashing-bow-v1", dim: int = 256) -> None:
-        self.model_id = model_id
-        self.dim = dim
-        self.calls = 0
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        self.calls += 1
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"[a-z0-9]+", text.lower()):
-                out[row, int(hashlib.sha1(word.encode()).hexdigest(), 16) % self.dim] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1
-        return out / norms
+from tests.support.embedders import HashingEmbedder
 
 
 def make(tid: str, words: str) -> Technique:
@@ -166,36 +157,47 @@ def test_vector_index_dedupes_rows_of_the_same_id() -> None:
     assert len(index.search(np.array([1, 0], dtype=np.float32), 10)) == 3
 
 
-def test_add_technique_persists_and_rebuilds(lib: Path, tmp_path: Path) -> None:
-    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
-    old_folder = r.index_folder
+def test_an_added_technique_is_a_new_library_with_its_own_index(tmp_path: Path) -> None:
+    embedder = HashingEmbedder()
+    before = Retriever.of(LIBRARY, tmp_path / "cache", embedder=embedder)
     new = make("prime-sieve", "count all prime numbers below a bound crossing out multiples")
-    r.add_technique(new)
-    assert r.index_builds == 2 and r.index_folder != old_folder
-    assert json.loads(lib.read_text().splitlines()[-1])["id"] == "prime-sieve"
-    assert r.retrieve("count prime numbers below a bound", k=1)[0].technique.id == "prime-sieve"
-    # a fresh process-like load finds the rebuilt index in the cache
-    assert Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder()).index_builds == 0
+    after = Retriever.of(with_added(LIBRARY, new), tmp_path / "cache", embedder=embedder)
+    assert after.index_builds == 1 and after.index_folder != before.index_folder
+    assert after.library_digest != before.library_digest
+    assert after.retrieve("count prime numbers below a bound", k=1)[0].technique.id == "prime-sieve"
+    assert before.get("prime-sieve") is None and len(before.library) == len(LIBRARY)  # the old one is unchanged
+    # the same content later (another process, a resumed batch) finds its index in the cache
+    assert Retriever.of(with_added(LIBRARY, new), tmp_path / "cache", embedder=embedder).index_builds == 0
 
 
-def test_update_technique_persists_and_rebuilds(lib: Path, tmp_path: Path) -> None:
-    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
-    assert r.retrieve("matrix exponent modulo", k=1)[0].technique.id != "pair-lookup"
+def test_an_updated_technique_keeps_its_place_and_is_found_by_its_new_text(tmp_path: Path) -> None:
+    embedder = HashingEmbedder()
+    before = Retriever.of(LIBRARY, tmp_path / "cache", embedder=embedder)
+    assert before.retrieve("matrix exponent modulo", k=1)[0].technique.id != "pair-lookup"
     edited = make("pair-lookup", "raise a matrix to an exponent modulo a prime")
-    r.update_technique(edited)
-    assert r.index_builds == 2
-    assert r.get("pair-lookup") == edited
-    assert [t.id for t in r.library] == [t.id for t in LIBRARY]  # order kept
-    assert r.retrieve("matrix exponent modulo", k=1)[0].technique.id == "pair-lookup"
+    after = Retriever.of(with_updated(LIBRARY, edited), tmp_path / "cache", embedder=embedder)
+    assert after.index_builds == 1 and after.get("pair-lookup") == edited
+    assert [t.id for t in after.library] == [t.id for t in LIBRARY]  # order kept
+    assert after.retrieve("matrix exponent modulo", k=1)[0].technique.id == "pair-lookup"
 
 
-def test_refused_edit_keeps_file_and_index(lib: Path, tmp_path: Path) -> None:
-    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
-    before = lib.read_bytes()
-    with pytest.raises(LibraryFormatError, match="already exists"):
-        r.add_technique(make("queue-walk", "duplicate"))
-    assert lib.read_bytes() == before and r.index_builds == 1
-    assert r.retrieve("level by level queue", k=1)[0].technique.id == "queue-walk"
+def test_the_index_cache_keys_on_content_not_on_file_bytes(lib: Path, tmp_path: Path) -> None:
+    first = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+    spaced = tmp_path / "spaced.jsonl"  # the same techniques, written differently, with blank lines
+    spaced.write_text("\n\n".join(json.dumps(t.model_dump(mode="json"), indent=None, separators=(",", ":"))
+                                   for t in LIBRARY) + "\n", encoding="utf-8")
+    again = Retriever.load(spaced, tmp_path / "cache", embedder=HashingEmbedder())
+    assert spaced.read_bytes() != lib.read_bytes()
+    assert again.index_builds == 0 and again.index_folder == first.index_folder
+    assert again.library_digest == first.library_digest == library_digest(LIBRARY)
+
+
+def test_a_library_with_duplicate_ids_or_none_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(LibraryFormatError) as duplicate:
+        Retriever.of([*LIBRARY, LIBRARY[0]], tmp_path / "cache", embedder=HashingEmbedder())
+    assert duplicate.value.field == "id"
+    with pytest.raises(LibraryFormatError, match="no techniques"):
+        Retriever.of([], tmp_path / "cache", embedder=HashingEmbedder())
 
 
 def test_malformed_library_refuses_to_load_with_line(tmp_path: Path) -> None:
@@ -207,29 +209,24 @@ def test_malformed_library_refuses_to_load_with_line(tmp_path: Path) -> None:
     assert info.value.line == len(LIBRARY) + 1 and info.value.field == "name"
 
 
-def test_concurrent_reads_during_edits_never_fail(lib: Path, tmp_path: Path) -> None:
-    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
+def test_concurrent_reads_of_one_retriever_never_fail(tmp_path: Path) -> None:
+    r = Retriever.of(LIBRARY, tmp_path / "cache", embedder=HashingEmbedder(), query_cache_size=4)
     errors: list[BaseException] = []
-    stop = threading.Event()
 
-    def reader() -> None:
-        while not stop.is_set():
+    def reader(n: int) -> None:
+        for i in range(200):
             try:
-                hits = r.retrieve("queue level hops", k=3)
+                hits = r.retrieve(f"queue level hops {(n * 7 + i) % 9}", k=3)
                 assert len(hits) == 3 and hits[0].technique.id == r.get(hits[0].technique.id).id
             except BaseException as exc:  # noqa: BLE001 - collected and re-raised by the assertion below
                 errors.append(exc)
 
-    threads = [threading.Thread(target=reader) for _ in range(3)]
+    threads = [threading.Thread(target=reader, args=(n,)) for n in range(4)]
     for th in threads:
         th.start()
-    for i in range(10):
-        r.add_technique(make(f"extra-{i}", f"extra words number {i}"))
-    stop.set()
     for th in threads:
         th.join()
     assert errors == []
-    assert len(r.library) == len(LIBRARY) + 10
 
 
 def test_hit_row_has_exactly_the_store_fields() -> None:
@@ -311,10 +308,19 @@ def test_repeated_queries_reuse_their_vector_within_a_bounded_cache(lib: Path, t
     assert embedder.calls == calls + 2
 
 
-def test_reload_if_changed_picks_up_edits_from_elsewhere(lib: Path, tmp_path: Path) -> None:
-    r = Retriever.load(lib, tmp_path / "cache", embedder=HashingEmbedder())
-    assert r.reload_if_changed() is False and r.index_builds == 1
-    write_library(lib, [*LIBRARY, make("sieve", "all primes below a bound")])  # e.g. the UI process
-    assert r.reload_if_changed() is True
-    assert r.get("sieve") is not None and r.index_builds == 2
-    assert r.reload_if_changed() is False
+def test_get_retriever_keeps_one_retriever_per_library_digest(tmp_path: Path, monkeypatch) -> None:
+    from collections import OrderedDict
+
+    from execugraph.retrieval import search
+
+    monkeypatch.setattr(search, "get_embedder", HashingEmbedder)
+    monkeypatch.setattr(search, "_retrievers", OrderedDict())
+    cache = tmp_path / "cache"
+    first = search.get_retriever(LIBRARY, cache)
+    assert search.get_retriever(list(LIBRARY), cache) is first  # same content, same retriever
+    edited = with_added(LIBRARY, make("sieve", "all primes below a bound"))
+    other = search.get_retriever(edited, cache)
+    assert other is not first and other.get("sieve") is not None and first.get("sieve") is None
+    for i in range(search.KEPT_RETRIEVERS):  # older libraries are let go once enough others were used
+        search.get_retriever(with_added(LIBRARY, make(f"x-{i}", f"words {i}")), cache)
+    assert search.get_retriever(LIBRARY, cache) is not first

@@ -1,4 +1,5 @@
-"""Technique library and evaluation-set files: validation with line numbers, atomic edits, shipped data."""
+"""Technique library and evaluation-set files: validation with line numbers, edits as pure list operations,
+the content digest, atomic file writes, shipped data."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ import pytest
 
 from execugraph.retrieval import KNOWN_CATEGORIES, LibraryFormatError, Technique, load_eval_set, load_library
 from execugraph.retrieval.evaluation import DEFAULT_EVAL_PATH
-from execugraph.retrieval.library import DEFAULT_LIBRARY_PATH, add_technique, save_library, update_technique
+from execugraph.retrieval.library import (
+    DEFAULT_LIBRARY_PATH,
+    apply_edits,
+    library_digest,
+    save_library,
+    serialise_library,
+    with_added,
+    with_updated,
+)
 
 INTERNAL_30 = [
     "fib", "climb_stairs", "coin_change", "lcs", "house_robber", "min_cost_path", "lis", "rod_cutting",
@@ -109,27 +118,52 @@ def test_empty_or_missing_library_is_refused(tmp_path: Path) -> None:
         load_library(tmp_path / "nope.jsonl")
 
 
-def test_add_and_update_edit_the_file_in_place(tmp_path: Path) -> None:
-    path = write_lines(tmp_path / "lib.jsonl", [json.dumps(technique_dict("a")), json.dumps(technique_dict("b"))])
-    add_technique(path, Technique(**technique_dict("c")))
-    assert [t.id for t in load_library(path)] == ["a", "b", "c"]
-    update_technique(path, Technique(**technique_dict("a", name="Renamed")))
-    reloaded = load_library(path)
-    assert [t.id for t in reloaded] == ["a", "b", "c"]
-    assert reloaded[0].name == "Renamed"
-    assert [p.name for p in tmp_path.iterdir()] == ["lib.jsonl"]  # no temporary files left behind
+def test_add_and_update_return_a_new_library_in_order() -> None:
+    library = [Technique(**technique_dict("a")), Technique(**technique_dict("b"))]
+    added = with_added(library, Technique(**technique_dict("c")))
+    assert [t.id for t in added] == ["a", "b", "c"] and [t.id for t in library] == ["a", "b"]
+    updated = with_updated(added, Technique(**technique_dict("a", name="Renamed")))
+    assert [t.id for t in updated] == ["a", "b", "c"] and updated[0].name == "Renamed"
+    assert added[0].name == "Technique a"
 
 
-def test_refused_edits_leave_the_file_untouched(tmp_path: Path) -> None:
+def test_refused_edits_name_the_id_field() -> None:
+    library = [Technique(**technique_dict("a"))]
+    with pytest.raises(LibraryFormatError, match="already exists") as exists:
+        with_added(library, Technique(**technique_dict("a")))
+    with pytest.raises(LibraryFormatError, match="no technique with id 'zzz'") as missing:
+        with_updated(library, Technique(**technique_dict("zzz")))
+    assert exists.value.field == missing.value.field == "id"
+
+
+def test_edits_replace_their_id_in_place_or_append_in_order() -> None:
+    seed = [Technique(**technique_dict("a")), Technique(**technique_dict("b"))]
+    edits = [Technique(**technique_dict("c")), Technique(**technique_dict("a", name="A2")),
+             Technique(**technique_dict("c", name="C2"))]
+    merged = apply_edits(seed, edits)
+    assert [(t.id, t.name) for t in merged] == [("a", "A2"), ("b", "Technique b"), ("c", "C2")]
+    assert apply_edits(seed, []) == seed
+
+
+def test_digest_is_the_sha256_of_the_canonical_lines_and_sees_order_and_content() -> None:
+    import hashlib
+
+    a, b = Technique(**technique_dict("a")), Technique(**technique_dict("b"))
+    assert library_digest([a, b]) == hashlib.sha256(serialise_library([a, b]).encode()).hexdigest()
+    assert library_digest([a, b]) != library_digest([b, a])
+    assert library_digest([a, b]) != library_digest([a, Technique(**technique_dict("b", pitfalls="other"))])
+    assert library_digest([a, b]) == library_digest([Technique(**technique_dict("a")), b])
+
+
+def test_saving_a_file_is_atomic_and_refuses_duplicates(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "lib.jsonl", [json.dumps(technique_dict("a"))])
     before = path.read_bytes()
-    with pytest.raises(LibraryFormatError, match="already exists"):
-        add_technique(path, Technique(**technique_dict("a")))
-    with pytest.raises(LibraryFormatError, match="no technique with id 'zzz'"):
-        update_technique(path, Technique(**technique_dict("zzz")))
     with pytest.raises(LibraryFormatError, match="duplicate id"):
         save_library(path, [Technique(**technique_dict("x")), Technique(**technique_dict("x"))])
     assert path.read_bytes() == before
+    save_library(path, [Technique(**technique_dict("a")), Technique(**technique_dict("b"))])
+    assert [t.id for t in load_library(path)] == ["a", "b"]
+    assert [p.name for p in tmp_path.iterdir()] == ["lib.jsonl"]  # no temporary files left behind
 
 
 def test_embedding_views_are_the_problem_description_and_the_name_with_tags() -> None:
