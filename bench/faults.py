@@ -11,6 +11,12 @@ Last comes a database lock: another process holds SQLite's write lock for `--db-
 (60 by default, twice the busy timeout and the workers' lease), as a backup job would; the batch
 must stall and carry on, with no trial run twice and none recorded as an error.
 
+Then the database's other users (`--churn-s`, 30 by default): a second process opens and closes
+the store every 2 s (Store.open with the health check, plain sqlite3, `status`) while the worker
+process itself runs the dashboard's database health check every 2 s (it runs under
+`standins.db_churn checked`, all along), the sequence that once dropped the writer's locks and
+let another process delete the write-ahead log it was writing into.
+
 Printed at the end: trials lost, run twice and errored (all must be 0), status lines shown (one
 per endpoint outage), and whether the run ended `done` with every trial graded. Exit status 1 otherwise.
 
@@ -58,6 +64,8 @@ class Phase:
     begin: Callable[[], None]
     end: Callable[[], None]
     endpoint_fault: bool = True  # the run should show a `waiting:` line while it lasts
+    seconds: float | None = None  # how long it lasts (default: --outage-s, or --db-lock-s for the lock)
+    extra_trials: int = 0  # trials queued for it beyond one stretch (a fault the batch must keep writing through)
 
 
 def phases(server: OllamaStandIn, slow_s: float) -> list[Phase]:
@@ -84,6 +92,28 @@ def db_lock_phase(db_url: str, seconds: float) -> Phase:
     return Phase("db lock", begin=holder.start, end=lambda: holder.wait_released(), endpoint_fault=False)
 
 
+def churn_phase(db_url: str, seconds: float, server: OllamaStandIn, concurrency: int) -> Phase:
+    """A second process opening and closing the store every 2 s for `seconds` (`end` waits for it to finish).
+
+    Calls take 1 s meanwhile and enough trials are queued that the batch writes all through it.
+    """
+    started: list[subprocess.Popen] = []
+    latency = server.latency_s
+
+    def begin() -> None:
+        server.latency_s = 1.0
+        started.append(subprocess.Popen([sys.executable, "-m", "standins.db_churn", "churn", db_url, str(seconds)],
+                                        cwd=ROOT, stdout=subprocess.PIPE, text=True))
+
+    def end() -> None:
+        out, _ = started[0].communicate(timeout=seconds + 600)
+        server.latency_s = latency
+        print(f"{'':<14} {out.strip()} (second process; exit {started[0].returncode})")
+
+    return Phase("db churn", begin, end, endpoint_fault=False, seconds=seconds,
+                 extra_trials=int(seconds * concurrency))
+
+
 def status_text(db_url: str, run_id: int) -> str:
     """What `python -m execugraph status RUN` prints (another process, as a user would run it)."""
     result = subprocess.run([sys.executable, "-m", "execugraph", "--db", db_url, "status", str(run_id)],
@@ -105,19 +135,27 @@ def run_bench(args: argparse.Namespace, extra_phases: Sequence[Phase] = ()) -> i
         responder=role_responder(REPLIES), models=["m"], latency_s=args.latency_ms / 1000
     ) as server:
         db_url = f"sqlite:///{tmp}/faults.db"
-        store = Store.open(db_url)
         schedule = [*phases(server, slow_s=args.timeout_s * 2 + 1), *extra_phases]
         if args.db_lock_s > 0:
             schedule.append(db_lock_phase(db_url, args.db_lock_s))
-        total = args.per_stretch * (len(schedule) + 1) + args.concurrency
+        if args.churn_s > 0:
+            schedule.append(churn_phase(db_url, args.churn_s, server, args.concurrency))
+        total = args.per_stretch * (len(schedule) + 1) + args.concurrency + sum(p.extra_trials for p in schedule)
         spec = BatchSpec(benchmark="bench", conditions=["single-oneshot"], seeds=[0], default_model="ollama:m",
                          concurrency=args.concurrency, overrides={"cache": False},
                          outage_budget_s=max(600.0, args.outage_s * 5), llm_timeout_s=args.timeout_s)
-        run_id = enqueue_batch(store, spec, problems(total))
+        with Store.open(db_url) as store:
+            run_id = enqueue_batch(store, spec, problems(total))
+
+        def done() -> int:  # a connection of its own each time: a held one would hide the churn phase's hazard
+            with Store.open(db_url) as store:
+                return progress(store, run_id).done
+
         env = os.environ | {"OLLAMA_HOST": server.url, "PYTHONUNBUFFERED": "1"}
         log = open(Path(tmp) / "worker.log", "w+")  # noqa: SIM115 - read back below
         worker = subprocess.Popen(
-            [sys.executable, "-m", "execugraph", "--db", db_url, "worker", "--once", "--poll-s", "0.2"],
+            [sys.executable, "-m", "standins.db_churn", "checked", db_url, "--",
+             "--db", db_url, "worker", "--once", "--poll-s", "0.2"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log,
         )
         print(f"{total} single-oneshot trials, concurrency {args.concurrency}, LLM latency {args.latency_ms:.0f} ms, "
@@ -126,14 +164,14 @@ def run_bench(args: argparse.Namespace, extra_phases: Sequence[Phase] = ()) -> i
         shown = 0
         try:
             for phase in schedule:
-                target = progress(store, run_id).done + args.per_stretch
-                if not wait_for(lambda target=target: progress(store, run_id).done >= target, 300):
+                target = done() + args.per_stretch
+                if not wait_for(lambda target=target: done() >= target, 300):
                     raise SystemExit(f"the batch stopped progressing before phase {phase.name!r}")
-                before = progress(store, run_id).done
+                before = done()
                 phase.begin()
                 began = time.monotonic()
                 seen_after = None
-                length = args.outage_s if phase.endpoint_fault else args.db_lock_s
+                length = phase.seconds or (args.outage_s if phase.endpoint_fault else args.db_lock_s)
                 while time.monotonic() - began < length:
                     if seen_after is None and phase.endpoint_fault and "waiting: " in status_text(db_url, run_id):
                         seen_after = time.monotonic() - began
@@ -148,7 +186,8 @@ def run_bench(args: argparse.Namespace, extra_phases: Sequence[Phase] = ()) -> i
             if worker.poll() is None:
                 worker.kill()
                 worker.wait()
-        return report(store, run_id, total, shown, len([p for p in schedule if p.endpoint_fault]), log)
+        with Store.open(db_url) as store:
+            return report(store, run_id, total, shown, len([p for p in schedule if p.endpoint_fault]), log)
 
 
 def report(store: Store, run_id: int, total: int, shown: int, outages: int, log) -> int:
@@ -182,6 +221,8 @@ def main() -> None:
     parser.add_argument("--timeout-s", type=float, default=5.0, help="per-call read timeout of the batch")
     parser.add_argument("--db-lock-s", type=float, default=60.0,
                         help="how long another process holds the database's write lock at the end (0: skip)")
+    parser.add_argument("--churn-s", type=float, default=30.0,
+                        help="how long a second process opens and closes the database at the end (0: skip)")
     sys.exit(run_bench(parser.parse_args()))
 
 
