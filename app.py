@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from execugraph.redaction import install_log_scrub, redact_url
 from execugraph.store import StoreReadOnlyError
 from execugraph.views.health import health_lines
 from ui import keys
@@ -12,6 +13,7 @@ from ui.resources import ensure_background_worker, health, preload_chart_fronten
 st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
 st.session_state[keys.ROUTED] = True
 keys.init_state(st.session_state)
+install_log_scrub()  # the server's log lines never carry a secret the process holds
 
 PAGES = [
     st.Page("pages/synthesize.py", title="Synthesize", icon=":material/bolt:", default=True),
@@ -33,7 +35,7 @@ with st.sidebar:
     for check in health_lines(checks):
         st.markdown(f"{icons[check.level]} **{check.name}**")
         st.caption(check.detail + (f" - {check.fix}" if check.fix and check.level != "ok" else ""))
-    st.caption(f"Database: `{settings().db_url}`")
+    st.caption(f"Database: `{redact_url(settings().db_url)}`")
 preload_chart_frontend()  # so the first page with a chart does not wait for the browser to load plotly
 
 current = store()  # a database that cannot be used: the CLI's sentence, and the page stops here

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start a private PostgreSQL server on 127.0.0.1 for the test suite and print, on stdout only,
-#   export EXECUGRAPH_TEST_PG_URL=postgresql://execugraph:execugraph@127.0.0.1:<port>/execugraph
+#   export EXECUGRAPH_TEST_PG_URL=postgresql://execugraph:<password>@127.0.0.1:<port>/execugraph
 #   export EXECUGRAPH_TEST_PG_STARTED=1    (0 when a running server was reused: leave it running)
 # so that CI can `eval "$(bash .ci/start-postgres.sh)"`. Everything else goes to stderr.
 #
@@ -14,7 +14,7 @@ set -euo pipefail
 PGDIR="${EXECUGRAPH_PG_DIR:-/tmp/execugraph-ci-postgres}"
 PORT="${EXECUGRAPH_PG_PORT:-55432}"
 ROLE=execugraph
-PASSWORD=execugraph
+PASSWORD=eg-ci-7b3f0d2e
 DBNAME=execugraph
 
 log() { echo "start-postgres: $*" >&2; }
@@ -83,6 +83,8 @@ psql_admin() { as_pg "$BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PGDIR" -p "$PORT"
 psql_admin -c "DO \$\$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$ROLE') THEN
     CREATE ROLE $ROLE LOGIN CREATEDB PASSWORD '$PASSWORD';
+  ELSE
+    ALTER ROLE $ROLE LOGIN CREATEDB PASSWORD '$PASSWORD';
   END IF;
 END \$\$;" >&2
 if [ "$(psql_admin -tAc "SELECT 1 FROM pg_database WHERE datname = '$DBNAME'")" != "1" ]; then

@@ -8,6 +8,7 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from execugraph.redaction import redact_url
 from execugraph.settings import Settings
 
 Level = Literal["ok", "warn", "fail"]
@@ -45,14 +46,7 @@ def check_database(settings: Settings) -> Check:
     return Check("database", "ok", f"{redact(settings.db_url)} (schema {version})")
 
 
-def redact(url: str) -> str:
-    """Hide a password in a database URL before printing it."""
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        creds, host = rest.rsplit("@", 1)
-        user = creds.split(":", 1)[0]
-        return f"{scheme}://{user}:***@{host}"
-    return url
+redact = redact_url  # kept for callers of health.redact; the rule lives in execugraph.redaction
 
 
 def check_embedded_model(load: bool = True) -> Check:

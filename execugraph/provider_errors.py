@@ -16,6 +16,8 @@ import socket
 import urllib.error
 from dataclasses import dataclass
 
+from execugraph.redaction import scrub_message
+
 # HTTP statuses a server may answer while it is overloaded, restarting or behind a proxy that is.
 TRANSIENT_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524})
 _TRANSIENT_ERRNOS = frozenset(
@@ -31,6 +33,9 @@ class Fault:
     transient: bool
     summary: str  # e.g. "HTTP 503: service unavailable", "ConnectError: [Errno 111] Connection refused"
     status: int | None = None  # the HTTP status, when the server answered at all
+
+    def __post_init__(self) -> None:  # a server may echo the key it was sent: it never goes further
+        object.__setattr__(self, "summary", scrub_message(self.summary))
 
 
 def _status_of(exc: BaseException) -> int | None:

@@ -11,7 +11,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from execugraph import redaction
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DB_ENV = "EXECUGRAPH_DB"  # the database; also how a worker is told it (never on its command line)
 DATA_DIR = PROJECT_ROOT / "data"
 DEFAULT_DB_PATH = PROJECT_ROOT / "runs.db"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
@@ -97,10 +100,13 @@ def normalise_host(host: str) -> str:
 
 
 def load_settings(db: str | None = None) -> Settings:
-    """Read settings from the environment; an explicit `db` wins over EXECUGRAPH_DB."""
+    """Read settings from the environment; an explicit `db` wins over EXECUGRAPH_DB.
+
+    The secrets read here (the API key, the database password) are remembered for `redaction.scrub`.
+    """
     threads = os.environ.get("EXECUGRAPH_LLAMA_THREADS")
-    return Settings(
-        db_url=_db_url_from(db or os.environ.get("EXECUGRAPH_DB")),
+    settings = Settings(
+        db_url=_db_url_from(db or os.environ.get(DB_ENV)),
         ollama_host=normalise_host(os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST),
         cache_dir=Path(os.environ.get("EXECUGRAPH_CACHE_DIR", PROJECT_ROOT / ".cache")),
         default_model=os.environ.get("EXECUGRAPH_MODEL", DEFAULT_MODEL),
@@ -112,6 +118,10 @@ def load_settings(db: str | None = None) -> Settings:
         openai_api_key=os.environ.get("EXECUGRAPH_OPENAI_API_KEY") or None,
         chromium_path=os.environ.get("BROWSER_PATH") or DEFAULT_CHROMIUM,
     )
+    redaction.remember(settings.openai_api_key)
+    redaction.remember_url(settings.db_url)
+    redaction.remember_url(settings.openai_base_url)
+    return settings
 
 
 def default_model() -> str:

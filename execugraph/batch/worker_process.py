@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from execugraph.settings import PROJECT_ROOT, load_settings
+from execugraph.settings import DB_ENV, PROJECT_ROOT, load_settings
 
 
 def lock_path(db_url: str) -> Path:
@@ -71,9 +71,9 @@ def ensure_worker(db_url: str, idle_exit_s: float = 900.0) -> int | None:
     log = lock_path(db_url).with_suffix(".log")
     with open(log, "ab") as out:
         child = subprocess.Popen(
-            [sys.executable, "-m", "execugraph", "--db", db_url, "worker", "--singleton", "--idle-exit-s",
-             str(idle_exit_s)],
+            [sys.executable, "-m", "execugraph", "worker", "--singleton", "--idle-exit-s", str(idle_exit_s)],
             cwd=PROJECT_ROOT,
+            env=os.environ | {DB_ENV: db_url},  # not argv, which any local user can read with `ps`
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -77,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         message = database_problem(exc, getattr(args, "db", None))
         if message is None:
             raise
-        print(f"{args.command}: {message}", file=sys.stderr)
+        from execugraph.redaction import scrub_message
+
+        print(f"{args.command}: {scrub_message(message)}", file=sys.stderr)
         return EXIT_BAD_DATABASE
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
+from execugraph.redaction import install_log_scrub
 from execugraph.settings import load_settings
 
 if TYPE_CHECKING:
@@ -202,6 +203,7 @@ def run_worker(args: argparse.Namespace) -> int:
             print("worker: another worker is already serving this database", file=sys.stderr)
             return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    install_log_scrub()
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per LLM call would drown the rest
     worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s, executors=executors())
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())

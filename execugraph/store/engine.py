@@ -33,6 +33,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import NoSuchModuleError
 
+from execugraph import redaction
 from execugraph.store.errors import StoreReadOnlyError
 from execugraph.store.wal_watch import watch as watch_files
 
@@ -59,8 +60,8 @@ def normalise_url(url: str | URL) -> URL:
 
 
 def display(url: URL) -> str:
-    """`url` with any password hidden."""
-    return url.render_as_string(hide_password=True)
+    """`url` with any password hidden (a raw `@` in the password included: see `redaction`)."""
+    return redaction.redact_url(url.render_as_string(hide_password=False))
 
 
 def _is_memory(url: URL) -> bool:
@@ -73,9 +74,11 @@ def json_dumps(value: Any) -> str:
 
     Sets and tuples become lists, bytes are decoded, NaN/Infinity (which
     PostgreSQL's json type rejects) become strings, and anything else falls back
-    to its repr, so a strange test value never aborts persisting a trial.
+    to its repr, so a strange test value never aborts persisting a trial. Any
+    secret the process holds is scrubbed from the text (see `redaction`).
     """
-    return json.dumps(_jsonable(value))
+    text = json.dumps(_jsonable(value))
+    return redaction.scrub(text) if redaction.holds_secrets() else text
 
 
 def _jsonable(value: Any) -> Any:

@@ -37,7 +37,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.schema import CreateColumn
 
-from execugraph.store.engine import writer
+from execugraph.store.engine import display, writer
 from execugraph.store.models import utcnow
 from execugraph.store.schema_v1 import initial_metadata
 
@@ -210,7 +210,7 @@ def migrate(engine: Engine, target: str | None = None) -> list[str]:
         unknown = sorted(done - set(known))
         if unknown:
             raise SchemaTooNewError(
-                f"database {engine.url.render_as_string(hide_password=True)} has migrations "
+                f"database {display(engine.url)} has migrations "
                 f"{', '.join(unknown)} that this ExecuGraph does not know (it knows up to {LATEST}); "
                 "upgrade ExecuGraph or open another database"
             )

@@ -21,6 +21,7 @@ from sqlalchemy import JSON, Index, Text, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from execugraph import redaction
 from execugraph.problem import Problem
 
 RUN_KINDS = ("single", "batch", "import", "rescore")
@@ -56,6 +57,7 @@ class CleanText(TypeDecorator[str]):
     Program output is hostile input: PostgreSQL refuses NUL characters and no
     driver can encode lone surrogates. Both are replaced by U+FFFD on the way
     in, so persisting a trace never fails because of what a program printed.
+    Any secret the process holds (an API key a server echoed) is scrubbed too.
     """
 
     impl = Text
@@ -71,7 +73,17 @@ class CleanText(TypeDecorator[str]):
             text.encode("utf-8")
         except UnicodeEncodeError:
             text = _fix_surrogates(text)
-        return text
+        return redaction.scrub(text) if redaction.holds_secrets() else text
+
+
+class MessageText(CleanText):
+    """An error message: also scrubbed of the database password (see `redaction`)."""
+
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> str | None:
+        text = super().process_bind_param(value, dialect)
+        return None if text is None else redaction.scrub_message(text)
 
 
 def _fix_surrogates(text: str) -> str:
@@ -130,7 +142,7 @@ class Run(SQLModel, table=True):
     progress_total: int = 0
     progress_done: int = 0
     progress_passed: int = 0
-    error: str | None = Field(default=None, sa_type=CleanText)
+    error: str | None = Field(default=None, sa_type=MessageText)
     worker_id: str | None = None
     heartbeat_at: datetime | None = None
     # Until when the worker in `worker_id` holds the run: written with every renewal from the
@@ -173,7 +185,7 @@ class Trial(SQLModel, table=True):
     suite_digest: str | None = None
     final_code: str | None = Field(default=None, sa_type=CleanText)
     explanation: str | None = Field(default=None, sa_type=CleanText)
-    message: str | None = Field(default=None, sa_type=CleanText)
+    message: str | None = Field(default=None, sa_type=MessageText)
     wallclock_s: float = 0.0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -341,7 +353,7 @@ class EndpointWait(SQLModel, table=True):
     run_id: int = Field(foreign_key="run.id", index=True)
     endpoint: str
     since: datetime  # when the outage started (first failed call)
-    last_error: str = Field(default="", sa_type=CleanText)
+    last_error: str = Field(default="", sa_type=MessageText)
     updated_at: datetime = Field(default_factory=utcnow)  # last failed call: a wait not renewed is stale
 
 

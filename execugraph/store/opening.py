@@ -28,6 +28,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DatabaseError, DataError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
+from execugraph import redaction
 from execugraph.store.engine import display, make_engine, normalise_url
 from execugraph.store.errors import StoreUnavailableError
 
@@ -47,9 +48,7 @@ class OpenedDatabase:
     note: str = ""  # one sentence saying why it is read-only ("" when writable)
 
 
-def redact(url: str) -> str:
-    """`url` with the password of any `scheme://user:password@host` part replaced by ***."""
-    return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", url)
+redact = redaction.redact_url  # the one way a URL's password is hidden
 
 
 def _parse(url: str) -> URL:
@@ -63,6 +62,7 @@ def _parse(url: str) -> URL:
 
 def open_database(url: str) -> OpenedDatabase:
     """Open `url` (SQLite path/URL or PostgreSQL URL) and prove it answers; raises StoreUnavailableError."""
+    redaction.remember_url(url)
     parsed = _parse(url)
     backend = parsed.get_backend_name()
     database = parsed.database or ""
