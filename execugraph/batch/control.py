@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from execugraph.batch.spec import BatchSpec
+from execugraph.batch.spec import BatchSpec, check_grid
 from execugraph.store import leases
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = No
 
         problems = load_benchmark(spec.benchmark, **spec.benchmark_options)
     chosen = spec.select(problems)
+    check_grid(len(chosen), len(spec.conditions), len(spec.seeds), spec.trials)  # before anything is written
     if any(spec.run_config(c).retrieval for c in spec.conditions):  # every retrieving condition records it
         from execugraph.technique_library import pin_library
 

@@ -38,26 +38,43 @@ def parse_endpoint(text: str) -> tuple[str, str]:
     return kind, url
 
 
+MAX_SEEDS = 1_000  # per batch: far beyond any published grid, small enough to hold and show
+MAX_TRIALS = 100_000  # per batch: about 70 days of multi-agent trials at a minute each
+
+
 def parse_seeds(text: str) -> list[int]:
-    """`0-4`, `1,3,7` or `0-2,9` -> sorted unique ints; a clear ValueError otherwise."""
-    seeds: set[int] = set()
+    """`0-4`, `1,3,7` or `0-2,9` -> sorted unique ints; a clear ValueError otherwise.
+
+    The count is checked against MAX_SEEDS before any range is expanded, so `0-20000000` costs nothing.
+    """
+    ranges: list[tuple[int, int]] = []
     for part in (p.strip() for p in str(text).split(",")):
         if not part:
             continue
         lo, sep, hi = part.partition("-")
         try:
-            if sep:
-                a, b = int(lo), int(hi)
-                if b < a:
-                    raise ValueError
-                seeds.update(range(a, b + 1))
-            else:
-                seeds.add(int(part))
+            a, b = (int(lo), int(hi)) if sep else (int(part), int(part))
+            if b < a:
+                raise ValueError
         except ValueError:
             raise ValueError(f"bad seed range {part!r}: use N, A-B or a comma list such as 0-4,9") from None
-    if not seeds:
+        if b - a + 1 > MAX_SEEDS or sum(y - x + 1 for x, y in ranges) + (b - a + 1) > MAX_SEEDS:
+            raise ValueError(f"seeds {text!r} name more than {MAX_SEEDS:,} seeds, the most one batch may have")
+        ranges.append((a, b))
+    if not ranges:
         raise ValueError("no seeds given: use e.g. 0 or 0-4")
-    return sorted(seeds)
+    return sorted({seed for a, b in ranges for seed in range(a, b + 1)})
+
+
+def check_grid(problems: int, conditions: int, seeds: int, trials: int) -> int:
+    """The grid's number of trials; ValueError naming the sizes when it is over MAX_TRIALS."""
+    total = problems * conditions * seeds * trials
+    if total > MAX_TRIALS:
+        raise ValueError(
+            f"{problems:,} problems x {conditions:,} conditions x {seeds:,} seeds x {trials:,} trials = {total:,} "
+            f"trials, more than the {MAX_TRIALS:,} one batch may hold; split it into several batches"
+        )
+    return total
 
 
 class BatchSpec(BaseModel):
@@ -104,6 +121,15 @@ class BatchSpec(BaseModel):
             raise ValueError("at least one condition is needed")
         for name in value:
             resolve_condition(name)  # raises a clear UnknownConditionError
+        return value
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds_capped(cls, value: list[int]) -> list[int]:
+        if not value:
+            raise ValueError("at least one seed is needed")
+        if len(value) > MAX_SEEDS:
+            raise ValueError(f"{len(value):,} seeds; one batch may have at most {MAX_SEEDS:,}")
         return value
 
     @field_validator("executor")

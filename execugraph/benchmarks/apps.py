@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from execugraph.benchmarks.errors import BenchmarkFormatError, FormatIssue
+from execugraph.benchmarks.errors import FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import problem_from_record
 from execugraph.benchmarks.user import parse_jsonl_records
 from execugraph.problem import Problem
@@ -176,10 +176,5 @@ def parse_apps_jsonl(
 def load_apps(path: str | Path, visible_first: int = 0, unwrap_call_outputs: bool = True) -> list[Problem]:
     """Problems from an APPS-format JSONL file (see the module docstring for the row format)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BenchmarkFormatError(
-            str(path), [FormatIssue(None, "(file)", f"cannot read: {exc.strerror or exc}")]
-        ) from exc
+    data = read_suite_file(path)
     return parse_apps_jsonl(data, str(path), visible_first, unwrap_call_outputs)

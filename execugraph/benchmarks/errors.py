@@ -7,7 +7,9 @@ line 40 never leaves lines 1-39 imported.
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
+from pathlib import Path
 
 MAX_LISTED_ISSUES = 10
 
@@ -70,3 +72,27 @@ class BenchmarkFormatError(BenchmarkError, ValueError):
         if count > MAX_LISTED_ISSUES:
             shown.append(f"  ... and {count - MAX_LISTED_ISSUES} more")
         return "\n".join([head, *shown])
+
+
+MAX_SUITE_FILE_BYTES = 512 * 1024**2  # a benchmark file is read whole; none of the field's comes near
+
+
+def read_suite_file(path: Path) -> bytes:
+    """The bytes of a benchmark file, refused with one located issue when it cannot or should not be read.
+
+    Only a regular file is opened (a FIFO would wait forever, /dev/zero never ends), and only up to
+    MAX_SUITE_FILE_BYTES.
+    """
+    def refuse(why: str) -> BenchmarkFormatError:
+        return BenchmarkFormatError(str(path), [FormatIssue(None, "(file)", why)])
+
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise refuse("not a regular file (a folder, a pipe, a device or a socket), so it is not read")
+        if info.st_size > MAX_SUITE_FILE_BYTES:
+            raise refuse(f"{info.st_size:,} bytes, more than the {MAX_SUITE_FILE_BYTES:,} a benchmark file may hold")
+        with path.open("rb") as handle:
+            return handle.read(MAX_SUITE_FILE_BYTES + 1)[:MAX_SUITE_FILE_BYTES]
+    except OSError as exc:
+        raise refuse(f"cannot read: {exc.strerror or exc}") from exc

@@ -25,7 +25,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from execugraph.benchmarks.errors import BenchmarkFormatError, FormatIssue
+from execugraph.benchmarks.errors import FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import parse_json_value
 from execugraph.benchmarks.user import parse_jsonl_records
 from execugraph.problem import Problem
@@ -215,10 +215,5 @@ def _lines(numbers: list[int]) -> str:
 def load_published(path: str | Path, benchmark: str = BENCHMARK) -> list[Problem]:
     """Problems from a published benchmark file on disk (`load_benchmark("published", path=...)`)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BenchmarkFormatError(
-            str(path), [FormatIssue(None, "(file)", f"cannot read: {exc.strerror or exc}")]
-        ) from exc
+    data = read_suite_file(path)
     return parse_published_jsonl(data, source=str(path), benchmark=benchmark)

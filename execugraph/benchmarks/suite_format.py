@@ -23,7 +23,7 @@ ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$")
 COMPARE_MODES = ("exact", "float", "unordered", "set")
 TEST_KINDS = ("call", "assert", "stdio")
 
-OPTIONAL_TEXT_FIELDS = ("signature", "category", "difficulty", "rationale", "source", "benchmark")
+OPTIONAL_TEXT_FIELDS = ("signature", "category", "difficulty", "rationale", "source", "benchmark", "reference")
 PROBLEM_FIELDS = ("id", "statement", "tests", "entry_point", "aliases", *OPTIONAL_TEXT_FIELDS)
 COMMON_TEST_FIELDS = ("kind", "name", "visible", "grading")
 TEST_FIELDS: dict[str, tuple[str, ...]] = {
@@ -197,6 +197,8 @@ def record_faults(record: Any, line: int | None) -> list[FormatIssue]:
     for key in OPTIONAL_TEXT_FIELDS:
         if key in record and not isinstance(record[key], str):
             faults.add(key, f"must be a string, got {_type_name(record[key])}")
+    if isinstance(record.get("reference"), str):
+        _check_python(faults, "reference", record["reference"], "exec")
     tests = record.get("tests")
     needs_entry = False
     if "tests" not in record:
@@ -249,3 +251,6 @@ def parse_json_value(text: str, line: int | None) -> tuple[Any, list[FormatIssue
     except json.JSONDecodeError as exc:
         at = line if line is not None else exc.lineno
         return None, [FormatIssue(at, "(json)", f"not valid JSON: {exc.msg} (column {exc.colno})")]
+    except RecursionError:
+        return None, [FormatIssue(line, "(json)", "JSON nested too deeply to read (lists or objects inside each "
+                                                   "other thousands of levels down)")]

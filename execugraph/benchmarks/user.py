@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execugraph.benchmarks.errors import BenchmarkFormatError, FormatIssue
+from execugraph.benchmarks.errors import BenchmarkFormatError, FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import parse_json_value, problem_from_record
 from execugraph.problem import Problem
 
@@ -90,10 +90,5 @@ def parse_user_jsonl(data: bytes | str, source: str = "<upload>", benchmark: str
 def load_user_suite(path: str | Path, benchmark: str = "user") -> list[Problem]:
     """Problems from a JSONL file in our schema (see docs/benchmark-format.md)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BenchmarkFormatError(
-            str(path), [FormatIssue(None, "(file)", f"cannot read: {exc.strerror or exc}")]
-        ) from exc
+    data = read_suite_file(path)
     return parse_user_jsonl(data, source=str(path), benchmark=benchmark)

@@ -102,6 +102,9 @@ def iter_jsonl(data: bytes, file: str, issues: IssueCollector) -> Iterator[tuple
                 yield number, value
 
 
+TOO_DEEP = "JSON nested too deeply to read (lists or objects inside each other thousands of levels down)"
+
+
 def _no_number(constant: str) -> None:
     """NaN and Infinity are not JSON; the tools that write them (pandas, numpy) mean "no value"."""
     return None
@@ -117,6 +120,9 @@ def json_line_object(text: str, file: str, number: int, issues: IssueCollector) 
     except json.JSONDecodeError as exc:
         issues.add(file, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
         return None
+    except RecursionError:
+        issues.add(file, number, None, TOO_DEEP)
+        return None
     if not isinstance(value, dict):
         issues.add(file, number, None, f"expected a JSON object, got {type(value).__name__}")
         return None
@@ -129,6 +135,9 @@ def load_json_object(data: bytes, file: str, issues: IssueCollector) -> dict[str
         value = json.loads(data.decode("utf-8-sig"), parse_constant=_no_number)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         issues.add(file, getattr(exc, "lineno", None), None, f"not valid JSON ({exc})")
+        return None
+    except RecursionError:
+        issues.add(file, None, None, TOO_DEEP)
         return None
     if not isinstance(value, dict):
         issues.add(file, None, None, f"expected a JSON object, got {type(value).__name__}")

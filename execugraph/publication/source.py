@@ -330,6 +330,8 @@ def read_input(path: str | Path, *, max_bytes: int | None = None) -> FileSet:
         raise FileNotFoundError(f"{source}: no such file or folder")
     if source.is_dir():
         return _read_folder(source, limit)
+    if not stat.S_ISREG(source.stat().st_mode):  # a FIFO would wait forever, /dev/zero never ends
+        raise _refuse(str(source), "not a regular file (a pipe, a device or a socket), so it is not read")
     if zipfile.is_zipfile(source):
         try:
             archive = zipfile.ZipFile(source)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from execugraph.batch.spec import check_grid
+
 
 @dataclass(frozen=True)
 class BatchPlan:
@@ -50,7 +52,7 @@ def plan_batch(
     k = len(spec.conditions)
     pairs = k * (k - 1) // 2
     per_arm = len(spec.seeds) * spec.trials
-    total = len(chosen) * k * per_arm
+    total = check_grid(len(chosen), k, len(spec.seeds), spec.trials)
     if len(chosen) < 2:
         return BatchPlan(
             len(chosen),
