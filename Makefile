@@ -12,8 +12,9 @@ system-deps:
 	@scripts/system-deps.sh
 
 # No file watcher: watching the tree (.venv, .cache, the database) costs a core when idle; restart to pick up edits.
+# ui/serve.py refuses HOST beyond loopback without EXECUGRAPH_DASHBOARD_TOKEN and sets server.allowedHosts.
 run: bootstrap
-	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(HOST) --browser.gatherUsageStats false --server.fileWatcherType none --server.runOnSave false
+	$(PY) -m ui.serve --host $(HOST) --port $(PORT)
 
 test: bootstrap system-deps lint
 	$(PY) -m pytest -q --timeout=900 $(PYTEST_ARGS)

@@ -7,13 +7,14 @@ import streamlit as st
 from execugraph.redaction import install_log_scrub, redact_url
 from execugraph.store import StoreReadOnlyError
 from execugraph.views.health import health_lines
-from ui import keys
+from ui import access, keys
 from ui.resources import ensure_background_worker, health, preload_chart_frontend, settings, store, warm_up
 
 st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
 st.session_state[keys.ROUTED] = True
 keys.init_state(st.session_state)
 install_log_scrub()  # the server's log lines never carry a secret the process holds
+access.require_access(settings())  # a shared dashboard: nothing below runs before sign-in
 
 PAGES = [
     st.Page("pages/synthesize.py", title="Synthesize", icon=":material/bolt:", default=True),

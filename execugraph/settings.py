@@ -42,6 +42,11 @@ class Settings:
     # Sent as the bearer token to that server; never stored, exported, logged or shown (hence repr=False).
     openai_api_key: str | None = field(default=None, repr=False)
     chromium_path: str = DEFAULT_CHROMIUM  # the browser kaleido renders static SVG/PDF figures with
+    # The shared dashboard (ui/access.py): who may do everything, who may only look, and the host names a browser
+    # may use to reach it (beyond loopback). Never shown; scrubbed from everything stored and logged.
+    dashboard_token: str | None = field(default=None, repr=False)  # EXECUGRAPH_DASHBOARD_TOKEN
+    viewer_token: str | None = field(default=None, repr=False)  # EXECUGRAPH_DASHBOARD_VIEWER_TOKEN
+    dashboard_hosts: tuple[str, ...] = ()  # EXECUGRAPH_DASHBOARD_HOSTS, comma-separated
 
 
 def _db_url_from(value: str | None) -> str:
@@ -117,8 +122,12 @@ def load_settings(db: str | None = None) -> Settings:
         openai_base_url=normalise_host(os.environ.get("EXECUGRAPH_OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL),
         openai_api_key=os.environ.get("EXECUGRAPH_OPENAI_API_KEY") or None,
         chromium_path=os.environ.get("BROWSER_PATH") or DEFAULT_CHROMIUM,
+        dashboard_token=os.environ.get("EXECUGRAPH_DASHBOARD_TOKEN") or None,
+        viewer_token=os.environ.get("EXECUGRAPH_DASHBOARD_VIEWER_TOKEN") or None,
+        dashboard_hosts=tuple(h.strip() for h in os.environ.get("EXECUGRAPH_DASHBOARD_HOSTS", "").split(",")
+                              if h.strip()),
     )
-    redaction.remember(settings.openai_api_key)
+    redaction.remember(settings.openai_api_key, settings.dashboard_token, settings.viewer_token)
     redaction.remember_url(settings.db_url)
     redaction.remember_url(settings.openai_base_url)
     return settings

@@ -36,13 +36,25 @@ def _store(db_url: str) -> Store:
     return Store.open(db_url)
 
 
+@st.cache_resource(show_spinner=False)
+def _viewer_store(db_url: str) -> Store:
+    from ui.access import VIEWER_NOTE
+
+    return Store.open_for_reading(db_url, VIEWER_NOTE)
+
+
 def store() -> Store:
-    """One thread-safe Store (engine + pool) per database URL and server process.
+    """One thread-safe Store (engine + pool) per database URL and server process; a read-only one for viewers.
 
     A database that cannot be used stops the page with the same one sentence the CLI prints.
     """
+    from ui.access import current_role
+
+    current = settings()
     try:
-        return _store(settings().db_url)
+        if current_role(current) == "viewer":
+            return _viewer_store(current.db_url)
+        return _store(current.db_url)
     except StoreUnavailableError as exc:
         st.error(f"The run database cannot be used: {exc}.", icon=":material/database:")
         st.stop()

@@ -107,15 +107,16 @@ def _jsonable(value: Any) -> Any:
 def make_engine(url: str | URL, *, read_only: str | None = None, read_only_note: str = "") -> Engine:
     """Create the engine for `url` (SQLite file or PostgreSQL) with the store's connection settings.
 
-    `read_only` ("ro" or "immutable", SQLite files only) opens the file read-only;
-    `read_only_note` is then the sentence a refused write raises with.
+    `read_only` ("ro" or "immutable", SQLite files only) opens the file read-only; "session" (any backend)
+    opens a writable database for someone who may only read it (the dashboard's viewers): SQLite as "ro",
+    PostgreSQL with read-only sessions. `read_only_note` is then the sentence a refused write raises with.
     """
     parsed = normalise_url(url)
     if parsed.get_backend_name() == "sqlite":
         if read_only is not None:
-            return _sqlite_read_only_engine(parsed, read_only, read_only_note)
+            return _sqlite_read_only_engine(parsed, "ro" if read_only == "session" else read_only, read_only_note)
         return _sqlite_engine(parsed)
-    if read_only is not None:
+    if read_only not in (None, "session"):
         raise ValueError(f"read-only opening is for SQLite files, not {display(parsed)}")
     # PostgreSQL (and, untested, any other SQLAlchemy backend): the pool checks
     # connections before use so a restarted server costs one retry, not an error.
@@ -123,9 +124,27 @@ def make_engine(url: str | URL, *, read_only: str | None = None, read_only_note:
     if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
         connect_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
     try:
-        return create_engine(parsed, pool_pre_ping=True, json_serializer=json_dumps, connect_args=connect_args)
+        engine = create_engine(parsed, pool_pre_ping=True, json_serializer=json_dumps, connect_args=connect_args)
     except (NoSuchModuleError, ModuleNotFoundError) as exc:
         raise ValueError(f"no database driver for {display(parsed)}: {exc}") from exc
+    if read_only == "session":
+        _read_only_sessions(engine, read_only_note or f"the database {display(parsed)} is open read-only")
+    return engine
+
+
+def _read_only_sessions(engine: Engine, refusal: str) -> None:
+    """Every PostgreSQL session read-only (the server refuses writes), and writer transactions refused up front."""
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+        dbapi_connection.commit()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        if connection.get_execution_options().get(WRITE_OPTION, False):
+            raise StoreReadOnlyError(refusal)
 
 
 def _sqlite_engine(url: URL) -> Engine:

@@ -92,6 +92,19 @@ class StoreCore:
         store._where = opened.where
         return store
 
+    @classmethod
+    def open_for_reading(cls, db: str | None, note: str) -> Self:
+        """The store at `db` for someone who may only read it (a dashboard viewer): every write refused with `note`.
+
+        The database is opened (and migrated) normally first, so a viewer who comes first still finds a store.
+        """
+        from execugraph.store.engine import make_engine
+
+        cls.open(db).close()
+        url = load_settings(db).db_url
+        store = cls(make_engine(url, read_only="session", read_only_note=note), read_only=True, read_only_note=note)
+        return store
+
     def require_writable(self) -> None:
         """Raise StoreReadOnlyError (saying why and what to do) when this store cannot be written."""
         if self.read_only:

@@ -55,6 +55,8 @@ def test_the_export_page_leaves_the_host_out_unless_asked(app, seeded_db) -> Non
 
 _DASHBOARD = """
 import json, sys
+from streamlit import config
+config.set_option("server.address", "127.0.0.1")  # what .streamlit/config.toml gives a real server
 from streamlit.testing.v1 import AppTest
 import ui.resources
 started = []
