@@ -47,6 +47,9 @@ class Settings:
     dashboard_token: str | None = field(default=None, repr=False)  # EXECUGRAPH_DASHBOARD_TOKEN
     viewer_token: str | None = field(default=None, repr=False)  # EXECUGRAPH_DASHBOARD_VIEWER_TOKEN
     dashboard_hosts: tuple[str, ...] = ()  # EXECUGRAPH_DASHBOARD_HOSTS, comma-separated
+    # Where a batch may connect beyond loopback and the servers above (execugraph/batch/destinations.py)
+    allowed_endpoints: tuple[str, ...] = ()  # EXECUGRAPH_ALLOWED_ENDPOINTS: hosts, IPs, CIDRs or *
+    ray_address: str | None = None  # RAY_ADDRESS, as Ray itself reads it
 
 
 def _db_url_from(value: str | None) -> str:
@@ -104,6 +107,10 @@ def normalise_host(host: str) -> str:
     return host if "://" in host else f"http://{host}"
 
 
+def _listed(name: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
+
+
 def load_settings(db: str | None = None) -> Settings:
     """Read settings from the environment; an explicit `db` wins over EXECUGRAPH_DB.
 
@@ -124,8 +131,9 @@ def load_settings(db: str | None = None) -> Settings:
         chromium_path=os.environ.get("BROWSER_PATH") or DEFAULT_CHROMIUM,
         dashboard_token=os.environ.get("EXECUGRAPH_DASHBOARD_TOKEN") or None,
         viewer_token=os.environ.get("EXECUGRAPH_DASHBOARD_VIEWER_TOKEN") or None,
-        dashboard_hosts=tuple(h.strip() for h in os.environ.get("EXECUGRAPH_DASHBOARD_HOSTS", "").split(",")
-                              if h.strip()),
+        dashboard_hosts=_listed("EXECUGRAPH_DASHBOARD_HOSTS"),
+        allowed_endpoints=_listed("EXECUGRAPH_ALLOWED_ENDPOINTS"),
+        ray_address=os.environ.get("RAY_ADDRESS") or None,
     )
     redaction.remember(settings.openai_api_key, settings.dashboard_token, settings.viewer_token)
     redaction.remember_url(settings.db_url)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from execugraph.batch.destinations import check_destinations
 from execugraph.batch.spec import BatchSpec, check_grid
+from execugraph.settings import load_settings
 from execugraph.store import leases
 
 if TYPE_CHECKING:
@@ -19,6 +21,7 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = No
         problems = load_benchmark(spec.benchmark, **spec.benchmark_options)
     chosen = spec.select(problems)
     check_grid(len(chosen), len(spec.conditions), len(spec.seeds), spec.trials)  # before anything is written
+    check_destinations(spec, load_settings())
     if any(spec.run_config(c).retrieval for c in spec.conditions):  # every retrieving condition records it
         from execugraph.technique_library import pin_library
 

@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from execugraph.batch.destinations import check_destinations
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.progress import Progress
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
+from execugraph.settings import load_settings
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -108,6 +110,10 @@ class RayExecutor:
         from execugraph.scaleout.driver import RayBatchDriver
 
         address = self.ray_address or spec.ray_address
+        try:  # the stored configuration may come from anyone's bundle: it chooses no destination of its own
+            check_destinations(spec.model_copy(update={"ray_address": address}), load_settings())
+        except ValueError as exc:
+            return run.give_up(str(exc))
         try:
             made = connect(address)
         except Exception as exc:  # unreachable cluster, bad address: say so on the run, not only in a traceback
