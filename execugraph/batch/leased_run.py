@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S, LOST, SUSPENDED, RunLease
 from execugraph.batch.progress import Progress, progress
 from execugraph.store import StoreBusyError, SupersededError, leases
+from execugraph.store.errors import StoreDiskFullError
+from execugraph.store.opening import disk_full_error
 from execugraph.store.retry import run_with_retry
 
 if TYPE_CHECKING:
@@ -90,6 +92,7 @@ class LeasedRun:
         self.lease.start()
         status, error = "done", None
         interrupted: KeyboardInterrupt | None = None
+        disk_full: StoreDiskFullError | None = None
         busy = False
         try:
             leases.requeue_inflight(self.store, self.run_id)  # trials left running by a worker that died
@@ -102,8 +105,13 @@ class LeasedRun:
             log.error("run %s: %s; leaving it for a later worker", self.run_id, exc)
             busy = True
         except Exception as exc:  # a broken batch is marked failed, never left hanging
-            log.exception("run %s failed", self.run_id)
-            status, error = "failed", f"{type(exc).__name__}: {exc}"
+            full = disk_full_error(exc, self.store.url, self.store.engine.dialect.name)
+            if full is None:
+                log.exception("run %s failed", self.run_id)
+                status, error = "failed", f"{type(exc).__name__}: {exc}"
+            else:  # nothing can be written, so nothing is released: a worker takes the run over later
+                log.error("run %s: %s", self.run_id, full)
+                busy, disk_full = True, full
         finally:
             try:
                 if teardown is not None:
@@ -124,6 +132,9 @@ class LeasedRun:
             self.report(force=True)
         if interrupted is not None:
             raise interrupted
+        if disk_full is not None:
+            raise StoreDiskFullError(f"{disk_full}; run {self.run_id} is left as it was, and a worker takes it over "
+                                     "once its lease runs out (start one with `python -m execugraph worker`)")
         return status
 
     def give_up(self, reason: str) -> str:

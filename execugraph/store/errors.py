@@ -15,5 +15,9 @@ class StoreUnavailableError(RuntimeError):
     """
 
 
+class StoreDiskFullError(StoreUnavailableError):
+    """A write failed because the database's disk is full; nothing stored before it was lost."""
+
+
 class StoreReadOnlyError(StoreUnavailableError):
     """A write was attempted on a store opened read-only (its file or folder is not writable)."""

@@ -30,7 +30,7 @@ from sqlalchemy.exc import DatabaseError, DataError, DBAPIError, IntegrityError,
 
 from execugraph import redaction
 from execugraph.store.engine import display, make_engine, normalise_url
-from execugraph.store.errors import StoreUnavailableError
+from execugraph.store.errors import StoreDiskFullError, StoreUnavailableError
 
 HEADER_TIMEOUT_S = 5.0  # a busy database is reported by the probe that follows, not waited on here
 FIX_DB = "give --db (or EXECUGRAPH_DB) a file path, sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DB"
@@ -105,11 +105,17 @@ def _open_sqlite_file(url: URL, path: Path) -> OpenedDatabase:
             return OpenedDatabase(engine, where)
         except _ReadOnlyStorage:
             engine.dispose()  # access() said writable, SQLite found otherwise (ACLs, a remount): read it
+        except _DiskFull as exc:
+            return _open_read_only(url, path, full=str(exc))  # a full disk can still be read
     return _open_read_only(url, path)
 
 
 class _ReadOnlyStorage(Exception):
     """SQLite could not write where access() allowed it; try again read-only."""
+
+
+class _DiskFull(StoreUnavailableError):
+    """SQLite could not write because its filesystem is full; what is stored can still be read."""
 
 
 def _writable(path: Path) -> bool:
@@ -166,7 +172,8 @@ def _corrupt(where: str | Path, detail: str = "not an SQLite database") -> str:
     )
 
 
-def _open_read_only(url: URL, path: Path) -> OpenedDatabase:
+def _open_read_only(url: URL, path: Path, full: str | None = None) -> OpenedDatabase:
+    """Open read-only: on read-only storage, or on a full disk (`full`: the sentence saying so)."""
     note = (
         f"{path} is on read-only storage or not writable by this user, so it is open read-only: "
         "browsing, status, stats and export work, nothing can be recorded"
@@ -175,12 +182,18 @@ def _open_read_only(url: URL, path: Path) -> OpenedDatabase:
         f"the database {path} is open read-only (its file or folder cannot be written), so this cannot be "
         "recorded; copy it to writable storage and point --db (or EXECUGRAPH_DB) at the copy"
     )
+    if full is not None:
+        note = f"{full.split('; ', 1)[0]}, so it is open read-only: browsing, status, stats and export work"
+        refusal = full
     engine = make_engine(url, read_only="ro", read_only_note=refusal)
     try:
         _probe(engine, str(path), url)
         return OpenedDatabase(engine, str(path), True, note)
     except _ReadOnlyStorage:
         engine.dispose()
+    except _DiskFull:  # a full disk cannot hold the WAL index either: read the file as it is
+        if full is None:
+            raise
     wal = path.with_name(path.name + "-wal")
     if wal.exists() and wal.stat().st_size > 0:
         raise StoreUnavailableError(
@@ -209,7 +222,10 @@ def _probe(engine: Engine, where: str, url: URL) -> None:
         reason = _reason(exc, url)
         if backend == "sqlite" and any(key in reason.lower() for key in _READ_ONLY):
             raise _ReadOnlyStorage(reason) from None
-        raise StoreUnavailableError(describe_failure(exc, where, url)) from None
+        message = describe_failure(exc, where, url)
+        if backend == "sqlite" and disk_full(where, reason.lower()) is not None:
+            raise _DiskFull(message) from None
+        raise StoreUnavailableError(message) from None
 
 
 def _reason(exc: BaseException, url: URL | None = None) -> str:
@@ -238,6 +254,43 @@ def refused_value(exc: BaseException) -> str | None:
             "This is an input ExecuGraph should have checked: please report it with the input")
 
 
+_FULL = ("database or disk is full", "disk i/o error", "no space left", "disk full")
+FULL_BELOW_BYTES = 1024**2  # a filesystem with less than this free is full for SQLite's purposes
+
+
+def disk_full(where: str, reason: str) -> str | None:
+    """The sentence for a SQLite write that failed because its filesystem is full, else None.
+
+    SQLite reports a full disk as "database or disk is full" or, when the log cannot grow, as a disk I/O
+    error; the free space of the folder (os.statvfs, which opens nothing) tells the two I/O errors apart.
+    """
+    if not any(key in reason for key in _FULL):
+        return None
+    try:
+        stats = os.statvfs(Path(where).expanduser().absolute().parent)
+    except OSError:
+        return None
+    free = stats.f_bavail * stats.f_frsize
+    if free >= FULL_BELOW_BYTES and "full" not in reason and "no space" not in reason:
+        return None
+    return (f"the disk holding the database {where} is full ({free:,} bytes free); nothing already stored was lost: "
+            "free some space, then run the command again")
+
+
+def disk_full_error(exc: BaseException, where: str, dialect: str) -> StoreDiskFullError | None:
+    """A StoreDiskFullError with the one sentence when `exc` is a write refused for a full disk, else None."""
+    if not isinstance(exc, DBAPIError) or isinstance(exc, (IntegrityError, DataError)):
+        return None
+    reason = _reason(exc).lower()
+    if dialect == "sqlite":
+        sentence = disk_full(where, reason)
+    elif "no space left" in reason or "disk full" in reason:
+        sentence = describe_failure(exc, where, "postgresql://")
+    else:
+        sentence = None
+    return StoreDiskFullError(sentence) if sentence else None
+
+
 def describe_failure(exc: BaseException, where: str, url: URL | str | None = None) -> str:
     """One sentence for a database error met while opening or reading `where`: what is wrong, what to do."""
     parsed = make_url(url) if isinstance(url, str) else url
@@ -247,7 +300,13 @@ def describe_failure(exc: BaseException, where: str, url: URL | str | None = Non
     if backend == "sqlite" or (not backend and any(key in lowered for key in _CORRUPT)):
         if any(key in lowered for key in _CORRUPT):
             return _corrupt(where, reason)
+        full = disk_full(where, lowered)
+        if full is not None:
+            return full
         return f"cannot use the database {where} ({reason}); {FIX_DB}"
+    if backend == "postgresql" and ("no space left" in lowered or "disk full" in lowered):
+        return (f"the PostgreSQL server of {where} is out of disk space ({reason}); nothing already stored was lost: "
+                "free space on the server, then run the command again")
     if backend == "postgresql":
         short = reason.rsplit("failed: ", 1)[-1].removeprefix("FATAL:").strip()
         short = re.sub(r"\s*Is the server running.*$", "", short)
