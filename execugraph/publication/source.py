@@ -193,6 +193,7 @@ class FileSet:
         self._budget = _Budget(limit, self.label)
         self._describe = describe
         self._closer = closer
+        self._by_folder: dict[str, list[str]] | None = None
 
     @classmethod
     def from_bytes(cls, name: str, files: Mapping[str, bytes], *, limit: int = DEFAULT_MAX_BYTES) -> FileSet:
@@ -209,6 +210,18 @@ class FileSet:
     def limit(self) -> int:
         """The unpacked-size limit this input is read under."""
         return self._budget.limit
+
+    def names_under(self, prefix: str) -> list[str]:
+        """The paths below `prefix` ('' or 'a/b/'), relative to it; an index built once, so N folders cost N, not N^2."""
+        if self._by_folder is None:
+            index: dict[str, list[str]] = {}
+            for path in self._members:
+                parts = path.split("/")
+                for depth in range(len(parts)):
+                    folder = "/".join(parts[:depth]) + "/" if depth else ""
+                    index.setdefault(folder, []).append("/".join(parts[depth:]))
+            self._by_folder = index
+        return list(self._by_folder.get(prefix, ()))
 
     def under(self, folder: str) -> FileView:
         """The files inside `folder` ('' = the root), keyed relative to it."""
@@ -280,7 +293,7 @@ class FileView(Mapping[str, bytes]):
     def __init__(self, fileset: FileSet, prefix: str) -> None:
         self.fileset = fileset
         self.prefix = prefix
-        self._names = [p[len(prefix) :] for p in fileset.files if p.startswith(prefix)]
+        self._names = fileset.names_under(prefix)
 
     def __getitem__(self, name: str) -> bytes:
         if name not in self:

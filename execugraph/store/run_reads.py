@@ -159,6 +159,24 @@ def runs_mentioning(store: Store, needle: str) -> list[tuple[int, str, dict[str,
         return [(int(r.id), r.title, dict(r.config or {})) for r in conn.execute(stmt)]
 
 
+def runs_by_content_digest(store: Store, digests: set[str]) -> dict[str, int]:
+    """The oldest run recording each of `digests` as its content (`config.reference.content_sha256`).
+
+    One scan of the runs that record any content digest, so an import of N folders costs one read, not N.
+    """
+    if not digests:
+        return {}
+    found: dict[str, int] = {}
+    stmt = (select(RUN.c.id, RUN.c.config).where(cast(RUN.c.config, String).like("%content_sha256%"))
+            .order_by(RUN.c.id))
+    with store.engine.connect() as conn:
+        for row in conn.execute(stmt):
+            digest = ((row.config or {}).get("reference") or {}).get("content_sha256")
+            if digest in digests and digest not in found:
+                found[digest] = int(row.id)
+    return found
+
+
 def rescore_family(store: Store, run_id: int) -> tuple[int, list[int]] | None:
     """(root, its rescores newest first) for a run or one of its rescores; None when the run does not exist.
 
