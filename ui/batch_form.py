@@ -31,7 +31,11 @@ def problem_source(upload_folder: Any) -> tuple[str, list[Any], dict[str, str]]:
             if upload is not None:
                 data = upload.getvalue()
                 problems = resources.parse_upload(benchmark, data, upload.name)
-                options = {"path": str(views.keep_upload(data, upload.name, upload_folder))}
+                kept = views.keep_upload(data, upload.name, upload_folder)
+                options = {"path": str(kept)}
+                if st.session_state.get(Batch.PRUNED_FOR) != str(kept):  # once per file kept, not every rerun
+                    views.prune_uploads(upload_folder, resources.store(), keep=kept)
+                    st.session_state[Batch.PRUNED_FOR] = str(kept)
         else:
             problems = resources.benchmark_problems(benchmark)
     except (BenchmarkError, ValueError) as exc:

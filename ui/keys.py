@@ -60,6 +60,7 @@ class Batch:
     SUBSET_SEED = "batch.subset_seed"
     CONDITIONS = "batch.conditions"
     SEEDS = "batch.seeds"
+    PRUNED_FOR = "_batch.pruned_for"  # the kept upload after which old unreferenced ones were deleted (not a widget)
     TRIALS = "batch.trials"
     DEFAULT_MODEL = "batch.default_model"
     ROLE_MODEL = "batch.model."  # + role

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, case, cast, func, select
@@ -175,6 +176,18 @@ def runs_by_content_digest(store: Store, digests: set[str]) -> dict[str, int]:
             if digest in digests and digest not in found:
                 found[digest] = int(row.id)
     return found
+
+
+def suite_paths_in_use(store: Store) -> set[str]:
+    """Resolved paths of the suite files batch runs were queued from (`config.batch.benchmark_options.path`)."""
+    stmt = select(RUN.c.config).where(RUN.c.kind == "batch", cast(RUN.c.config, String).like('%"path"%'))
+    paths = set()
+    with store.engine.connect() as conn:
+        for (config,) in conn.execute(stmt):
+            path = (((config or {}).get("batch") or {}).get("benchmark_options") or {}).get("path")
+            if isinstance(path, str) and path:
+                paths.add(str(Path(path).resolve()))
+    return paths
 
 
 def rescore_family(store: Store, run_id: int) -> tuple[int, list[int]] | None:

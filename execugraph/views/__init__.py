@@ -64,12 +64,13 @@ from execugraph.views.trace import (
     trial_rows,
     unparsed_reply,
 )
-from execugraph.views.uploads import keep_upload, parse_upload
+from execugraph.views.uploads import keep_upload, parse_upload, prune_uploads
 
 __all__ = [
     "REFERENCE_CONDITION",
     "BatchPlan",
     "keep_upload",
+    "prune_uploads",
     "parse_upload",
     "plan_batch",
     "readable_error",

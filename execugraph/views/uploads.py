@@ -1,8 +1,17 @@
-"""Suite files uploaded to the dashboard: parsed with their faults named, kept on disk by content hash."""
+"""Suite files uploaded to the dashboard: parsed with their faults named, kept on disk by content hash.
+
+A kept file stays while a run's configuration names it (a batch resumes from it); one that no run names
+is deleted a day after it was last uploaded (`prune_uploads`, run whenever a new file is kept).
+"""
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
 from typing import Any
+
+UNREFERENCED_GRACE_S = 24 * 3600  # an upload no run names yet may still be being planned
 
 
 def parse_upload(benchmark: str, data: bytes, name: str, max_bytes: int | None = None) -> list[Any]:
@@ -35,4 +44,26 @@ def keep_upload(data: bytes, name: str, folder: Any) -> Any:
     path = folder / f"{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
     if not path.exists():
         path.write_bytes(data)
+    else:
+        os.utime(path)  # uploaded again: its grace period starts again
     return path
+
+
+def prune_uploads(folder: Any, store: Any, *, keep: Path | None = None, now: float | None = None) -> list[Path]:
+    """Delete kept uploads that no run of `store` names and that are older than the grace period."""
+    from execugraph.store.run_reads import suite_paths_in_use
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    in_use = suite_paths_in_use(store)
+    moment = time.time() if now is None else now
+    removed = []
+    for path in folder.iterdir():
+        resolved = str(path.resolve())
+        if not path.is_file() or resolved in in_use or (keep is not None and path.resolve() == keep.resolve()):
+            continue
+        if moment - path.stat().st_mtime > UNREFERENCED_GRACE_S:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
