@@ -182,7 +182,9 @@ def seed_humaneval(store: Store, n: int) -> int:
 def measure_protocols(store: Store, pool: Any, n: int) -> dict[str, Any]:
     """Rescore the same HumanEval run under each protocol on a warm pool: trials/s and passes for each."""
     run_id = seed_humaneval(store, n)
-    rescore_run(store, seed_humaneval(store, 16), pool=pool, protocol="with-prompt")  # warm-up
+    warm = seed_humaneval(store, 164)
+    for protocol in ("standalone", "with-prompt"):  # warm-up; it also calibrates every suite, once per machine
+        rescore_run(store, warm, pool=pool, protocol=protocol)
     out = {}
     for protocol in ("standalone", "with-prompt"):
         started = time.perf_counter()

@@ -69,6 +69,7 @@ class RunConfig(BaseModel):
     llm_timeout_s: float = Field(default=900.0, gt=0, le=86400)
     # How long an endpoint may stay unreachable (errors waited out with backoff) before its trials end.
     outage_budget_s: float = Field(default=600.0, ge=0, le=7 * 86400)
+    # CPU seconds per test before calibration (the sandbox's wall-clock backstop is 10x + 10 s; see README).
     test_timeout_s: float = Field(default=5.0, gt=0, le=600)
     memory_mb: int = Field(default=512, ge=32, le=65536)
     cache: bool | None = None

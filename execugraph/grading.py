@@ -32,7 +32,7 @@ DEFAULT_PROTOCOL: GradingProtocol = "standalone"
 # An assert test may carry the check's source for `with-prompt`, where the helpers come from the module.
 WITH_PROMPT_SOURCE = "source_with_prompt"
 SMOKE_TEST: dict[str, Any] = {"kind": "assert", "name": "smoke", "source": "", "call": "None"}
-DEFAULT_TIMEOUT_S = 5.0
+DEFAULT_TIMEOUT_S = 5.0  # CPU seconds per test (the sandbox's wall clock is only a backstop above it)
 DEFAULT_MEMORY_MB = 512
 
 
@@ -184,18 +184,35 @@ def build_suite(problem: Problem, tests: list[dict[str, Any]], protocol: str, *,
     return suite
 
 
+def cpu_floor(problem: Problem, settings: GradingSettings) -> float:
+    """CPU seconds per test before calibration: the benchmark's own timeout when it sets one, else the condition's."""
+    timeout = problem.timeout_s if problem.timeout_s and problem.timeout_s > 0 else settings.timeout_s
+    return float(timeout)
+
+
 def limits(problem: Problem, settings: GradingSettings) -> Any:
-    """Sandbox limits: the problem's own per-test timeout when its benchmark sets one, else the condition's."""
+    """Sandbox limits: `cpu_floor` CPU seconds per test (the sandbox adds its wall-clock backstop), the memory."""
     from sandbox import Limits
 
-    timeout = problem.timeout_s if problem.timeout_s and problem.timeout_s > 0 else settings.timeout_s
-    return Limits(timeout_s=float(timeout), memory_mb=settings.memory_mb)
+    return Limits(timeout_s=cpu_floor(problem, settings), memory_mb=settings.memory_mb)
 
 
 def sandbox_job(problem: Problem, code: str, tests: list[dict[str, Any]], settings: GradingSettings,
-                *, smoke: bool = False) -> tuple[str, dict[str, Any], Any]:
-    """(code, suite, limits): one program against `tests`, ready for `SandboxPool.run_suite`/`run_many`."""
-    return code, build_suite(problem, tests, settings.protocol, smoke=smoke), limits(problem, settings)
+                *, smoke: bool = False, cpu_limits: Any = None) -> tuple[str, dict[str, Any], Any]:
+    """(code, suite, limits): one program against `tests`, ready for `SandboxPool.run_suite`/`run_many`.
+
+    `cpu_limits` (a `calibration.TimeLimits`, or one number per test) gives tests their calibrated CPU
+    limits; a test whose limit is the floor carries none, so an uncalibrated suite is the same job.
+    """
+    suite = build_suite(problem, tests, settings.protocol, smoke=smoke)
+    job_limits = limits(problem, settings)
+    per_test = list(getattr(cpu_limits, "cpu_s", cpu_limits) or [])
+    if per_test and len(per_test) == len(suite["tests"]) and not smoke:
+        suite["tests"] = [
+            {**test, "cpu_limit_s": float(cpu)} if float(cpu) != job_limits.timeout_s else test
+            for test, cpu in zip(suite["tests"], per_test, strict=True)
+        ]
+    return code, suite, job_limits
 
 
 # -- what passes ------------------------------------------------------------------

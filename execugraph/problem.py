@@ -19,7 +19,9 @@ class Problem(BaseModel):
 
     `preamble` is the benchmark prompt a `with-prompt` grading runs before the program
     in the candidate's module (HumanEval: imports, helpers and the stub); `timeout_s`
-    is a benchmark's own per-test limit, when it sets one.
+    is a benchmark's own per-test limit in CPU seconds, when it sets one. `reference` is a
+    reference solution (HumanEval's canonical one, or a user suite's), whose CPU time per
+    test calibrates the limits (`execugraph.calibration`); it is never shown to a model.
     """
 
     id: str
@@ -35,6 +37,7 @@ class Problem(BaseModel):
     source: str = ""
     preamble: str = ""
     timeout_s: float | None = None
+    reference: str = ""
 
     def visible_tests(self) -> list[dict[str, Any]]:
         return [t for t in self.tests if t.get("visible")]

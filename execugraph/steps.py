@@ -110,6 +110,7 @@ class GradeOutput(Failed):
     reused_execution: NotRequired[bool]  # the evaluator's last run was on the same program and tests
     samples_total: NotRequired[int]  # best-of-N sampling only
     samples_passed: NotRequired[int]
+    time_limits: NotRequired[dict[str, Any]]  # CPU limit per test, its floor and calibration (execugraph.calibration)
 
 
 class ExplainerOutput(Failed):

@@ -11,8 +11,10 @@ What lives where (imports run down this list, never back up):
   `results` (SuiteResult, TestResult), `limits`, `cli`;
 - worker: `worker` (WorkerEnv, prepared once per worker, and the request
   loop), `job` (JobRunner: one suite's tests), `job_io` (the job's processes,
-  the poll loop, how they end), `env` (JobEnv: the few things a job needs
-  from its worker), `procs` (spawn, Proc records, the subreaper's Reaper);
+  the poll loop, each test's CPU and wall clocks, how they end), `env`
+  (JobEnv: the few things a job needs from its worker), `procs` (spawn, Proc
+  records, the subreaper's Reaper), `cputime` (the job's CPU seconds, read
+  from its cgroup or /proc);
 - inside job processes: `child` (the candidate, stdio and judge roles),
   `hardening` (the per-process layers), `landlock`, `seccomp`,
   `namespaces`, `cgroups`, `syscalls`, `preload`;

@@ -1,7 +1,12 @@
-"""Per-worker memory and pids cgroups: a job's whole process tree is limited, counted and killed as one.
+"""Per-worker memory, pids and CPU-accounting cgroups: a job's whole process tree is limited, counted and killed as one.
 
-cgroup v1 (separate `memory` and `pids` hierarchies) and v2 (one unified
-hierarchy with `cgroup.kill`) are both handled. The worker creates one child
+cgroup v1 (separate `memory`, `pids` and `cpuacct` hierarchies) and v2 (one
+unified hierarchy with `cgroup.kill`, whose `cpu.stat` counts CPU in every
+cgroup) are both handled. The CPU counter is what the worker reads to charge
+a job's CPU time (`sandbox.cputime`). On v1 the worker moves itself into its
+`cpuacct` cgroup, so job processes are in it from fork on (moving a process
+between v1 cgroups costs about 0.1 ms, per job process), and the worker's own
+CPU is subtracted from the counter. The worker creates one child
 cgroup per controller under its own cgroup, job processes move themselves in
 before dropping privileges, and after every job whatever is left inside is
 killed. A controller that cannot be set up is reported unavailable with the
@@ -61,6 +66,11 @@ def _own_paths() -> dict[str, str]:
     return paths
 
 
+LAYERS = {"memory": "cgroup_memory", "pids": "cgroup_pids", "cpuacct": "cgroup_cpu"}
+_V1_FILES = {"memory": "memory.limit_in_bytes", "pids": "pids.max", "cpuacct": "cpuacct.usage"}
+_V1_INITIAL = {"memory": "1048576000", "pids": "64"}
+
+
 @dataclass
 class JobCgroups:
     """The cgroup directories one worker's jobs run in, and what each one enforces."""
@@ -68,8 +78,10 @@ class JobCgroups:
     dirs: dict[str, str] = field(default_factory=dict)  # controller -> directory
     layers: dict[str, str] = field(default_factory=dict)
     version: int = 0
-    _procs_fds: list[int] = field(default_factory=list)
+    _procs_fds: list[tuple[tuple[str, ...], int]] = field(default_factory=list)  # (layers it joins, fd)
     _limits: dict[str, int] = field(default_factory=dict)
+    _cpu_fd: int = -1  # the CPU counter, kept open: a pread per reading (a job reads it once or twice per test)
+    worker_inside: str = ""  # v1: the cgroup the worker left for its cpuacct cgroup (it returns there at the end)
 
     @classmethod
     def create(cls, name: str) -> JobCgroups:
@@ -79,38 +91,46 @@ class JobCgroups:
             mounts = _mounts()
             own = _own_paths()
         except OSError as exc:
-            self.layers = {c: f"unavailable: cannot read cgroup info ({exc})" for c in ("cgroup_memory", "cgroup_pids")}
+            self.layers = {layer: f"unavailable: cannot read cgroup info ({exc})" for layer in LAYERS.values()}
             return self
         v1 = {
             ctrl: point
             for point, fstype, opts in mounts
             if fstype == "cgroup"
-            for ctrl in ("memory", "pids")
+            for ctrl in ("memory", "pids", "cpuacct")
             if ctrl in opts
         }
         v2 = next((point for point, fstype, _ in mounts if fstype == "cgroup2"), None)
-        for ctrl in ("memory", "pids"):
-            layer = f"cgroup_{ctrl}"
-            if ctrl in v1:
+        for ctrl in ("memory", "pids", "cpuacct"):
+            layer = LAYERS[ctrl]
+            if ctrl == "cpuacct" and self.version == 2:  # never mix versions: v2 counts CPU in its own job cgroup
+                self._setup_v2_cpu(layer)
+            elif ctrl in v1:
                 self.version = 1
                 self._setup(layer, ctrl, os.path.join(v1[ctrl], own.get(ctrl, "/").lstrip("/"), name))
-            elif v2 is not None and "" in own:
+            elif v2 is not None and "" in own and ctrl != "cpuacct":
                 self.version = 2
-                base = os.path.join(v2, own[""].lstrip("/"))
-                self._setup_v2(layer, ctrl, base, name)
+                self._setup_v2(layer, ctrl, os.path.join(v2, own[""].lstrip("/")), name)
             else:
                 self.layers[layer] = f"unavailable: no {ctrl} cgroup controller is mounted"
+        if self.layers.get("cgroup_cpu", "active") != "active":
+            self.layers["cgroup_cpu"] += "; CPU time is read from /proc instead"
         return self
 
     def _setup(self, layer: str, ctrl: str, path: str) -> None:
         _remove_stale_siblings(path)
         try:
             os.makedirs(path, exist_ok=True)
-            limit_file = "memory.limit_in_bytes" if ctrl == "memory" else "pids.max"
+            limit_file = _V1_FILES[ctrl]
             if not os.path.exists(os.path.join(path, limit_file)):
                 raise OSError(f"{limit_file} missing in {path}")
-            _write(os.path.join(path, limit_file), "1048576000" if ctrl == "memory" else "64")
-            self._procs_fds.append(_open_procs(path))
+            if ctrl in _V1_INITIAL:
+                _write(os.path.join(path, limit_file), _V1_INITIAL[ctrl])
+                self._procs_fds.append(((layer,), _open_procs(path)))
+            else:  # cpuacct: the worker itself moves in, and every process it forks is born there
+                int(_read(os.path.join(path, limit_file)))
+                _write(os.path.join(path, "cgroup.procs"), str(os.getpid()))
+                self.worker_inside = os.path.dirname(path)
         except OSError as exc:
             self.layers[layer] = f"unavailable: cannot set up {path} ({exc.strerror or exc})"
             try:
@@ -136,12 +156,34 @@ class JobCgroups:
                 "1048576000" if ctrl == "memory" else "64",
             )
             if not self._procs_fds:
-                self._procs_fds.append(_open_procs(path))
+                self._procs_fds.append(((), _open_procs(path)))
         except OSError as exc:
             self.layers[layer] = f"unavailable: cgroup v2 {ctrl} below {base} ({exc.strerror or exc})"
             return
         self.dirs[ctrl] = path
         self.layers[layer] = "active"
+        self._joins(layer)
+
+    def _setup_v2_cpu(self, layer: str) -> None:
+        """v2 counts CPU in `cpu.stat` of every cgroup: the job cgroup made for memory or pids has it."""
+        path = self.dirs.get("memory") or self.dirs.get("pids")
+        if path is None:
+            self.layers[layer] = "unavailable: no cgroup v2 job cgroup (memory and pids could not be set up)"
+            return
+        try:
+            int(_read_cpu_stat(path))
+        except (OSError, ValueError) as exc:
+            self.layers[layer] = f"unavailable: cannot read cpu.stat in {path} ({exc})"
+            return
+        self.dirs["cpuacct"] = path
+        self.layers[layer] = "active"
+        self._joins(layer)
+
+    def _joins(self, layer: str) -> None:
+        """Record that joining the v2 job cgroup also enforces `layer`."""
+        if self._procs_fds:
+            layers, fd = self._procs_fds[0]
+            self._procs_fds[0] = ((*layers, layer), fd)
 
     # -- per job -----------------------------------------------------------
 
@@ -176,9 +218,39 @@ class JobCgroups:
             _write(memsw, str(value))
             _write(limit, str(value))
 
-    def join_fds(self) -> list[int]:
-        """Descriptors of cgroup.procs files; a job process writes its pid to each (inherited over fork)."""
+    def inherited_layers(self) -> tuple[str, ...]:
+        """Layers job processes have from birth, without joining anything (v1 cpuacct: the worker's cgroup)."""
+        return ("cgroup_cpu",) if self.worker_inside else ()
+
+    @property
+    def holds_jobs(self) -> bool:
+        """Whether a cgroup holds the job processes and not the worker (memory or pids), to count and kill them."""
+        return self._job_dir() is not None
+
+    def _job_dir(self) -> str | None:
+        return self.dirs.get("memory") or self.dirs.get("pids")
+
+    def join_fds(self) -> list[tuple[tuple[str, ...], int]]:
+        """(layers, descriptor of a cgroup.procs file): a job process writes its pid to each (inherited over fork)."""
         return list(self._procs_fds)
+
+    def cpu_usage(self) -> float | None:
+        """CPU seconds used so far by every process that was ever in the job cgroup (None: no CPU cgroup)."""
+        path = self.dirs.get("cpuacct")
+        if path is None:
+            return None
+        try:
+            if self._cpu_fd < 0:
+                name = "cpu.stat" if self.version == 2 else "cpuacct.usage"
+                fd = os.open(os.path.join(path, name), os.O_RDONLY | os.O_CLOEXEC)
+                self._cpu_fd = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100)  # out of the job processes' range
+                os.close(fd)
+            data = os.pread(self._cpu_fd, 4096, 0).decode("ascii")
+            if self.version == 2:
+                return _usage_usec(data) / 1e6
+            return int(data) / 1e9 - (time.process_time() if self.worker_inside else 0.0)
+        except (OSError, ValueError):
+            return None
 
     def oom_kills(self) -> int:
         """How many processes the kernel has OOM-killed in the job cgroup so far."""
@@ -196,7 +268,7 @@ class JobCgroups:
         return 0
 
     def pids(self) -> list[int]:
-        path = next(iter(self.dirs.values()), None)
+        path = self._job_dir()
         if path is None:
             return []
         try:
@@ -215,7 +287,7 @@ class JobCgroups:
 
     def kill_all(self, wait_s: float = 2.0) -> list[int]:
         """SIGKILL everything in the job cgroups until empty; returns pids still present (should be none)."""
-        if not self.dirs:
+        if self._job_dir() is None:
             return []
         deadline = time.monotonic() + wait_s
         while True:
@@ -224,7 +296,7 @@ class JobCgroups:
                 return pids
             if self.version == 2:
                 try:
-                    _write(os.path.join(next(iter(self.dirs.values())), "cgroup.kill"), "1")
+                    _write(os.path.join(self._job_dir() or "", "cgroup.kill"), "1")
                 except OSError:
                     pass
             for pid in pids:
@@ -237,14 +309,42 @@ class JobCgroups:
     def destroy(self) -> None:
         """Kill what is left and remove the directories (worker exit or host clean-up)."""
         self.kill_all()
-        for fd in self._procs_fds:
+        for fd in [fd for _layers, fd in self._procs_fds] + ([self._cpu_fd] if self._cpu_fd >= 0 else []):
             try:
                 os.close(fd)
             except OSError:
                 pass
         self._procs_fds = []
+        self._cpu_fd = -1
+        if self.worker_inside:
+            try:
+                _write(os.path.join(self.worker_inside, "cgroup.procs"), str(os.getpid()))
+            except OSError:
+                pass  # then the directory stays until the host removes it after this process ends
+            self.worker_inside = ""
         for path in set(self.dirs.values()):
-            remove_tree(path)
+            if path != self.dirs.get("cpuacct") or self.version == 2 or not _holds(path, os.getpid()):
+                remove_tree(path)
+
+
+def _holds(path: str, pid: int) -> bool:
+    try:
+        return str(pid) in _read(os.path.join(path, "cgroup.procs")).split()
+    except OSError:
+        return False
+
+
+def _read_cpu_stat(path: str) -> int:
+    """`usage_usec` from a v2 cgroup's cpu.stat."""
+    return _usage_usec(_read(os.path.join(path, "cpu.stat")))
+
+
+def _usage_usec(text: str) -> int:
+    for line in text.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "usage_usec":
+            return int(value)
+    raise ValueError("no usage_usec in cpu.stat")
 
 
 def _remove_stale_siblings(path: str) -> None:

@@ -1,7 +1,8 @@
 """`python -m sandbox check|layers`: evaluate one program from files, or show the isolation layers.
 
-`check` prints one JSON object and exits 0 whenever the evaluation
-completed, whatever the verdict; it exits 2 with a message on stderr when a
+`check` prints one JSON object (with `limits`: the CPU limit per test, the
+wall-clock backstop and how CPU was measured; the same in one line on stderr)
+and exits 0 whenever the evaluation completed, whatever the verdict; it exits 2 with a message on stderr when a
 file is missing, too large (program 1 MiB, suite 16 MiB) or the suite is
 malformed, and 3 when no sandbox worker could start.
 """
@@ -29,7 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--code", required=True, type=Path, help="the candidate program (Python source)")
     check.add_argument("--tests", required=True, type=Path, help="suite JSON: {entry_point, aliases, tests: [...]}")
     check.add_argument(
-        "--timeout-s", type=float, default=Limits.timeout_s, help="wall-clock limit per test (default %(default)s)"
+        "--timeout-s", type=float, default=Limits.timeout_s,
+        help="CPU seconds per test, counted over every process and thread of the job (default %(default)s)",
+    )
+    check.add_argument(
+        "--suite-timeout-s", type=float, default=None, help="CPU seconds for the whole suite (default: no cap)"
+    )
+    check.add_argument(
+        "--wall-factor", type=float, default=Limits.wall_factor,
+        help="wall-clock backstop per test = this x its CPU limit + --wall-grace-s (default %(default)s)",
+    )
+    check.add_argument(
+        "--wall-grace-s", type=float, default=Limits.wall_grace_s, help="see --wall-factor (default %(default)s)"
     )
     check.add_argument(
         "--memory-mb", type=int, default=Limits.memory_mb, help="memory the job may add (default %(default)s)"
@@ -59,7 +71,8 @@ def _check(args: argparse.Namespace) -> int:
     except SuiteError as exc:
         return _fail(f"--tests {exc}")
     try:
-        limits = Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb)
+        limits = Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb, suite_timeout_s=args.suite_timeout_s,
+                        wall_factor=args.wall_factor, wall_grace_s=args.wall_grace_s)
     except ValueError as exc:
         return _fail(str(exc))
     try:
@@ -68,7 +81,19 @@ def _check(args: argparse.Namespace) -> int:
     except SandboxUnavailable as exc:
         return _fail(str(exc), EXIT_UNAVAILABLE)
     print(json.dumps(result.to_dict(), indent=2))
+    print(f"limits: {limits_line(result.limits)}", file=sys.stderr)
     return EXIT_OK
+
+
+def limits_line(limits: dict) -> str:
+    """The time limits of a result in one line, e.g. for `check` and the dashboard."""
+    text = (f"{limits.get('cpu_s_per_test', 0):g} s CPU per test, wall-clock backstop "
+            f"{limits.get('wall_backstop_s_per_test', 0):g} s ({limits.get('wall_rule', '')})")
+    if limits.get("suite_cpu_s"):
+        text += f"; suite {limits['suite_cpu_s']:g} s CPU, backstop {limits.get('suite_wall_backstop_s', 0):g} s"
+    if limits.get("tests_with_own_cpu_limit"):
+        text += f"; {limits['tests_with_own_cpu_limit']} test(s) with their own CPU limit"
+    return f"{text}; CPU measured from {limits.get('cpu_accounting', 'unknown')}"
 
 
 def _layers() -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from sandbox.cputime import CpuMeter
     from sandbox.hardening import Plan
     from sandbox.procs import Proc, Reaper
 
@@ -41,8 +42,13 @@ class JobEnv(Protocol):
     @property
     def cgroups(self) -> JobCgroupControl: ...
 
-    def plan(self, limits: dict[str, Any], n_tests: int) -> Plan:
-        """How a job process with these limits hardens itself."""
+    @property
+    def cpu_meter(self) -> CpuMeter:
+        """Cumulative CPU seconds of the job's processes, read from outside them."""
+        ...
+
+    def plan(self, limits: dict[str, Any], cpu_seconds: int) -> Plan:
+        """How a job process with these limits (and this RLIMIT_CPU backstop) hardens itself."""
         ...
 
     def take_warm(self, limits: dict[str, Any]) -> Proc | None:

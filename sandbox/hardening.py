@@ -23,6 +23,7 @@ from sandbox.landlock import Ruleset
 from sandbox.seccomp import Filter
 
 KEEP_FDS = 7  # 0 stdin, 1 stdout, 2 stderr, 3 requests, 4 replies, 5-6 judge memfds
+CGROUP_LAYERS = ("cgroup_memory", "cgroup_pids", "cgroup_cpu")
 
 
 @dataclass
@@ -31,7 +32,8 @@ class Plan:
 
     job_dir: str
     base_vm_bytes: int = 0
-    cgroup_fds: list[int] = field(default_factory=list)
+    cgroup_fds: list[tuple[tuple[str, ...], int]] = field(default_factory=list)  # (layers, cgroup.procs fd)
+    cgroup_inherited: tuple[str, ...] = ()  # layers a job process has from birth (v1 cpuacct: the worker's cgroup)
     uid: int | None = None
     gid: int | None = None
     ruleset: Ruleset | None = None
@@ -59,9 +61,13 @@ def vm_size() -> int:
         return int(f.read().split()[0]) * resource.getpagesize()
 
 
-def cpu_seconds_for(limits: dict[str, Any], n_tests: int) -> int:
-    """RLIMIT_CPU backstop for one job process: every test's wall-clock allowance, plus loading."""
-    return math.ceil(float(limits["timeout_s"]) * (n_tests + 1)) + 1
+def cpu_seconds_for(limits: dict[str, Any], cpu_limits: list[float]) -> int:
+    """RLIMIT_CPU backstop for one job process: every test's CPU limit plus loading (or the suite's cap)."""
+    load = float(limits["timeout_s"])
+    total = load + sum(cpu_limits)
+    if limits.get("suite_timeout_s"):
+        total = min(total, float(limits["suite_timeout_s"]) + load)
+    return math.ceil(total) + 1
 
 
 def apply(plan: Plan) -> dict[str, str]:
@@ -71,17 +77,16 @@ def apply(plan: Plan) -> dict[str, str]:
 
     report["process_group"] = "active" if os.getpgrp() == pid else "unavailable: not a process-group leader"
 
-    joined = 0
-    for fd in plan.cgroup_fds:
+    joined: set[str] = set(plan.cgroup_inherited)
+    for layers, fd in plan.cgroup_fds:
         try:
             os.write(fd, str(pid).encode())
-            joined += 1
+            joined.update(layers)
         except OSError as exc:
-            for layer in ("cgroup_memory", "cgroup_pids"):
-                if report.get(layer) is None:
-                    report[layer] = f"unavailable: joining the job cgroup failed ({exc.strerror})"
-    for layer in ("cgroup_memory", "cgroup_pids"):
-        report.setdefault(layer, "active" if joined else "unavailable: no job cgroup")
+            for layer in layers:
+                report.setdefault(layer, f"unavailable: joining the job cgroup failed ({exc.strerror})")
+    for layer in CGROUP_LAYERS:
+        report.setdefault(layer, "active" if layer in joined else "unavailable: no job cgroup")
 
     try:
         _set(resource.RLIMIT_AS, (plan.base_vm_bytes or vm_size()) + plan.memory_bytes)

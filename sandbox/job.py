@@ -16,8 +16,8 @@ import time
 from typing import Any
 
 from sandbox import frames
-from sandbox.hardening import cpu_seconds_for
-from sandbox.job_io import JobIO, as_text
+from sandbox.job_io import Clock, JobIO, as_text
+from sandbox.limits import backstop_in
 from sandbox.procs import Proc, pidfd_exited
 
 PIPELINE_BYTES = 48 * 1024  # requests sent ahead stay below one pipe buffer
@@ -28,8 +28,11 @@ class JobRunner(JobIO):
 
     def run(self) -> dict[str, Any]:
         started = time.monotonic()
+        cpu_started = self.meter.read()
         suite_cap = self.limits.get("suite_timeout_s")
-        suite_deadline = started + float(suite_cap) if suite_cap else math.inf
+        if suite_cap:
+            self.cpu_cap = cpu_started + float(suite_cap)
+            self.wall_cap = started + backstop_in(self.limits, float(suite_cap))
         self.env.cgroups.set_limits((int(self.limits["memory_mb"]) + 64) << 20, int(self.limits["max_processes"]))
         results: list[dict[str, Any]] = []
         try:
@@ -38,12 +41,12 @@ class JobRunner(JobIO):
                 test = self.tests[index]
                 if self.host_gone:
                     results.append({"status": "harness_error", "detail": "host closed the channel"})
-                elif time.monotonic() >= suite_deadline:
+                elif self._suite_spent():
                     results.append({"status": "not_run", "detail": "suite time limit reached before this test"})
                 elif test.get("kind") == "call":
-                    results.extend(self._run_call_block(index, suite_deadline))
+                    results.extend(self._run_call_block(index))
                 else:
-                    results.append(self._run_test(index, test, suite_deadline))
+                    results.append(self._run_test(index, test))
         finally:
             self._stop_all()
         return {
@@ -52,38 +55,51 @@ class JobRunner(JobIO):
             "stdout": as_text(self.stdout),
             "stderr": as_text(self.stderr),
             "worker_s": time.monotonic() - started,
+            "cpu_s": max(0.0, self.meter.read() - cpu_started),
+            "cpu_accounting": self.meter.describe(),
         }
 
-    def _run_test(self, index: int, test: dict[str, Any], suite_deadline: float) -> dict[str, Any]:
+    def _suite_spent(self) -> bool:
+        if self.wall_cap == math.inf:
+            return False
+        return time.monotonic() >= self.wall_cap or self.meter.read() >= self.cpu_cap
+
+    def _test_clock(self, index: int, cpu_start: float | None = None, wall_start: float | None = None) -> Clock:
+        return self._clock(self.cpu_limits[index], self.wall_limits[index], cpu_start, wall_start)
+
+    def _run_test(self, index: int, test: dict[str, Any]) -> dict[str, Any]:
         kind = test.get("kind")
         oom_before = self.env.cgroups.oom_kills()
         if kind == "stdio":
-            result = self._run_stdio(test, suite_deadline)
+            clock = self._test_clock(index)
+            result = self._run_stdio(test, clock)
         else:
-            problem = self._ensure_candidate(suite_deadline)
+            problem = self._ensure_candidate()
             if problem is not None:
                 return dict(problem)
-            started = time.monotonic()
-            deadline = min(started + self.timeout_s, suite_deadline)
+            clock = self._test_clock(index)
             proc = self.cand
             assert proc is not None
             proc.window = bytearray()
-            result = self._run_assert(index, deadline)
-            result["duration_s"] = time.monotonic() - started
+            result = self._run_assert(index, clock)
+            result["duration_s"] = time.monotonic() - clock.wall_start
             result.setdefault("stderr", as_text(proc.window))
+            self._charge(result, clock)
         if self.env.cgroups.oom_kills() > oom_before:
             result = {**result, "status": "memory_limit", "detail": "the job's memory cgroup hit its limit (OOM kill)"}
             self._kill(self.cand)
             self._kill(self.judge)
         return result
 
-    def _ensure_candidate(self, suite_deadline: float) -> dict[str, Any] | None:
+    def _ensure_candidate(self) -> dict[str, Any] | None:
+        """A live candidate process with the code loaded, or the load's failure (loading has its own clock)."""
         if self.load is not None and self.load["status"] != "ok":
             return self.load
         if self.cand is not None and not self.cand.exited:
             return None
         self._kill(self.cand)
-        deadline = min(time.monotonic() + self.timeout_s, suite_deadline)
+        clock = self._clock(*self.load_limits)
+        deadline = clock.wall_deadline
         proc = self._adopt_warm()
         if proc is None or self._await_hello(proc, deadline) is not None:
             self._kill(proc)
@@ -99,13 +115,13 @@ class JobRunner(JobIO):
             "entry_point": self.job.get("entry_point"),
             "aliases": self.job.get("aliases") or [],
             "result_bytes": int(self.limits["result_bytes"]),
-            "cpu_seconds": cpu_seconds_for(self.limits, len(self.tests)),
+            "cpu_seconds": self.rlimit_cpu,
         }
         if not self._send(proc, start, deadline):
             self._kill(proc)
             self.load = {"status": "harness_error", "detail": "candidate process did not accept its code"}
             return self.load
-        owner, item = self._wait([proc], deadline)
+        owner, item = self._wait([proc], deadline, clock)
         if isinstance(item, dict) and item.get("load") == "ok":
             entry = item.get("entry")
             names = item.get("names")
@@ -124,7 +140,7 @@ class JobRunner(JobIO):
             self._kill(proc)
             self.load = {"status": "violation", "detail": "candidate process sent an unexpected frame while loading"}
             return self.load
-        status = self._end_event(owner, item)
+        status = self._end_event(owner, item, clock)
         self._kill(proc)
         self.load = {**status, "at_load": True, "stderr": as_text(proc.window)}
         return self.load
@@ -143,13 +159,13 @@ class JobRunner(JobIO):
             }
         return {"op": "call", "target": entry, "args": test.get("args", []), "kwargs": test.get("kwargs", {"$d": []})}
 
-    def _run_call_block(self, first: int, suite_deadline: float) -> list[dict[str, Any]]:
+    def _run_call_block(self, first: int) -> list[dict[str, Any]]:
         """Run consecutive call tests from `first` with their requests pipelined; returns results for a prefix (>= 1).
 
         The candidate process answers them back to back, so it never sleeps
-        between tests; test k's clock starts when answer k-1 arrives.
+        between tests; test k's clocks (CPU and wall) start when answer k-1 arrives.
         """
-        problem = self._ensure_candidate(suite_deadline)
+        problem = self._ensure_candidate()
         if problem is not None:
             return [dict(problem)]
         proc = self.cand
@@ -170,23 +186,26 @@ class JobRunner(JobIO):
                 break
             requests.append(data)
             size += len(data)
-        previous = time.monotonic()
+        clock = self._test_clock(first)
         proc.window = bytearray()
-        if not self._send_bytes(proc, b"".join(requests), min(previous + self.timeout_s, suite_deadline)):
+        if not self._send_bytes(proc, b"".join(requests), clock.wall_deadline):
             if pidfd_exited(proc.pidfd):
                 proc.drain()
-                return [self._end_event(proc, "exited")]
-            self._kill(proc)
-            return [self._end_event(None, "timeout")]
+                result = self._end_event(proc, "exited")
+            else:
+                self._kill(proc)
+                result = self._end_event(None, "timeout", clock)
+            self._charge(result, clock)
+            return [result]
         results: list[dict[str, Any]] = []
-        for _ in requests:
+        for offset in range(len(requests)):
             oom_before = self.env.cgroups.oom_kills()
-            owner, item = self._wait([proc], min(previous + self.timeout_s, suite_deadline))
+            owner, item = self._wait([proc], clock.wall_deadline, clock)
             now = time.monotonic()
             if isinstance(item, dict):
                 result = _reply_status(item, proc, self)
             else:
-                result = self._end_event(owner, item)
+                result = self._end_event(owner, item, clock)
                 self._kill(proc)
             if self.env.cgroups.oom_kills() > oom_before:
                 result = {
@@ -195,17 +214,20 @@ class JobRunner(JobIO):
                     "detail": "the job's memory cgroup hit its limit (OOM kill)",
                 }
                 self._kill(proc)
-            result["duration_s"] = now - previous
+            result["duration_s"] = now - clock.wall_start
             result.setdefault("stderr", as_text(proc.window))
+            reading = self._charge(result, clock)
             proc.window = bytearray()
-            previous = now
             results.append(result)
             if proc.dead:
                 break
+            if offset + 1 < len(requests):
+                clock = self._test_clock(first + offset + 1, reading, now)
         return results
 
-    def _run_assert(self, index: int, deadline: float) -> dict[str, Any]:
+    def _run_assert(self, index: int, clock: Clock) -> dict[str, Any]:
         assert self.cand is not None and self.load is not None
+        deadline = clock.wall_deadline
         if len(self.judge_fds) < 2:
             return {"status": "harness_error", "detail": "no judge channel was provided for assert tests"}
         if self.judge is None:
@@ -228,12 +250,12 @@ class JobRunner(JobIO):
             return {"status": "harness_error", "detail": "judge process did not accept the test"}
         pending = False
         while True:
-            owner, item = self._wait([judge, cand], deadline)
+            owner, item = self._wait([judge, cand], deadline, clock)
             if isinstance(item, str):
-                status = self._end_event(owner, item)
+                status = self._end_event(owner, item, clock)
                 if owner is not judge:
                     self._kill(judge)  # it may be mid-check, waiting on a dead candidate
-                if item == "timeout" or owner is judge:
+                if item in ("timeout", "cpu_timeout") or owner is judge:
                     self._kill(cand)
                 return status
             if owner is judge:
@@ -263,9 +285,8 @@ class JobRunner(JobIO):
                     self._kill(judge)
                     return {"status": "violation", "detail": "candidate process spoke out of turn"}
 
-    def _run_stdio(self, test: dict[str, Any], suite_deadline: float) -> dict[str, Any]:
-        started = time.monotonic()
-        deadline = min(started + self.timeout_s, suite_deadline)
+    def _run_stdio(self, test: dict[str, Any], clock: Clock) -> dict[str, Any]:
+        deadline = clock.wall_deadline
         stdin_fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
         try:
             frames.write_all(stdin_fd, str(test.get("stdin", "")).encode("utf-8"))
@@ -276,7 +297,7 @@ class JobRunner(JobIO):
         problem = self._await_hello(proc, deadline)
         if problem is not None:
             return problem
-        owner, item = self._wait([proc], deadline)
+        owner, item = self._wait([proc], deadline, clock)
         if isinstance(item, dict) and "exit" in item:
             proc.drain()
             if proc.fault == "output_limit":
@@ -291,9 +312,10 @@ class JobRunner(JobIO):
         elif isinstance(item, dict):
             result = {"status": "violation", "detail": "stdio process sent an unexpected frame"}
         else:
-            result = self._end_event(owner, item)
-        result["duration_s"] = time.monotonic() - started
+            result = self._end_event(owner, item, clock)
+        result["duration_s"] = time.monotonic() - clock.wall_start
         result.setdefault("stderr", as_text(proc.window))
+        self._charge(result, clock)  # before the kill: a stdio test's CPU ends with its answer
         self._kill(proc)
         return result
 

@@ -3,7 +3,9 @@
 `JobIO` owns the job's live processes (the candidate, the judge, stdio
 runs), the host socket it watches for a vanished host, and the layer report
 and output excerpts gathered from them. It turns anything that is not a
-reply (an exit, a timeout, a flood, a malformed frame) into a status;
+reply (an exit, a timeout, a flood, a malformed frame) into a status.
+Each test runs on a `Clock`: CPU seconds of the job's processes, read with
+the worker's `CpuMeter` while it waits, and a wall-clock backstop;
 `sandbox.job.JobRunner` builds the tests on top of it. It needs from the
 worker only what `sandbox.env.JobEnv` names.
 """
@@ -16,13 +18,38 @@ import select
 import signal
 import socket
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from sandbox import frames
 from sandbox.env import JobEnv
+from sandbox.hardening import cpu_seconds_for
+from sandbox.limits import backstop_in
 from sandbox.procs import EXCERPT_BYTES, Proc, describe_status, pidfd_exited, spawn
 
 HELLO_GRACE_S = 5.0
+MIN_CPU_CHECK_S = 0.005  # CPU is read at least this far apart while a test runs (overshoot <= this x cores)
+_ANSWERED = ("value", "raised", "judged", "exited", "crashed")  # statuses a CPU overrun turns into a timeout
+
+
+@dataclass
+class Clock:
+    """One test's allowance: CPU seconds of the job counted from `cpu_start`, and a wall-clock backstop."""
+
+    cpu_start: float
+    cpu_limit: float
+    wall_start: float
+    wall_limit: float
+    cpu_cap: float = math.inf  # meter reading at which the suite's CPU allowance runs out
+    wall_cap: float = math.inf  # monotonic time at which the suite's backstop runs out
+
+    @property
+    def cpu_deadline(self) -> float:
+        return min(self.cpu_start + self.cpu_limit, self.cpu_cap)
+
+    @property
+    def wall_deadline(self) -> float:
+        return min(self.wall_start + self.wall_limit, self.wall_cap)
 
 
 class JobIO:
@@ -37,6 +64,14 @@ class JobIO:
         self.host = host
         self.host_fd = host.fileno()
         self.timeout_s = float(self.limits["timeout_s"])
+        self.meter = env.cpu_meter
+        default_wall = backstop_in(self.limits, self.timeout_s)
+        self.cpu_limits = [float(c) for c in job.get("cpu_s") or [self.timeout_s] * len(self.tests)]
+        self.wall_limits = [float(w) for w in job.get("wall_s") or [default_wall] * len(self.tests)]
+        self.load_limits = (self.timeout_s, default_wall)
+        self.rlimit_cpu = cpu_seconds_for(self.limits, self.cpu_limits)
+        self.cpu_cap = math.inf
+        self.wall_cap = math.inf
         self.cand: Proc | None = None
         self.judge: Proc | None = None
         self.load: dict[str, Any] | None = None
@@ -49,7 +84,7 @@ class JobIO:
 
     def _spawn(self, role: str, stdin_fd: int | None = None) -> Proc:
         job = {} if role == "candidate" else self.job  # the candidate gets its code in the start frame
-        plan = self.env.plan(self.limits, len(self.tests))
+        plan = self.env.plan(self.limits, self.rlimit_cpu)
         proc = spawn(
             role,
             job,
@@ -123,8 +158,20 @@ class JobIO:
                 return False
         return True
 
-    def _wait(self, procs: list[Proc], deadline: float) -> tuple[Proc | None, dict[str, Any] | str]:
-        """Next frame from any of `procs`, or an event: 'timeout', 'host_gone', 'exited', 'protocol', 'output_limit'."""
+    def _wait(
+        self, procs: list[Proc], deadline: float, clock: Clock | None = None
+    ) -> tuple[Proc | None, dict[str, Any] | str]:
+        """Next frame from any of `procs`, or an event: 'timeout' (wall clock), 'cpu_timeout' (with a `clock`),
+        'host_gone', 'exited', 'protocol', 'output_limit'.
+
+        With a clock the job's CPU is read at intervals of the CPU left divided
+        by the cores the job may use, so it cannot pass its allowance by more
+        than MIN_CPU_CHECK_S per core between two readings.
+        """
+        next_check = math.inf
+        if clock is not None:
+            deadline = min(deadline, clock.wall_deadline)
+            next_check = time.monotonic() + self._check_interval(clock.cpu_deadline - clock.cpu_start)
         while True:
             for proc in procs:
                 if proc.frames:
@@ -135,7 +182,13 @@ class JobIO:
             for proc in procs:
                 if proc.exited:
                     return proc, "exited"
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            if clock is not None and now >= next_check:
+                left = clock.cpu_deadline - self.meter.read()
+                if left <= 0:
+                    return None, "cpu_timeout"
+                next_check = now + self._check_interval(left)
+            remaining = deadline - now
             if remaining <= 0:
                 return None, "timeout"
             poller = select.poll()
@@ -148,7 +201,7 @@ class JobIO:
                 owners[proc.pidfd] = (proc, "pidfd")
             if not self.host_talking:
                 poller.register(self.host_fd, select.POLLIN)
-            for fd, _event in poller.poll(max(1, math.ceil(remaining * 1000))):
+            for fd, _event in poller.poll(max(1, math.ceil(min(remaining, next_check - now) * 1000))):
                 if fd == self.host_fd:
                     if _peer_closed(self.host):
                         self.host_gone = True
@@ -163,10 +216,60 @@ class JobIO:
                     proc.drain()
                     proc.exited = True
 
-    def _end_event(self, proc: Proc | None, event: str) -> dict[str, Any]:
+    def _check_interval(self, cpu_left: float) -> float:
+        return max(MIN_CPU_CHECK_S, cpu_left / self.meter.cores)
+
+    def _clock(self, cpu_limit: float, wall_limit: float, cpu_start: float | None = None,
+               wall_start: float | None = None) -> Clock:
+        """A clock starting now (or at the given readings), bounded by the suite's caps."""
+        return Clock(
+            self.meter.read() if cpu_start is None else cpu_start,
+            cpu_limit,
+            time.monotonic() if wall_start is None else wall_start,
+            wall_limit,
+            self.cpu_cap,
+            self.wall_cap,
+        )
+
+    def _time_up(self, event: str, clock: Clock) -> dict[str, Any]:
+        """The status of a test whose CPU allowance ran out ('cpu_timeout') or whose backstop passed ('timeout')."""
+        used = max(0.0, self.meter.read() - clock.cpu_start)
+        if event == "cpu_timeout":
+            if clock.cpu_cap < clock.cpu_start + clock.cpu_limit:
+                return {"status": "suite_timeout", "cpu_s": used,
+                        "detail": f"the suite's CPU limit ran out during this test ({used:.3f} s of CPU used here)"}
+            return {"status": "cpu_timeout", "cpu_s": used,
+                    "detail": f"CPU time limit: {used:.3f} s of CPU used, limit {clock.cpu_limit:g} s"}
+        if clock.wall_cap < clock.wall_start + clock.wall_limit:
+            return {"status": "suite_timeout", "cpu_s": used,
+                    "detail": "the suite's wall-clock backstop passed during this test"}
+        return {"status": "wall_timeout", "cpu_s": used,
+                "detail": f"wall-clock backstop: no answer within {clock.wall_limit:g} s, having used {used:.3f} s "
+                f"of its {clock.cpu_limit:g} s CPU limit (it slept, blocked, waited or was stopped)"}
+
+    def _charge(self, result: dict[str, Any], clock: Clock) -> float:
+        """Record the test's CPU and limits on `result`; an answer after the CPU limit is a CPU timeout.
+
+        Returns the meter reading the next test starts from.
+        """
+        reading = self.meter.read()
+        used = max(0.0, reading - clock.cpu_start)
+        result.setdefault("cpu_s", used)
+        if result.get("status") in _ANSWERED and used > clock.cpu_deadline - clock.cpu_start:
+            kept = {k: result[k] for k in ("duration_s", "stderr") if k in result}
+            result.clear()
+            result.update(self._time_up("cpu_timeout", clock), **kept)
+            result["cpu_s"] = used
+        result["cpu_limit_s"] = clock.cpu_limit
+        result["wall_limit_s"] = clock.wall_limit
+        return reading
+
+    def _end_event(self, proc: Proc | None, event: str, clock: Clock | None = None) -> dict[str, Any]:
         """Status for a test whose process did not answer; kills what must die."""
-        if event == "timeout":
-            return {"status": "timeout", "detail": f"no answer within {self.timeout_s:g} s"}
+        if event in ("timeout", "cpu_timeout"):
+            if clock is not None:
+                return self._time_up(event, clock)
+            return {"status": "timeout", "detail": "no answer in time"}
         if event == "host_gone":
             return {"status": "harness_error", "detail": "host closed the channel"}
         assert proc is not None

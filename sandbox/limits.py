@@ -1,27 +1,56 @@
-"""Resource limits for one sandbox job, validated once so the worker can trust them."""
+"""Resource limits for one sandbox job, validated once so the worker can trust them.
+
+Time is counted in CPU seconds of the job's processes, read by the worker from
+outside them (the job cgroup's CPU usage, else /proc of every job process plus
+what the worker reaped), so a verdict does not depend on what else runs on the
+machine. The wall clock is only a backstop, several times the CPU limit plus a
+constant, for programs that sleep, block or stop themselves.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 MIB = 1 << 20
 CODE_FILE_MAX_BYTES = 1 * MIB  # a program read from a file (`python -m sandbox check --code`)
 SUITE_FILE_MAX_BYTES = 16 * MIB  # a suite JSON file (`--tests`, `load_suite_file`)
+# backstop = WALL_FACTOR x CPU limit + WALL_GRACE_S: a program at its CPU limit still ends by CPU when it gets
+# a tenth of a core (8 busy loops and 2 sandbox workers on 2 cores leave it about a fifth)
+WALL_FACTOR = 10.0
+WALL_GRACE_S = 10.0
+
+
+def wall_backstop(cpu_s: float, factor: float = WALL_FACTOR, grace_s: float = WALL_GRACE_S) -> float:
+    """The wall-clock backstop that goes with a CPU limit of `cpu_s` seconds."""
+    return factor * cpu_s + grace_s
+
+
+def backstop_in(limits: Mapping[str, Any], cpu_s: float) -> float:
+    """The backstop for a CPU limit of `cpu_s` under the rule of a `Limits.to_dict()` (what the worker receives)."""
+    return wall_backstop(cpu_s, float(limits.get("wall_factor", WALL_FACTOR)),
+                         float(limits.get("wall_grace_s", WALL_GRACE_S)))
 
 
 @dataclass(frozen=True)
 class Limits:
     """What one candidate may consume while its suite runs.
 
-    `timeout_s` is wall-clock time per test (loading the candidate gets the same
-    allowance). `memory_mb` is memory the job may add on top of the warm
+    `timeout_s` is the time limit per test in CPU seconds of the job's
+    processes (every thread and child counts); a test may set its own
+    (`cpu_limit_s` in the suite). Loading the candidate gets the same
+    allowance. Each test also has a wall-clock backstop of
+    `wall_factor x its CPU limit + wall_grace_s`, which ends programs that
+    sleep, block or are stopped (`WallTimeLimit`, distinct from a CPU
+    `CpuTimeLimit`). `memory_mb` is memory the job may add on top of the warm
     worker it was forked from: it bounds each process's address space growth
     (RLIMIT_AS) and, where a memory cgroup is writable, the whole job's
     process tree. `output_bytes` caps stdout and stderr of each job process;
     `result_bytes` caps one serialised return value. `suite_timeout_s`
-    optionally caps the whole job; tests not started by then fail as timeouts.
+    optionally caps the CPU seconds of the whole job (with its own backstop);
+    tests not started by then fail as timeouts.
     """
 
     timeout_s: float = 5.0
@@ -32,6 +61,8 @@ class Limits:
     max_open_files: int = 256
     file_bytes: int = 16 * MIB
     suite_timeout_s: float | None = None
+    wall_factor: float = WALL_FACTOR
+    wall_grace_s: float = WALL_GRACE_S
 
     def __post_init__(self) -> None:
         def positive(name: str, value: Any, kind: type) -> None:
@@ -52,13 +83,44 @@ class Limits:
             raise ValueError(f"Limits.max_open_files must be at least 16, got {self.max_open_files}")
         if self.suite_timeout_s is not None:
             positive("suite_timeout_s", self.suite_timeout_s, float)
+        positive("wall_grace_s", self.wall_grace_s, float)
+        positive("wall_factor", self.wall_factor, float)
+        if self.wall_factor < 1:
+            raise ValueError(f"Limits.wall_factor must be at least 1 (a backstop above the CPU limit), "
+                             f"got {self.wall_factor!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def job_budget_s(self, n_tests: int) -> float:
-        """Longest a job may take in the worker: loading plus every test, or the suite cap."""
-        budget = self.timeout_s * (n_tests + 1)
+    @property
+    def cpu_s(self) -> float:
+        """The default CPU limit per test (the same number as `timeout_s`, named for what it counts)."""
+        return float(self.timeout_s)
+
+    @property
+    def wall_timeout_s(self) -> float:
+        """The wall-clock backstop per test at the default CPU limit."""
+        return self.wall_for(self.timeout_s)
+
+    def wall_for(self, cpu_s: float) -> float:
+        """The wall-clock backstop for a test whose CPU limit is `cpu_s`."""
+        return wall_backstop(cpu_s, self.wall_factor, self.wall_grace_s)
+
+    def job_budget_s(self, n_tests: int, cpu_limits: Sequence[float] | None = None) -> float:
+        """Longest a job may take in the worker (wall clock): loading plus every test's backstop, or the suite's."""
+        limits = list(cpu_limits) if cpu_limits is not None else [self.timeout_s] * n_tests
+        budget = self.wall_for(self.timeout_s) + sum(self.wall_for(c) for c in limits)
         if self.suite_timeout_s is not None:
-            budget = min(budget, self.suite_timeout_s + self.timeout_s)
+            budget = min(budget, self.wall_for(self.suite_timeout_s) + self.wall_for(self.timeout_s))
         return budget
+
+    def describe(self) -> dict[str, Any]:
+        """The time limits in force, as `check` and the dashboard show them."""
+        suite = self.suite_timeout_s
+        return {
+            "cpu_s_per_test": self.cpu_s,
+            "wall_backstop_s_per_test": self.wall_timeout_s,
+            "wall_rule": f"{self.wall_factor:g} x CPU limit + {self.wall_grace_s:g} s",
+            "suite_cpu_s": suite,
+            "suite_wall_backstop_s": self.wall_for(suite) if suite is not None else None,
+        }

@@ -264,7 +264,7 @@ class SandboxPool:
             raise
         raw: dict[str, Any]
         try:
-            raw = worker.run(job, fds, limits.job_budget_s(len(suite.tests)) + DEADLINE_SLACK_S)
+            raw = worker.run(job, fds, limits.job_budget_s(len(suite.tests), job["cpu_s"]) + DEADLINE_SLACK_S)
         except (OSError, EOFError, frames.FrameError) as exc:
             tail = worker.log_tail()
             worker = self._replace(worker)
@@ -284,7 +284,8 @@ class SandboxPool:
         for fd in fds:
             os.close(fd)
         layers = worker.layers if worker is not None else {}
-        return scoring.score(suite, raw, judged, duration_s=time.monotonic() - started, worker_layers=layers)
+        return scoring.score(suite, raw, judged, duration_s=time.monotonic() - started, worker_layers=layers,
+                             limits=limits, per_test=(job["cpu_s"], job["wall_s"]))
 
     def _acquire(self) -> _Worker:
         while True:

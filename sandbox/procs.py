@@ -27,16 +27,28 @@ ORPHAN_SWEEPS = 20
 
 
 class Reaper:
-    """waitpid() bookkeeping for a subreaper: orphans are reaped without losing a tracked child's status."""
+    """waitpid() bookkeeping for a subreaper: orphans are reaped without losing a tracked child's status.
+
+    Every reap goes through wait4, so the CPU time of each process the worker
+    reaps (with its own reaped children) is added to `reaped_cpu`: a job's
+    CPU still counts after its processes are gone.
+    """
 
     def __init__(self) -> None:
         self.tracked: set[int] = set()
         self.statuses: dict[int, int] = {}
+        self.reaped_cpu = 0.0
+
+    def _wait4(self, pid: int, options: int) -> tuple[int, int]:
+        found, status, usage = os.wait4(pid, options)
+        if found:
+            self.reaped_cpu += usage.ru_utime + usage.ru_stime
+        return found, status
 
     def reap_orphans(self) -> None:
         while True:
             try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
+                pid, status = self._wait4(-1, os.WNOHANG)
             except ChildProcessError:
                 return
             if pid == 0:
@@ -47,7 +59,7 @@ class Reaper:
     def wait(self, pid: int) -> int | None:
         if pid not in self.statuses:
             try:
-                _, status = os.waitpid(pid, 0)
+                _, status = self._wait4(pid, 0)
                 self.statuses[pid] = status
             except ChildProcessError:
                 pass
@@ -176,7 +188,7 @@ def describe_status(status: int | None) -> tuple[str, str]:
         if sig == signal.SIGSYS:
             return "violation", "killed by seccomp (SIGSYS): a forbidden system call"
         if sig == signal.SIGXCPU:
-            return "timeout", "CPU time limit (SIGXCPU)"
+            return "cpu_timeout", "the job process's own CPU backstop (RLIMIT_CPU, SIGXCPU)"
         if sig == signal.SIGXFSZ:
             return "output_limit", "file size limit (SIGXFSZ)"
         return "crashed", f"process killed by {name}"

@@ -65,10 +65,19 @@ class TestResult:
     expected: str = ""
     got: str = ""
     stderr: str = ""
-    duration_s: float = 0.0
+    duration_s: float = 0.0  # wall-clock seconds of the test
+    cpu_s: float = 0.0  # CPU seconds the job's processes used during the test, measured by the worker
+    cpu_limit_s: float = 0.0  # the test's CPU limit
+    wall_limit_s: float = 0.0  # the test's wall-clock backstop
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def limit_share(self) -> float:
+        """The larger of CPU used / CPU limit and wall time / backstop (0 when no limit is known)."""
+        cpu = self.cpu_s / self.cpu_limit_s if self.cpu_limit_s > 0 else 0.0
+        wall = self.duration_s / self.wall_limit_s if self.wall_limit_s > 0 else 0.0
+        return max(cpu, wall)
 
 
 @dataclass
@@ -85,6 +94,8 @@ class SuiteResult:
     stderr: str = ""
     error: str = ""
     policy_version: str = ""
+    cpu_s: float = 0.0  # CPU seconds of the whole job (loading and every test)
+    limits: dict[str, Any] = field(default_factory=dict)  # the time limits in force (Limits.describe() + accounting)
 
     @property
     def passed(self) -> bool:
@@ -98,8 +109,9 @@ class SuiteResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SuiteResult:
         """Rebuild a result stored with to_dict() (e.g. read back from the database)."""
-        tests = [TestResult(**t) for t in data.get("tests", [])]
-        fields = {k: v for k, v in data.items() if k != "tests"}
+        known = set(TestResult.__dataclass_fields__)
+        tests = [TestResult(**{k: v for k, v in t.items() if k in known}) for t in data.get("tests", [])]
+        fields = {k: v for k, v in data.items() if k != "tests" and k in cls.__dataclass_fields__}
         return cls(tests=tests, **fields)
 
 

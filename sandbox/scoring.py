@@ -12,6 +12,7 @@ from typing import Any
 
 from sandbox import codec
 from sandbox.compare import compare
+from sandbox.limits import Limits, backstop_in
 from sandbox.results import (
     HARNESS_ERROR,
     MEMORY_LIMIT,
@@ -30,12 +31,16 @@ from sandbox.results import (
 )
 from sandbox.suite import AssertTest, CallTest, StdioTest, Suite, Test
 
-# Bump whenever a change can alter a verdict (sandbox-2: candidates compile without the harness's __future__ flags).
-POLICY_VERSION = "sandbox-2"
+# Bump whenever a change can alter a verdict (sandbox-2: candidates compile without the harness's __future__ flags;
+# sandbox-3: time limits are CPU seconds of the job measured by the worker, the wall clock only a backstop).
+POLICY_VERSION = "sandbox-3"
 
 # Fixed-meaning statuses: (verdict, error class).
 _SIMPLE = {
     "timeout": (TIMEOUT, "Timeout"),
+    "cpu_timeout": (TIMEOUT, "CpuTimeLimit"),
+    "wall_timeout": (TIMEOUT, "WallTimeLimit"),
+    "suite_timeout": (TIMEOUT, "SuiteTimeLimit"),
     "memory_limit": (MEMORY_LIMIT, "MemoryLimit"),
     "output_limit": (OUTPUT_LIMIT, "OutputLimit"),
     "violation": (SANDBOX_VIOLATION, "SandboxViolation"),
@@ -50,6 +55,13 @@ def normalise_stdout(text: str) -> str:
     """APPS-style comparison form: no trailing whitespace on lines, no trailing blank lines, \\n line ends."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return "\n".join(line.rstrip() for line in lines).rstrip("\n")
+
+
+def test_limits(suite: Suite, limits: dict[str, Any]) -> tuple[list[float], list[float]]:
+    """(CPU limit, wall-clock backstop) of every test: its own `cpu_limit_s`, else the default `timeout_s`."""
+    default = float(limits["timeout_s"])
+    cpu = [float(t.cpu_limit_s) if t.cpu_limit_s else default for t in suite.tests]
+    return cpu, [backstop_in(limits, c) for c in cpu]
 
 
 def job_request(code: str, suite: Suite, limits: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
@@ -81,6 +93,7 @@ def job_request(code: str, suite: Suite, limits: dict[str, Any]) -> tuple[dict[s
         "tests": tests,
         "limits": limits,
     }
+    job["cpu_s"], job["wall_s"] = test_limits(suite, limits)
     return job, (json.dumps(sources).encode("utf-8") if sources else None)
 
 
@@ -107,6 +120,10 @@ def _exception_text(raw: dict[str, Any]) -> str:
     return f"while loading the candidate: {text}" if raw.get("at_load") else text
 
 
+def _seconds(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else 0.0
+
+
 def score_test(
     test: Test, raw: Any, judged: dict[int, dict[str, Any]], index: int, entry_point: str | None
 ) -> TestResult:
@@ -125,8 +142,10 @@ def score_test(
         base.got = short_repr(raw)
         return base
     status = raw["status"]
-    duration = raw.get("duration_s")
-    base.duration_s = float(duration) if isinstance(duration, int | float) else 0.0
+    base.duration_s = _seconds(raw.get("duration_s"))
+    base.cpu_s = _seconds(raw.get("cpu_s"))
+    base.cpu_limit_s = _seconds(raw.get("cpu_limit_s"))
+    base.wall_limit_s = _seconds(raw.get("wall_limit_s"))
     base.stderr = _stderr(raw)
 
     if status in _SIMPLE:
@@ -185,13 +204,23 @@ def score(
     *,
     duration_s: float,
     worker_layers: dict[str, str],
+    limits: Limits | None = None,
+    per_test: tuple[list[float], list[float]] | None = None,
 ) -> SuiteResult:
-    """The suite result: per-test verdicts, the aggregate, and the isolation the job actually ran under."""
+    """The suite result: per-test verdicts, the aggregate, the time limits and the isolation the job ran under.
+
+    `per_test` is (CPU limits, backstops) of the tests, as `job_request` put them in the job.
+    """
+    limits = limits or Limits()
+    cpu_limits, wall_limits = per_test or test_limits(suite, limits.to_dict())
     raw_tests = raw.get("tests") if isinstance(raw.get("tests"), list) else []
     tests = []
     for index, test in enumerate(suite.tests):
         item = raw_tests[index] if index < len(raw_tests) else {"status": "harness_error", "detail": "no result"}
-        tests.append(score_test(test, item, judged, index, suite.entry_point))
+        result = score_test(test, item, judged, index, suite.entry_point)
+        result.cpu_limit_s = result.cpu_limit_s or cpu_limits[index]  # tests that never started: the limit they had
+        result.wall_limit_s = result.wall_limit_s or wall_limits[index]
+        tests.append(result)
     isolation = dict(worker_layers)
     job_layers = raw.get("layers")
     if isinstance(job_layers, dict):
@@ -214,4 +243,7 @@ def score(
         stderr=truncate(str(raw.get("stderr") or "")),
         error=truncate("\n".join(errors)),
         policy_version=POLICY_VERSION,
+        cpu_s=_seconds(raw.get("cpu_s")),
+        limits={**limits.describe(), "tests_with_own_cpu_limit": sum(1 for t in suite.tests if t.cpu_limit_s),
+                "cpu_accounting": str(raw.get("cpu_accounting") or "unknown")},
     )

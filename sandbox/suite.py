@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ class CallTest:
     compare: str = "exact"
     tol: float = DEFAULT_TOL
     kind: str = "call"
+    cpu_limit_s: float | None = None  # this test's own CPU limit (e.g. calibrated); None: Limits.timeout_s
 
     def describe(self, entry_point: str | None) -> str:
         if self.expr is not None:
@@ -53,6 +54,7 @@ class AssertTest:
     source: str
     call: str
     kind: str = "assert"
+    cpu_limit_s: float | None = None
 
     def describe(self, entry_point: str | None) -> str:
         return self.call
@@ -66,6 +68,7 @@ class StdioTest:
     stdin: str
     expected_stdout: str
     kind: str = "stdio"
+    cpu_limit_s: float | None = None
 
     def describe(self, entry_point: str | None) -> str:
         first = self.stdin.splitlines()[0] if self.stdin else ""
@@ -129,7 +132,23 @@ def _check_json_value(value: Any, where: str, depth: int = 0) -> None:
     raise SuiteError(f"{where}: {type(value).__name__} is not a JSON value")
 
 
+def _cpu_limit(raw: dict[str, Any], where: str) -> float | None:
+    """A test's own CPU limit in seconds (`cpu_limit_s`), if it gives one."""
+    value = raw.get("cpu_limit_s")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise SuiteError(f"{where}.cpu_limit_s: must be a positive number of CPU seconds, got {value!r}")
+    return float(value)
+
+
 def _parse_test(raw: Any, index: int, entry_point: str | None) -> Test:
+    test = _parse_test_body(raw, index, entry_point)
+    cpu = _cpu_limit(raw, f"tests[{index}]")
+    return test if cpu is None else replace(test, cpu_limit_s=cpu)
+
+
+def _parse_test_body(raw: Any, index: int, entry_point: str | None) -> Test:
     where = f"tests[{index}]"
     if not isinstance(raw, dict):
         raise SuiteError(f"{where}: must be an object, got {type(raw).__name__}")

@@ -19,6 +19,7 @@ import traceback
 from typing import Any
 
 from sandbox import cgroups, frames, hardening, landlock, namespaces, preload, seccomp, syscalls
+from sandbox.cputime import CpuMeter
 from sandbox.job import JobRunner
 from sandbox.procs import Proc, Reaper, kill_now, spawn
 
@@ -99,13 +100,14 @@ class WorkerEnv:
         if "cgroups" in disabled:
             self.cgroups = cgroups.JobCgroups()
             self.cgroups.layers = {
-                k: "unavailable: disabled by configuration" for k in ("cgroup_memory", "cgroup_pids")
+                k: "unavailable: disabled by configuration" for k in hardening.CGROUP_LAYERS
             }
         else:
             self.cgroups = cgroups.JobCgroups.create(f"execugraph-sandbox-{os.getpid()}")
         for layer, state in self.cgroups.layers.items():
             if state != "active":
                 self.job_unavailable[layer] = state
+        self.cpu_meter = CpuMeter(self.cgroups.cpu_usage, lambda: self.reaper.reaped_cpu, os.getpid())
 
         self.ruleset: landlock.Ruleset | None = None
         if "landlock" in disabled:
@@ -190,8 +192,7 @@ class WorkerEnv:
     def prefork(self, limits: dict[str, Any]) -> None:
         """Fork and harden the next job's candidate process now, while the worker would otherwise wait."""
         self.drop_warm()
-        plan = self.plan(limits, 0)
-        plan.cpu_seconds = WARM_CPU_SECONDS
+        plan = self.plan(limits, WARM_CPU_SECONDS)
         self.warm = spawn("candidate", {}, plan, limits, devnull=self.devnull, reaper=self.reaper)
         self.warm_limits = self.warm_key(limits)
 
@@ -207,18 +208,18 @@ class WorkerEnv:
         if warm is not None:
             kill_now(warm, self.reaper)
 
-    def plan(self, limits: dict[str, Any], n_tests: int) -> hardening.Plan:
-        per_proc_cpu = hardening.cpu_seconds_for(limits, n_tests)
+    def plan(self, limits: dict[str, Any], cpu_seconds: int) -> hardening.Plan:
         return hardening.Plan(
             job_dir=self.job_dir,
             base_vm_bytes=hardening.vm_size(),
             cgroup_fds=self.cgroups.join_fds(),
+            cgroup_inherited=self.cgroups.inherited_layers(),
             uid=self.uid,
             gid=self.gid,
             ruleset=self.ruleset,
             seccomp=self.seccomp,
             memory_bytes=int(limits["memory_mb"]) << 20,
-            cpu_seconds=per_proc_cpu,
+            cpu_seconds=cpu_seconds,
             file_bytes=int(limits["file_bytes"]),
             open_files=int(limits["max_open_files"]),
             processes=self._nproc_limit(int(limits["max_processes"])),
@@ -256,7 +257,7 @@ class WorkerEnv:
 
     def kill_orphans(self) -> None:
         """Without cgroups, kill descendants that escaped the process group and were reparented to this subreaper."""
-        if self.cgroups.dirs or not self.subreaper:
+        if self.cgroups.holds_jobs or not self.subreaper:
             return
         self.reaper.kill_orphans()
 

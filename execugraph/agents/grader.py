@@ -43,6 +43,8 @@ def grade(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
             output["samples_passed"] = sum(s["passed"] for s in samples)
         if reused:
             output["reused_execution"] = True
+        if isinstance(result.get("time_limits"), dict):
+            output["time_limits"] = result["time_limits"] | {"wall_rule": result.get("limits", {}).get("wall_rule")}
         note = protocol_note(ctx.problem, protocol)
         if note:
             output["protocol_note"] = note

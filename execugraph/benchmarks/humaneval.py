@@ -174,6 +174,7 @@ def _to_problem(task: dict[str, Any]) -> Problem:
         tests=[*_visible_tests(task), check],
         source=f"humaneval/{number}",
         preamble=task["prompt"],
+        reference=task["prompt"] + task["canonical_solution"],
     )
 
 

@@ -2,8 +2,9 @@
 
 A flip is only informative with its cause: the tests changed (n then, m now), the grading
 protocol changed, the sandbox policy changed (a module the old harness refused), a
-timeout (not reproducible near the limit), a published trial that was never graded, a
-custom judge we do not have. `explain` lists every cause that applies, most telling first;
+timeout (which limit ended it, CPU or the wall-clock backstop, and how much of its limit
+the program used on the other side), a published trial that was never graded, a custom
+judge we do not have. `explain` lists every cause that applies, most telling first;
 when none does, it says the program behaved differently under identical grading.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from execugraph.stats.near_limit import closest, first_timeout, limit_use, timeout_kind
 
 _REFUSED_IMPORT = re.compile(
     r"(import of \S+ is not allowed|ModuleNotFoundError[^\n]*|ImportError[^\n]*|not allowed[^\n]*import[^\n]*)"
@@ -31,6 +34,7 @@ class Recorded:
     policy: str | None  # sandbox policy of its grading execution, None when there was none
     stderr: str = ""
     test_source: str | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)  # per-test results of its grading execution
 
 
 @dataclass
@@ -46,8 +50,9 @@ class Regraded:
     policy: str
     suite_matches: bool  # the suite is the one the trial recorded (by digest)
     custom_judge_tests: int = 0
-    timeout_s: float | None = None
+    timeout_s: float | None = None  # the CPU limit per test before calibration
     causes: list[dict[str, str]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)  # per-test results of the rescore
 
 
 def _suite_cause(then: Recorded, now: Regraded) -> str | None:
@@ -82,12 +87,47 @@ def _policy_cause(then: Recorded, now: Regraded) -> str | None:
     return detail
 
 
+def _stopped(results: list[dict[str, Any]], fallback_s: float | None) -> str:
+    """Which limit ended the timed-out test, and how much of its CPU it had used."""
+    test = first_timeout(results)
+    if test is None:
+        limit = f" of {fallback_s:g} s per test" if fallback_s else ""
+        return f"under a wall-clock limit{limit}, which load on the machine can exceed"
+    name, kind = test.get("name") or "?", timeout_kind(test)
+    use = limit_use(test)
+    cpu, cpu_limit = float(test.get("cpu_s") or 0.0), float(test.get("cpu_limit_s") or 0.0)
+    if kind == "cpu" and use is not None:
+        return (f"test {name!r} ran out of its {cpu_limit:g} s CPU limit (used {cpu:.3g} s, "
+                f"{cpu - cpu_limit:+.2g} s over)")
+    if kind == "wall" and use is not None:
+        return (f"test {name!r} was ended by the {float(test.get('wall_limit_s') or 0):g} s wall-clock backstop "
+                f"having used {cpu:.3g} s of its {cpu_limit:g} s CPU limit (it slept, blocked or got little CPU)")
+    if kind == "suite":
+        return f"the suite's time limit ran out at test {name!r}"
+    limit = f" of {fallback_s:g} s per test" if fallback_s else ""
+    return f"test {name!r} hit a wall-clock limit{limit}, which load on the machine can exceed"
+
+
+def _used(results: list[dict[str, Any]]) -> str | None:
+    """How close the program came to a limit when it did not time out."""
+    use = closest(results)
+    if use is not None:
+        return use.text()
+    slowest = max((float(t["duration_s"]) for t in results if isinstance(t.get("duration_s"), int | float)),
+                  default=None)
+    return None if slowest is None else f"its slowest test took {slowest:.3g} s of wall clock"
+
+
 def _timeout_cause(then: Recorded, now: Regraded) -> str | None:
     if "timeout" not in (then.error_class, now.error_class):
         return None
-    limit = f" of {now.timeout_s:g} s per test" if now.timeout_s else ""
-    side = "then" if then.error_class == "timeout" else "now"
-    return f"a timeout {side} (wall-clock limit{limit}; verdicts near the limit are not reproducible under load)"
+    if now.error_class == "timeout":
+        text = f"a timeout now: {_stopped(now.results, now.timeout_s)}"
+        other = None if then.error_class == "timeout" else _used(then.results)
+        return text + (f"; then {other}" if other else "")
+    text = f"a timeout then: {_stopped(then.results, now.timeout_s)}"
+    other = _used(now.results)
+    return text + (f"; now {other}" if other else "")
 
 
 def explain(then: Recorded, now: Regraded) -> list[dict[str, str]]:

@@ -6,6 +6,10 @@ trials after an import-policy bug mis-scored 135 of them, unevenly across condit
 this does the same for any stored run (ours or an imported one), under either grading
 protocol, and says exactly what changed and why.
 
+Time limits are CPU seconds, calibrated per suite where a reference solution exists
+(`execugraph.calibration`, the same measurement the trials used on this machine), so a
+rescore beside other work gives the verdicts a quiet machine gives.
+
 How: each trial's problem is resolved by id (see `problems`), preferring the tests the
 run was graded with (the suite digest the trial recorded, or the benchmark file an
 imported run came with); its grading tests, protocol and limits come from
@@ -130,6 +134,31 @@ def _grading_records(store: Store, run_id: int) -> dict[int, tuple[str, str]]:
     return {trial_id: (policy, stderr) for trial_id, policy, stderr in verdict_reads.grading_executions(store, run_id)}
 
 
+def _recorded_results(store: Store, trial_id: int) -> list[dict[str, Any]]:
+    """Per-test results of a trial's last grading execution, else of its last feedback one (a grade that reused
+    the evaluator's run); read only for flips, which are few."""
+    executions = store.executions_for_trial(trial_id)
+    graded = [e for e in executions if e.purpose == "grading"] or [e for e in executions if e.purpose == "feedback"]
+    return list(graded[-1].results or []) if graded else []
+
+
+def _calibrate(pool: Any, jobs: list[_Job]) -> None:
+    """Give every job its suite's calibrated CPU limits (references measured once per suite, in one batch)."""
+    from execugraph.calibration import calibrate_many
+
+    firsts: dict[tuple[int, str, str], int] = {}
+    for index, job in enumerate(jobs):
+        firsts.setdefault((id(job.plan.problem), job.plan.digest, job.settings.protocol), index)
+    keys = list(firsts)
+    found = calibrate_many(pool, [(jobs[firsts[k]].plan.problem, jobs[firsts[k]].plan.tests,
+                                   jobs[firsts[k]].settings) for k in keys])
+    limits = dict(zip(keys, found, strict=True))
+    for job in jobs:
+        key = (id(job.plan.problem), job.plan.digest, job.settings.protocol)
+        job.job = sandbox_job(job.plan.problem, job.trial.final_code, job.plan.tests, job.settings,
+                              cpu_limits=limits[key])
+
+
 def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benchmark: str | None = None) -> list[_Job]:
     """Sort the trials into jobs, skipped and unresolved (with reasons)."""
     from sandbox import SuiteError, parse_suite
@@ -207,19 +236,21 @@ def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk
 
 
 def _explain(job: _Job, run: Any, records: dict[int, tuple[str, str]], now_passed: bool, now_class: str | None,
-             policy: str) -> list[dict[str, str]]:
+             policy: str, then_results: list[dict[str, Any]]) -> list[dict[str, str]]:
     t, plan = job.trial, job.plan
     then_policy, stderr = records.get(t.id, (None, ""))
     recorded_protocol = t.grading_protocol or (UNKNOWN_PROTOCOL if _is_published_log(run) else "standalone")
     then = Recorded(bool(t.passed), t.error_class, int(t.tests_total or 0), t.suite_digest, recorded_protocol,
-                    then_policy or None, stderr, t.test_source)
+                    then_policy or None, stderr, t.test_source, then_results)
     now = Regraded(now_passed, now_class, len(plan.tests), plan.digest, job.settings.protocol,
                    has_preamble(plan.problem), policy, plan.matches,
-                   sum(1 for test in plan.tests if test.get("custom_judge")), float(job.job[2].timeout_s))
+                   sum(1 for test in plan.tests if test.get("custom_judge")), float(job.job[2].timeout_s),
+                   results=list((job.result or {}).get("tests") or []))
     return explain(then, now)
 
 
-def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int, tuple[str, str]]) -> list:
+def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int, tuple[str, str]],
+           store: Store | None = None) -> list:
     outcomes = []
     for job in jobs:
         t, result = job.trial, job.result or {}
@@ -246,7 +277,8 @@ def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int,
             report.agree += 1
         else:
             stats["flips"] += 1
-            causes = _explain(job, run, records, now_passed, now_class, report.policy_version)
+            then_results = _recorded_results(store, t.id) if store is not None and t.id is not None else []
+            causes = _explain(job, run, records, now_passed, now_class, report.policy_version, then_results)
             reason = reason_text(causes)
             report.flips.append(
                 {
@@ -316,12 +348,14 @@ def rescore_run(
     try:
         started = time.perf_counter()  # the rate excludes starting a pool, which a warm caller does not pay
         if jobs:
+            _calibrate(pool, jobs)
+            report.calibration_s = time.perf_counter() - started
             report.reused = _run_jobs(pool, jobs, on_progress, chunk, memo)
         report.duration_s = time.perf_counter() - started
     finally:
         if own_pool:
             pool.close()
-    outcomes = _tally(report, run, jobs, _grading_records(store, run_id) if jobs else {})
+    outcomes = _tally(report, run, jobs, _grading_records(store, run_id) if jobs else {}, store)
     report.run_id = _store_child(store, run, report, outcomes, started_at, benchmark_file)
     return report
 

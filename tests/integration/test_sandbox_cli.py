@@ -47,9 +47,24 @@ def test_check_reports_timeouts_with_the_given_limit(tmp_path):
     code.write_text("def f():\n    while True:\n        pass\n")
     tests = tmp_path / "tests.json"
     tests.write_text(json.dumps({"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 0}]}))
-    done = run_cli("check", "--code", str(code), "--tests", str(tests), "--timeout-s", "0.5")
+    done = run_cli("check", "--code", str(code), "--tests", str(tests), "--timeout-s", "0.5", "--wall-factor", "4")
     assert done.returncode == 0
-    assert json.loads(done.stdout)["verdict"] == "timeout"
+    result = json.loads(done.stdout)
+    assert result["verdict"] == "timeout" and result["tests"][0]["error_class"] == "CpuTimeLimit"
+    assert 0.5 <= result["tests"][0]["cpu_s"] < 1.0
+    assert (result["limits"]["cpu_s_per_test"], result["limits"]["wall_backstop_s_per_test"]) == (0.5, 12.0)
+    assert "limits: 0.5 s CPU per test, wall-clock backstop 12 s (4 x CPU limit + 10 s)" in done.stderr
+
+
+def test_check_ends_a_sleeper_by_the_wall_clock_backstop(tmp_path):
+    code = tmp_path / "sleep.py"
+    code.write_text("import time\ndef f():\n    time.sleep(600)\n")
+    tests = tmp_path / "tests.json"
+    tests.write_text(json.dumps({"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 0}]}))
+    done = run_cli("check", "--code", str(code), "--tests", str(tests), "--timeout-s", "0.5", "--wall-factor", "1",
+                   "--wall-grace-s", "1")
+    result = json.loads(done.stdout)
+    assert result["tests"][0]["error_class"] == "WallTimeLimit" and 1.5 <= result["tests"][0]["duration_s"] < 6
 
 
 def test_layers_command_lists_every_layer():

@@ -14,7 +14,7 @@ from sandbox.worker import DISABLEABLE_LAYERS
 CALL_F = {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 1}]}
 SHORT = Limits(timeout_s=0.5, memory_mb=256)
 JOB_LAYERS = {
-    "cgroups": ("cgroup_memory", "cgroup_pids"),
+    "cgroups": ("cgroup_memory", "cgroup_pids", "cgroup_cpu"),
     "landlock": ("landlock_fs", "landlock_tcp", "landlock_scope"),
     "seccomp": ("seccomp",),
     "unprivileged_uid": ("unprivileged_uid",),

@@ -300,14 +300,28 @@ def test_stdout_excerpt_and_determinism_of_hashing(pool):
     assert first.tests[0].got == second.tests[0].got  # fixed hash seed: the same set order every run
 
 
+SPIN_CPU = (
+    "import time\ndef f(x):\n    end = time.process_time() + x\n    while time.process_time() < end:\n"
+    "        pass\n    return x\n"
+)
+
+
 def test_suite_time_limit_marks_unstarted_tests(pool):
-    code = "import time\ndef f(x):\n    time.sleep(x)\n    return x\n"
-    suite = {"entry_point": "f", "tests": [{"kind": "call", "args": [0.8], "expected": 0.8}] * 4}
-    result = pool.run_suite(code, suite, Limits(timeout_s=5.0, suite_timeout_s=2.0))
-    assert verdicts(result)[0] == "passed"
-    assert result.tests[-1].error_class == "SuiteTimeLimit"
+    suite = {"entry_point": "f", "tests": [{"kind": "call", "args": [0.6], "expected": 0.6}] * 4}
+    result = pool.run_suite(SPIN_CPU, suite, Limits(timeout_s=5.0, suite_timeout_s=1.5))
+    assert verdicts(result)[:2] == ["passed", "passed"]
+    assert [t.error_class for t in result.tests[2:]] == ["SuiteTimeLimit"] * 2  # cut mid-test, then never started
     assert result.verdict == "timeout"
-    assert result.duration_s < 4.0
+    assert 1.5 <= result.cpu_s < 2.5
+
+
+def test_a_sleeping_suite_is_ended_by_the_suites_wall_backstop(pool):
+    code = "import time\ndef f(x):\n    time.sleep(x)\n    return x\n"
+    suite = {"entry_point": "f", "tests": [{"kind": "call", "args": [0.6], "expected": 0.6}] * 4}
+    limits = Limits(timeout_s=5.0, suite_timeout_s=0.2, wall_factor=1.0, wall_grace_s=1.0)  # suite backstop 1.2 s
+    result = pool.run_suite(code, suite, limits)
+    assert verdicts(result)[0] == "passed" and result.tests[-1].error_class == "SuiteTimeLimit"
+    assert result.limits["suite_wall_backstop_s"] == 1.2 and result.duration_s < 1.2 + 5
 
 
 def test_run_many_preserves_order_and_is_parallel_safe(pool):

@@ -21,7 +21,7 @@ from sandbox.worker import DISABLEABLE_LAYERS, WorkerEnv
 env = WorkerEnv({"disable": list(DISABLEABLE_LAYERS)})
 try:
     members = sorted(n for n, v in vars(JobEnv).items() if not n.startswith("_") and (callable(v) or isinstance(v, property)))
-    assert members == ["cgroups", "devnull", "plan", "reaper", "sweep_after_job", "take_warm"], members
+    assert members == ["cgroups", "cpu_meter", "devnull", "plan", "reaper", "sweep_after_job", "take_warm"], members
     missing = [name for name in members if not hasattr(env, name)]
     assert not missing and isinstance(env, JobEnv), f"WorkerEnv lacks {missing}"
     limits = Limits().to_dict()

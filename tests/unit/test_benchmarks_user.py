@@ -229,3 +229,11 @@ def test_long_fault_lists_are_summarised():
 def test_record_benchmark_field_wins_over_the_default():
     (problem,) = parse_user_jsonl(jsonl(good(benchmark="mine")))
     assert problem.benchmark == "mine"
+
+
+def test_a_reference_solution_is_kept_for_calibration_and_must_be_python():
+    (problem,) = parse_user_jsonl(jsonl(good(reference="def double(x):\n    return 2 * x\n")), source="suite.jsonl")
+    assert problem.reference.startswith("def double")
+    error = refused(jsonl(good(reference="def double(x)\n")))
+    assert error.field == "reference" and "not valid Python" in error.issues[0].message
+    assert refused(jsonl(good(reference=3))).field == "reference"

@@ -48,8 +48,8 @@ def file_api_targets(tree: ast.AST) -> list[tuple[int, str]]:
         elif isinstance(node.func, ast.Attribute) and node.func.attr in PATH_METHODS and called not in OPENERS:
             receiver = node.func.value
             name = _name(receiver)
-            if name in ("io", "os", "gzip", "zipfile", "tarfile", "webbrowser", "db_files") or name[:1].isupper():
-                continue  # modules and classes (Store.open), not paths
+            if name in ("io", "os", "gzip", "zipfile", "tarfile", "webbrowser", "db_files", "cls") or name[:1].isupper():
+                continue  # modules and classes (Store.open, cls.open), not paths
             found.append((node.lineno, ast.unparse(receiver)))
     return found
 

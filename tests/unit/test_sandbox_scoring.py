@@ -44,6 +44,9 @@ def test_the_worker_never_receives_expected_values_or_check_sources():
         ({"status": "raised", "exc_type": "ResultTooLarge"}, "output_limit", "ResultTooLarge"),
         ({"status": "syntax_error", "exc_type": "SyntaxError", "at_load": True}, "syntax_error", "SyntaxError"),
         ({"status": "timeout"}, "timeout", "Timeout"),
+        ({"status": "cpu_timeout", "cpu_s": 1.01}, "timeout", "CpuTimeLimit"),
+        ({"status": "wall_timeout", "cpu_s": 0.0}, "timeout", "WallTimeLimit"),
+        ({"status": "suite_timeout"}, "timeout", "SuiteTimeLimit"),
         ({"status": "memory_limit"}, "memory_limit", "MemoryLimit"),
         ({"status": "output_limit"}, "output_limit", "OutputLimit"),
         ({"status": "violation"}, "sandbox_violation", "SandboxViolation"),
@@ -130,3 +133,36 @@ def test_score_builds_the_suite_result_and_flags_worker_errors():
 def test_judge_output_parsing_ignores_torn_lines():
     data = b'{"i": 0, "passed": true}\n{"i": 1, "pass\n["x"]\n{"i": "2"}\n'
     assert parse_judge_output(data) == {0: {"i": 0, "passed": True}}
+
+
+def test_cpu_and_wall_seconds_and_the_limits_of_every_test_reach_the_result():
+    raw = {
+        "tests": [
+            {"status": "value", "value": encode([1, 2]), "duration_s": 0.5, "cpu_s": 0.4, "cpu_limit_s": 1.0,
+             "wall_limit_s": 10.0},
+            {"status": "not_run"},
+        ],
+        "cpu_s": 0.45,
+        "cpu_accounting": "job cgroup CPU usage",
+    }
+    from sandbox.limits import Limits
+
+    result = score(parse_suite({"entry_point": "f", "tests": [
+        {"kind": "call", "args": [1], "expected": [1, 2]},
+        {"kind": "call", "args": [2], "expected": [1, 2], "cpu_limit_s": 3},
+    ]}), raw, {}, duration_s=1.0, worker_layers={}, limits=Limits(timeout_s=2))
+    first, second = result.tests
+    assert (first.cpu_s, first.duration_s, first.cpu_limit_s, first.wall_limit_s) == (0.4, 0.5, 1.0, 10.0)
+    assert first.limit_share() == 0.4
+    assert (second.cpu_s, second.cpu_limit_s, second.wall_limit_s) == (0.0, 3.0, 40.0)  # never started: its limits
+    assert result.cpu_s == 0.45
+    assert result.limits["cpu_s_per_test"] == 2.0 and result.limits["wall_backstop_s_per_test"] == 30.0
+    assert result.limits["cpu_accounting"] == "job cgroup CPU usage" and result.limits["tests_with_own_cpu_limit"] == 1
+    again = SuiteResult.from_dict(result.to_dict())
+    assert again.tests[0].cpu_s == 0.4 and again.limits == result.limits
+    older = result.to_dict()
+    for test in older["tests"]:
+        for key in ("cpu_s", "cpu_limit_s", "wall_limit_s"):
+            del test[key]
+    del older["limits"], older["cpu_s"]
+    assert SuiteResult.from_dict(older).tests[0].cpu_s == 0.0  # results stored before CPU limits still read

@@ -110,9 +110,34 @@ def test_limits_reject_nonsense(kwargs):
         Limits(**kwargs)
 
 
-def test_limits_budget():
-    assert Limits(timeout_s=2).job_budget_s(3) == 8
-    assert Limits(timeout_s=2, suite_timeout_s=3).job_budget_s(10) == 5
+def test_limits_budget_is_the_wall_backstop_of_loading_and_every_test():
+    # backstop per test: 10 x its CPU limit + 10 s; loading gets the default test's
+    assert Limits(timeout_s=2).wall_timeout_s == 30
+    assert Limits(timeout_s=2).job_budget_s(3) == 120
+    assert Limits(timeout_s=2).job_budget_s(2, [1.0, 4.0]) == 30 + 20 + 50
+    assert Limits(timeout_s=2, suite_timeout_s=3).job_budget_s(10) == 40 + 30
+    assert Limits(timeout_s=1, wall_factor=2, wall_grace_s=0.5).wall_for(3) == 6.5
+
+
+@pytest.mark.parametrize("kwargs", [{"wall_factor": 0.5}, {"wall_grace_s": 0}, {"wall_factor": float("nan")}])
+def test_the_backstop_stays_above_the_cpu_limit(kwargs):
+    with pytest.raises(ValueError, match="Limits.wall_"):
+        Limits(**kwargs)
+
+
+def test_a_test_may_carry_its_own_cpu_limit_and_the_worker_gets_every_tests_limits():
+    from sandbox.scoring import job_request
+
+    suite = parse_suite({"entry_point": "f", "tests": [
+        {"kind": "call", "args": [], "expected": 1, "cpu_limit_s": 0.25},
+        {"kind": "stdio", "expected_stdout": ""},
+    ]})
+    assert [t.cpu_limit_s for t in suite.tests] == [0.25, None]
+    job, _ = job_request("def f(): return 1\n", suite, Limits(timeout_s=2).to_dict())
+    assert (job["cpu_s"], job["wall_s"]) == ([0.25, 2.0], [12.5, 30.0])
+    for bad in (0, -1, "1", True, float("inf")):
+        with pytest.raises(SuiteError, match=r"tests\[0\]\.cpu_limit_s"):
+            parse_suite({"tests": [{"kind": "stdio", "expected_stdout": "", "cpu_limit_s": bad}]})
 
 
 def test_a_preamble_goes_verbatim_before_the_candidates_code_and_reaches_only_the_candidate():
