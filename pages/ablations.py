@@ -9,6 +9,7 @@ from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.tables import ablation_table, has_sampling_control, sampling_table
+from execugraph.text_safety import md_text
 from ui import keys, resources
 from ui.keys import Abl
 from ui.publish import chart, table_view, tables_download
@@ -47,10 +48,10 @@ try:
     )
     report = resources.report(run_ids, baseline=reference)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
-    st.error(f"Cannot build the report: {exc}", icon=":material/error:")
+    st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")
     st.stop()
 for flagged in views.ungraded_flags(report):
-    st.warning(f"**{flagged['arm']}**: {flagged['flag']}", icon=":material/warning:")
+    st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
 if not any(a["trials"] for a in report["arms"]):
     empty_state(
         "These runs have no finished trials yet. Watch them on the Batch page; this page fills in as they finish.",
@@ -70,7 +71,7 @@ if "comparisons" in figures:
     chart(figures["comparisons"], key="abl.deltas", name="deltas")
 elif report["excluded"]:
     st.info("No arm can be compared with the reference: " + "; ".join(
-        f"{x['b_name']}: {x['reason']}" for x in report["excluded"]
+        f"{md_text(x['b_name'])}: {md_text(x['reason'])}" for x in report["excluded"]
     ))
 else:
     st.info("Only one arm: add runs or pick a batch with several conditions to see deltas.")
@@ -94,7 +95,7 @@ else:
     st.success("No failed trials: there is no error taxonomy to show.")
 if report["unknown_budget"]:
     unknown = [a["name"] for a in report["arms"] if a["label"] in report["unknown_budget"]]
-    st.caption(f"Arms without a known retry budget (left out of the curve): {', '.join(unknown)}.")
+    st.caption(f"Arms without a known retry budget (left out of the curve): {md_text(', '.join(unknown))}.")
 
 if has_sampling_control(report):
     st.subheader("Sampling control")

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from execugraph import views
+from execugraph.text_safety import md_text
 from ui import keys, resources
 from ui.keys import Runs
 from ui.run_parts import filter_row, manage_panel, summary_panel
@@ -61,8 +62,8 @@ detail = st.selectbox("Run detail", list(labels), key=Runs.DETAIL, format_func=l
 run = store.get_run(detail)
 row = next(r for r in rows if r["id"] == detail)
 st.caption(
-    f"{run.kind} · {run.status} · {run.benchmark or 'no benchmark'} · models: {row['models'] or '-'} · "
-    f"created {run.created_at:%Y-%m-%d %H:%M} UTC · host {run.host or '?'}"
+    f"{run.kind} · {run.status} · {md_text(run.benchmark or 'no benchmark')} · models: {md_text(row['models'] or '-')}"
+    f" · created {run.created_at:%Y-%m-%d %H:%M} UTC · host {md_text(run.host or '?')}"
 )
 st.page_link(
     "pages/trace.py",

@@ -7,6 +7,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.stats import UnknownConditionError, UnknownRunError
+from execugraph.text_safety import md_text
 from ui import keys, protocol_parts, resources, statistics_parts
 from ui.family_picker import family_picker
 from ui.keys import Stats
@@ -39,11 +40,11 @@ try:
     baseline, comparable_only = family_picker(arms)
     report = resources.report(run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
-    st.error(f"Cannot build the report: {exc}", icon=":material/error:")
+    st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")
     st.stop()
 
 for flagged in views.ungraded_flags(report):
-    st.warning(f"**{flagged['arm']}**: {flagged['flag']}", icon=":material/warning:")
+    st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
 statistics_parts.comparisons(report)
 if report["pairs"]:
     protocol_parts.sensitivity_section(store, run_ids, conditions)

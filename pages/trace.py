@@ -5,6 +5,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.figures import charts
+from execugraph.text_safety import md_text
 from ui import keys, protocol_parts, resources
 from ui.keys import Trace
 from ui.steps import render_steps
@@ -28,11 +29,14 @@ m[2].metric("Retries", trial.retries_used)
 m[3].metric("Wall clock", duration(trial.wallclock_s))
 m[4].metric("Tokens", f"{trial.tokens_in + trial.tokens_out:,}")
 m[5].metric("LLM calls", trial.llm_calls)
+limits_note = views.trial_time_limits(store, trial_id)  # CPU limit, backstop, and how near the program came
+if limits_note:
+    st.caption(md_text(limits_note))  # test names may come from a published log: shown, never rendered
 if protocol_parts.recorded_panel(store, trial, steps):  # imported or rescored: no agent steps to replay
     st.stop()
 protocol_parts.protocol_caption(trial, steps)
 if trial.message:
-    st.error(trial.message, icon=":material/error:")
+    st.error(md_text(trial.message), icon=":material/error:")
 if not steps:
     empty_state("This trial has no recorded steps yet (it is queued, or stopped before its first agent ran).")
     st.stop()

@@ -8,6 +8,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.batch.control import request_cancel, resume
+from execugraph.text_safety import md_text
 from ui import resources
 from ui.keys import Batch
 from ui.widgets import duration, pct
@@ -35,7 +36,7 @@ def _line(row: dict[str, Any]) -> str:
 def _waiting(where: Any, row: dict[str, Any]) -> None:
     """The LLM endpoints this batch's trials are waiting on (they retry until it answers or the budget ends)."""
     for line in row.get("waiting") or []:
-        where.warning(line, icon=":material/cloud_off:")
+        where.warning(md_text(line), icon=":material/cloud_off:")
 
 
 def _start_worker() -> None:
@@ -87,10 +88,10 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
         with st.container(border=True):
             left, right = st.columns([6, 1], vertical_alignment="center")
             status = "cancelling" if row["cancel_requested"] and row["status"] == "running" else row["status"]
-            left.markdown(f"**{row['name']}** · {status}")
+            left.markdown(f"**{md_text(row['name'])}** · {status}")
             left.progress(row["done"] / row["total"] if row["total"] else 0.0, text=_line(row))
             if row["error"]:
-                left.caption(f":red[{row['error']}]")
+                left.caption(f":red[{md_text(row['error'])}]")
             _waiting(left, row)
             if row["status"] in ACTIVE:
                 right.button(
@@ -120,7 +121,7 @@ def launched_notice(store: Store, run_id: int) -> None:
     if run is None:
         return
     row = next((r for r in views.active_batches(store) if r["id"] == run_id), None)
-    name = row["name"] if row else f"#{run_id}"
+    name = md_text(row["name"]) if row else f"#{run_id}"
     if run.status in ACTIVE:
         st.success(
             f"Batch {name} is {run.status}; its progress is shown at the top of this page.", icon=":material/check:"

@@ -18,6 +18,7 @@ from execugraph.publication import (
 )
 from execugraph.publication.source import format_size
 from execugraph.suite_files import FileTooLargeError, check_size
+from execugraph.text_safety import md_text
 from ui import protocol_parts, resources
 from ui.keys import Export
 from ui.widgets import empty_state, pct, read_only_notice, run_picker
@@ -48,7 +49,7 @@ def export_panel(store: Store) -> None:
                 prepared_for = (tuple(run_ids), include_host)
                 st.session_state[Export.BUNDLE] = (prepared_for, zip_bytes(files), sorted(files))
         except (ExportError, LookupError, ValueError) as exc:
-            st.error(f"Cannot export: {exc}", icon=":material/error:")
+            st.error(f"Cannot export: {md_text(exc)}", icon=":material/error:")
     prepared = st.session_state.get(Export.BUNDLE)
     name = "execugraph-runs-" + "-".join(map(str, run_ids))
     if prepared and prepared[0] == (tuple(run_ids), include_host):
@@ -99,19 +100,19 @@ def import_panel(store: Store) -> None:
             with st.spinner(f"Checking and importing {upload.name}..."):
                 result = import_zip_bytes(store, data, upload.name, max_bytes=limits.import_max_bytes)
         except FileTooLargeError as exc:
-            st.error(f"Nothing was imported: {exc}", icon=":material/error:")
+            st.error(f"Nothing was imported: {md_text(exc)}", icon=":material/error:")
             return
         except BundleFormatError as exc:
             st.error(
-                f"Nothing was imported from {upload.name}: " + "; ".join(map(str, exc.issues[:10])),
+                f"Nothing was imported from {md_text(upload.name)}: " + "; ".join(map(md_text, exc.issues[:10])),
                 icon=":material/error:",
             )
             return
         for run in result.runs:
             verb = "Imported" if run.imported else "Already imported"
-            st.success(f"{verb}: run #{run.id} {run.name} ({run.trials} trials)", icon=":material/check:")
+            st.success(f"{verb}: run #{run.id} {md_text(run.name)} ({run.trials} trials)", icon=":material/check:")
         for warning in result.warnings:
-            st.warning(warning)
+            st.warning(md_text(warning))
         if result.runs:
             st.page_link(
                 "pages/statistics.py",
@@ -145,7 +146,7 @@ def rescore_panel(store: Store) -> None:
     try:
         report = rescore_run(store, run_id, on_progress=advance, protocol=protocol, tests=tests)
     except (LookupError, ValueError) as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md_text(exc), icon=":material/error:")
         return
     bar.progress(1.0, text=f"{report.rescored} programs rerun in {report.duration_s:.1f} s")
     m = st.columns(4)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from execugraph.grading import DEFAULT_PROTOCOL, PROTOCOLS
 from execugraph.steps import GradeOutput
+from execugraph.text_safety import md_text
 from execugraph.views.grading import recorded_grading, sensitivity_rows
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def rescore_summary(report: Any) -> None:
     """Flips with their reason, the protocol's effect and the unresolved problems with theirs."""
     effect = report.protocol_effect()
     if effect["note"]:
-        st.caption(effect["note"])
+        st.caption(md_text(effect["note"]))
     if report.suite_changed:
         st.caption(f"{report.suite_changed} trial(s) were graded on a suite other than the one recorded.")
     if report.flips:
@@ -85,10 +86,10 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
     try:
         sensitivity = protocol_sensitivity(store, run_ids, conditions or None)
     except ValueError as exc:
-        st.caption(f"Not available: {exc}")
+        st.caption(f"Not available: {md_text(exc)}")
         return
     if not sensitivity.get("applies", True):
-        st.caption(f"Not needed here: {sensitivity['note']}.")
+        st.caption(f"Not needed here: {md_text(sensitivity['note'])}.")
         return
     if not sensitivity["available"]:
         st.caption(
@@ -130,15 +131,17 @@ def recorded_panel(store: Store, trial: Trial, steps: list[StepRow]) -> bool:
     if view["kind"] == "imported":
         original = f" · originally {view['original_verdict']}" if "original_verdict" in view else ""
         st.info(
-            f"Imported from a published log (line {view.get('line')}): recorded verdict **{view['verdict']}**"
-            f"{original}, {view['tests']} tests, test source {view['test_source']!r}, grading protocol "
-            f"{view['grading_protocol']}, sandbox policy {view['policy_version'] or 'not recorded'}.",
+            f"Imported from a published log (line {view.get('line')}): recorded verdict **{md_text(view['verdict'])}**"
+            f"{md_text(original)}, {view['tests']} tests, test source {md_text(repr(view['test_source']))}, grading "
+            f"protocol {md_text(view['grading_protocol'])}, sandbox policy "
+            f"{md_text(view['policy_version'] or 'not recorded')}.",
             icon=":material/download:",
         )
     else:
         st.info(
-            f"Rescored: **{view['verdict']}**, {view['tests']} tests under {view['grading_protocol']} "
-            f"(sandbox policy {view['policy_version']}). {view['message']}",
+            f"Rescored: **{md_text(view['verdict'])}**, {view['tests']} tests under "
+            f"{md_text(view['grading_protocol'])} (sandbox policy {md_text(view['policy_version'])}). "
+            f"{md_text(view['message'])}",
             icon=":material/rule:",
         )
     st.code(view["code"] or "# (no code was recorded)", language="python", line_numbers=True)
@@ -159,4 +162,4 @@ def protocol_caption(trial: Trial, steps: list[StepRow]) -> None:
     protocol = trial.grading_protocol or out.get("grading_protocol")
     if protocol:
         note = out.get("protocol_note")
-        st.caption(f"Graded under the {protocol} protocol" + (f" ({note})" if note else "") + ".")
+        st.caption(f"Graded under the {md_text(protocol)} protocol" + (f" ({md_text(note)})" if note else "") + ".")

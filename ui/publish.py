@@ -17,6 +17,7 @@ import streamlit as st
 from execugraph.figures.static import to_image
 from execugraph.stats.table_format import table_files
 from execugraph.stats.tables import Table, publication_tables
+from execugraph.text_safety import md_text
 from ui import resources
 
 MIME = {"svg": "image/svg+xml", "pdf": "application/pdf"}
@@ -66,15 +67,20 @@ def tables_zip(tables: list[Table], fmt: str) -> bytes:
 STATIC_TABLE_ROWS = 40  # up to this many rows a plain table (text one can select and copy); beyond, a scrolling grid
 
 
+def literal_rows(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Rows for `st.table`, which reads every cell and header as Markdown: each one shown as written."""
+    return [{md_text(k): md_text("" if v is None else v) for k, v in row.items()} for row in rows]
+
+
 def table_view(table: Table, *, key: str) -> None:
     """A publication table as the page shows it: the same text the downloads hold, and its notes."""
     rows = table.display_rows()
     if len(rows) <= STATIC_TABLE_ROWS:
-        st.table(rows or [{c.title: "" for c in table.columns}], hide_index=True)
+        st.table(literal_rows(rows or [{c.title: "" for c in table.columns}]), hide_index=True)
     else:
         st.dataframe(rows, hide_index=True, key=key)
     for note in table.notes:
-        st.caption(note)
+        st.caption(md_text(note))
 
 
 def tables_download(report: dict, *, key: str, stem: str) -> None:
@@ -91,5 +97,5 @@ def tables_download(report: dict, *, key: str, stem: str) -> None:
         key=key,
         on_click="ignore",
         icon=":material/table_view:",
-        help=", ".join(t.title for t in tables) + ". The same numbers as `python -m execugraph report`.",
+        help=md_text(", ".join(t.title for t in tables)) + ". The same numbers as `python -m execugraph report`.",
     )

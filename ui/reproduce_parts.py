@@ -28,6 +28,7 @@ from execugraph.reproduce import (
 )
 from execugraph.store import Store
 from execugraph.suite_files import FileTooLargeError, check_size
+from execugraph.text_safety import md_text
 from ui import resources
 from ui.keys import Reproduce
 from ui.widgets import read_only_notice
@@ -69,8 +70,8 @@ def _reproduce(store: Store, results: Any, dataset: Any, families: Any, figures:
     data = _upload_bytes(results, limits.upload_max_bytes)
     bench = load_dataset(_upload_bytes(dataset, limits.upload_max_bytes), dataset.name) if dataset else None
     requests = parse_families(_upload_bytes(families, limits.upload_max_bytes), families.name) if families else None
-    bar = st.progress(0.0, text=f"Reading {results.name}...")
-    progress = Progress(lambda fraction, text: bar.progress(min(1.0, fraction), text=text))
+    bar = st.progress(0.0, text=f"Reading {md_text(results.name)}...")
+    progress = Progress(lambda fraction, text: bar.progress(min(1.0, fraction), text=md_text(text)))
     out = Path(tempfile.mkdtemp(prefix="execugraph-reproduce-"))
     try:
         stem = results.name[:-4] if results.name.lower().endswith(".zip") else results.name
@@ -118,19 +119,20 @@ def reproduce_panel(store: Store) -> None:
         try:
             st.session_state[Reproduce.DONE] = _reproduce(store, results, dataset, families, figures)
         except FileTooLargeError as exc:
-            st.error(f"Nothing was imported: {exc}", icon=":material/error:")
+            st.error(f"Nothing was imported: {md_text(exc)}", icon=":material/error:")
         except (BundleFormatError, ReproduceError) as exc:
-            st.error("Nothing was imported: " + "; ".join(map(str, exc.issues[:10])), icon=":material/error:")
+            st.error("Nothing was imported: " + "; ".join(map(md_text, exc.issues[:10])), icon=":material/error:")
     done: Reproduced | None = st.session_state.get(Reproduce.DONE)
     if done is not None:
         _show(done)
 
 
 def _show(done: Reproduced) -> None:
-    st.success(f"Reproduced {done.name}: {done.runs} run(s), {done.trials} trials, rescored under both protocols.",
+    st.success(f"Reproduced {md_text(done.name)}: {done.runs} run(s), {done.trials} trials, rescored under both protocols.",
                icon=":material/check:")
     if done.missing_figures:
-        st.warning(f"Everything but the figures was written: {done.missing_figures}", icon=":material/warning:")
+        st.warning(f"Everything but the figures was written: {md_text(done.missing_figures)}",
+                   icon=":material/warning:")
     left, right = st.columns(2)
     left.download_button(f"Download the report ({REPORT_HTML})", done.html, file_name=f"{done.name}-report.html",
                          mime="text/html", key=Reproduce.DOWNLOAD_HTML, icon=":material/download:",
@@ -140,10 +142,10 @@ def _show(done: Reproduced) -> None:
                           key=Reproduce.DOWNLOAD_ZIP, icon=":material/folder_zip:",
                           help="report.md, report.html, tables/*.tex and *.csv, figures/*.svg, reproduce.json")
     for family, sentences in done.sentences:
-        st.markdown(f"**{family}**")
-        st.markdown("\n".join(f"- {s}" for s in sentences) if sentences else "- nothing to compare")
+        st.markdown(f"**{md_text(family)}**")
+        st.markdown("\n".join(f"- {md_text(s)}" for s in sentences) if sentences else "- nothing to compare")
     if done.warnings:
         with st.expander(f"Warnings ({len(done.warnings)})"):
-            st.markdown("\n".join(f"- {w}" for w in done.warnings))
+            st.markdown("\n".join(f"- {md_text(w)}" for w in done.warnings))
     with st.expander("The whole report"):
         st.markdown(done.markdown.split("\n", 2)[2] if done.markdown.count("\n") > 2 else done.markdown)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from execugraph.figures import charts
+from execugraph.text_safety import md_text
 from ui.keys import Runs
 from ui.widgets import duration, pct
 
@@ -25,7 +26,7 @@ def summary_panel(store: Store, run: Any) -> None:
     m[3].metric("Mean wall clock", duration(overall["mean_wallclock_s"]))
     m[4].metric("Tokens", f"{overall['tokens_in'] + overall['tokens_out']:,}")
     if run.error:
-        st.error(f"Run error: {run.error}", icon=":material/error:")
+        st.error(f"Run error: {md_text(run.error)}", icon=":material/error:")
     if not overall["trials"]:
         st.info("This run has no trials.")
         return
@@ -78,7 +79,7 @@ def _keep() -> None:
 def _confirm_delete(store: Store, run_id: int, title: str, trials: int) -> None:
     """Shown while a deletion is pending; only the explicit button deletes."""
     st.write(
-        f"Run #{run_id} *{title}* and its {trials} trial(s), with every step, LLM call, sandbox result and "
+        f"Run #{run_id} *{md_text(title)}* and its {trials} trial(s), with every step, LLM call, sandbox result and "
         "retrieval hit, will be deleted. This cannot be undone."
     )
     left, right = st.columns(2)

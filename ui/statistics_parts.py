@@ -11,8 +11,9 @@ import streamlit as st
 from execugraph import views
 from execugraph.figures.report_figures import comparison_figure
 from execugraph.stats.tables import category_paired_table, category_table, paired_table
+from execugraph.text_safety import md_text
 from ui.keys import Stats
-from ui.publish import chart, table_view, tables_download
+from ui.publish import chart, literal_rows, table_view, tables_download
 from ui.widgets import empty_state
 
 
@@ -24,7 +25,7 @@ def comparisons(report: dict[str, Any]) -> None:
         empty_state("Only one arm to look at: pick a second run, or a run with at least two conditions.")
         return
     st.subheader("Paired comparisons")
-    what = "all pairs" if family["mode"] == "all pairs" else f"each arm against {family['baseline_name']}"
+    what = "all pairs" if family["mode"] == "all pairs" else f"each arm against {md_text(family['baseline_name'])}"
     st.caption(
         f"{what}: {family['comparisons']} comparison(s), Holm-adjusted over exactly these"
         + (f"; {family['excluded']} pair(s) not compared (below)" if family["excluded"] else "")
@@ -39,7 +40,7 @@ def comparisons(report: dict[str, Any]) -> None:
         st.info("No pair in this family can be compared; the reasons are listed below.", icon=":material/info:")
     if excluded:
         st.markdown(f"**Not compared** ({len(excluded)} pair(s), not counted in Holm's correction)")
-        st.table(excluded, hide_index=True)
+        st.table(literal_rows(excluded), hide_index=True)
     if report["pairs"]:
         flips(report)
 
@@ -53,9 +54,9 @@ def flips(report: dict[str, Any]) -> None:
         st.session_state[Stats.PAIR] = names[0]
     pair = report["pairs"][names.index(st.selectbox("Pair", names, key=Stats.PAIR))]
     a, b = st.columns(2)
-    a.markdown(f"**Solved only by {pair['a_name']}** ({len(pair['a_only'])})")
+    a.markdown(f"**Solved only by {md_text(pair['a_name'])}** ({len(pair['a_only'])})")
     a.dataframe({"problem": pair["a_only"]}, hide_index=True)
-    b.markdown(f"**Solved only by {pair['b_name']}** ({len(pair['b_only'])})")
+    b.markdown(f"**Solved only by {md_text(pair['b_name'])}** ({len(pair['b_only'])})")
     b.dataframe({"problem": pair["b_only"]}, hide_index=True)
     st.caption(report["method"]["majority_rule"])
 
@@ -77,7 +78,7 @@ def rates(report: dict[str, Any]) -> None:
 def method(report: dict[str, Any]) -> None:
     """How every number was computed, as sentences."""
     with st.expander("Method"):
-        st.markdown("\n".join(f"- **{what}:** {how}" for what, how in views.method_lines(report)))
+        st.markdown("\n".join(f"- **{md_text(what)}:** {md_text(how)}" for what, how in views.method_lines(report)))
 
 
 def downloads(report: dict[str, Any]) -> None:

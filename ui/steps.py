@@ -1,4 +1,9 @@
-"""How one agent step looks on screen, the same live (Synthesize) and afterwards (Trace)."""
+"""How one agent step looks on screen, the same live (Synthesize) and afterwards (Trace).
+
+What a step recorded is data (a bundle may come from anyone): names and verdicts are shown as literal text
+(`md_text`), a model's own Markdown (plans, reviews, explanations) keeps its formatting but loads nothing
+and links nowhere (`md_rich`).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from execugraph.steps import (
     ReviewerOutput,
     severity_of,
 )
+from execugraph.text_safety import md_rich, md_text
 from execugraph.views import StepRow, code_diff, test_result_rows
 
 if TYPE_CHECKING:
@@ -74,7 +80,7 @@ def _test_results(store: Store, step_id: int | None) -> None:
         return
     for execution in store.executions_for_step(step_id):
         st.caption(
-            f"Sandbox run ({execution.purpose}): {execution.verdict}, {execution.tests_passed}/"
+            f"Sandbox run ({md_text(execution.purpose)}): {md_text(execution.verdict)}, {execution.tests_passed}/"
             f"{execution.tests_total} tests in {views.duration(execution.duration_s)}"
         )
         if execution.results:
@@ -91,7 +97,7 @@ def _unparsed(step: StepRow, store: Store) -> bool:
     problem = views.unparsed_reply(step)
     if problem is None:
         return False
-    st.warning(problem, icon=":material/warning:")
+    st.warning(md_text(problem), icon=":material/warning:")
     st.code(views.raw_reply(store, step.get("step_id")) or "(no reply recorded)", language="text", wrap_lines=True)
     return True
 
@@ -102,9 +108,9 @@ def explanation(text: str | None) -> None:
         st.markdown("_no explanation_")
         return
     shown, note = views.bounded_explanation(text)
-    st.markdown(shown)
+    st.markdown(md_rich(shown))
     if note:
-        st.caption(f"Explanation {note}.")
+        st.caption(f"Explanation {md_text(note)}.")
 
 
 def render_step(step: StepRow, store: Store, *, previous_code: str = "") -> None:
@@ -112,10 +118,10 @@ def render_step(step: StepRow, store: Store, *, previous_code: str = "") -> None
     node, out = step["node"], step.get("output") or {}
     error = out.get("error")
     if error:
-        st.error(f"This step raised {error}", icon=":material/error:")
+        st.error(f"This step raised {md_text(error)}", icon=":material/error:")
     if node == "planner":
         planned = cast(PlannerOutput, out)
-        st.markdown(planned.get("plan") or "_no plan_")
+        st.markdown(md_rich(planned.get("plan")) if planned.get("plan") else "_no plan_")
         if planned.get("hits"):
             st.caption("Retrieved techniques")
             st.dataframe(planned.get("hits"), hide_index=True)
@@ -125,18 +131,20 @@ def render_step(step: StepRow, store: Store, *, previous_code: str = "") -> None
     elif node == "reviewer":
         review = cast(ReviewerOutput, out).get("review") or {}
         assumed = _unparsed(step, store)
-        st.markdown(f"**Severity:** {severity_of(out) or '?'}" + (" (assumed, not in the reply)" if assumed else ""))
+        st.markdown(f"**Severity:** {md_text(severity_of(out) or '?')}"
+                    + (" (assumed, not in the reply)" if assumed else ""))
         for title, items in (
             ("Invariants", review.get("invariants")),
             ("Potential failures", review.get("potential_failures")),
         ):
             if items:
-                st.markdown(f"**{title}:**\n" + "\n".join(f"- {item}" for item in items))
+                st.markdown(f"**{title}:**\n" + "\n".join(f"- {md_text(item)}" for item in items))
     elif node == "evaluator":
         ran = cast(EvaluatorOutput, out)
         st.markdown(
-            f"**Verdict:** {ran.get('verdict')} · **tests:** {ran.get('tests_passed')}/{ran.get('tests_total')} "
-            f"({ran.get('test_source', '?')} tests) · **decision:** {ran.get('decision')}"
+            f"**Verdict:** {md_text(ran.get('verdict'))} · **tests:** {ran.get('tests_passed')}/"
+            f"{ran.get('tests_total')} ({md_text(ran.get('test_source', '?'))} tests) · **decision:** "
+            f"{md_text(ran.get('decision'))}"
         )
         _test_results(store, step.get("step_id"))
         if ran.get("feedback"):
@@ -144,7 +152,7 @@ def render_step(step: StepRow, store: Store, *, previous_code: str = "") -> None
             st.code(ran.get("feedback"), language="text")
     elif node == "optimizer":
         tried = cast(OptimizerOutput, out)
-        st.markdown(f"**{'Accepted' if tried.get('accepted') else 'Rejected'}:** {tried.get('reason', '')}")
+        st.markdown(f"**{'Accepted' if tried.get('accepted') else 'Rejected'}:** {md_text(tried.get('reason', ''))}")
         candidate = tried.get("candidate")
         if candidate:
             diff = code_diff(previous_code, candidate, "before", "optimized")
@@ -154,8 +162,8 @@ def render_step(step: StepRow, store: Store, *, previous_code: str = "") -> None
         graded = cast(GradeOutput, out)
         ok = graded.get("passed")
         (st.success if ok else st.error)(
-            f"{'Passed' if ok else 'Failed'}: {graded.get('verdict')}, "
-            f"{graded.get('tests_passed')}/{graded.get('tests_total')} {graded.get('test_source', '')} tests"
+            f"{'Passed' if ok else 'Failed'}: {md_text(graded.get('verdict'))}, "
+            f"{graded.get('tests_passed')}/{graded.get('tests_total')} {md_text(graded.get('test_source', ''))} tests"
         )
         _test_results(store, step.get("step_id"))
     elif node == "explainer":
@@ -171,12 +179,13 @@ def render_llm_calls(store: Store, step_id: int | None) -> None:
         return
     for call in store.llm_calls_for_step(step_id):
         st.caption(
-            f"LLM call · {call.role} · {views.model_label(call.provider, call.model)} · {call.tokens_in} in / "
+            f"LLM call · {md_text(call.role)} · {md_text(views.model_label(call.provider, call.model))} · "
+            f"{call.tokens_in} in / "
             f"{call.tokens_out} out tokens · "
             + ("cache hit (answered from the response cache, no model call)" if call.cache_hit else views.duration(call.latency_s))
         )
         for message in call.messages:
-            st.markdown(f"**{message.get('role', '?')}**")
+            st.markdown(f"**{md_text(message.get('role', '?'))}**")
             st.code(str(message.get("content", "")), language="text", wrap_lines=True, height=160)
         st.markdown("**response**")
         st.code(call.response, language="text", wrap_lines=True, height=160)
@@ -193,7 +202,7 @@ def render_steps(
     """Every step as an expander (with its LLM calls when `calls`), tracking the code for optimizer diffs."""
     code = ""
     for step in steps:
-        title = step_title(step)
+        title = md_text(step_title(step))
         if step.get("seq") == highlight_seq:
             title = f":red[{title} · first divergence]"
         with st.expander(

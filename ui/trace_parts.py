@@ -9,6 +9,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.steps import GeneratorOutput
+from execugraph.text_safety import md_text
 from execugraph.views import StepRow
 from ui.keys import Trace
 from ui.steps import render_steps
@@ -64,7 +65,7 @@ def compare_panel(store: Store, trial: Trial, steps: list[StepRow]) -> None:
     siblings = views.sibling_trials(store, trial.id)
     if not siblings:
         st.info(
-            f"No other finished trial of {trial.problem_id} yet. Run it under another condition or seed "
+            f"No other finished trial of {md_text(trial.problem_id)} yet. Run it under another condition or seed "
             "(Batch page) to compare."
         )
         return
@@ -98,8 +99,8 @@ def compare_panel(store: Store, trial: Trial, steps: list[StepRow]) -> None:
             st.code(views.code_diff(a_code, b_code, f"trial {trial.id}", f"trial {other_id}"), language="diff")
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**Trial #{trial.id}** · {trial.condition} · {'passed' if trial.passed else 'failed'}")
+        st.markdown(f"**Trial #{trial.id}** · {md_text(trial.condition)} · {'passed' if trial.passed else 'failed'}")
         render_steps(steps, store, highlight_seq=divergence.seq_a if divergence else None)
     with right:
-        st.markdown(f"**Trial #{other_id}** · {about[other_id]}")
+        st.markdown(f"**Trial #{other_id}** · {md_text(about[other_id])}")
         render_steps(other, store, highlight_seq=divergence.seq_b if divergence else None)

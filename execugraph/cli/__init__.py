@@ -16,6 +16,8 @@ Each command group is one module exposing `configure(parser)` and `run(args) -> 
 so adding a command is one module here and one line there.
 A database that cannot be used (StoreUnavailableError, or a corrupt file met
 while reading) ends any command here with one line on stderr and exit 2.
+Every command writes through `terminal.inert_output`: no control sequence from
+the data reaches the terminal.
 """
 
 from __future__ import annotations
@@ -66,6 +68,13 @@ EXIT_BAD_DATABASE = 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    from execugraph.cli.terminal import inert_output
+
+    with inert_output():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
 from execugraph.redaction import install_log_scrub
 from execugraph.settings import load_settings
+from execugraph.text_safety import terminal_text
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -236,8 +237,8 @@ def run_status(args: argparse.Namespace) -> int:
                      "pass_rate": p.pass_rate, "pass_rate_of": "graded", "eta_s": p.eta_s,
                      "waiting": waiting.get(run.id, [])})
         lines.append(f"#{run.id:<5} {p.status:<16} {p.done:>5}/{p.total:<5} {p.counts.rate_text()}, "
-                     f"{p.error} errors  {run.title}")
-        lines.extend(f"       {line}" for line in waiting.get(run.id, []))
+                     f"{p.error} errors  {terminal_text(run.title)}")
+        lines.extend(f"       {terminal_text(line)}" for line in waiting.get(run.id, []))
     print(json.dumps(rows, indent=2) if args.json else "\n".join(lines))
     return 0
 

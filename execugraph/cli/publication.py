@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from execugraph.text_safety import terminal_text as shown
+
 
 def _store(args: argparse.Namespace, *, writes: bool = True):
     from execugraph.cli.store import open_store
@@ -41,7 +43,7 @@ def run_export(args: argparse.Namespace) -> int:
     try:
         written = export_bundle(_store(args, writes=False), args.runs, args.out, include_host=args.include_host)
     except (ExportError, OSError) as exc:
-        print(f"export: {exc}", file=sys.stderr)
+        print(f"export: {shown(exc)}", file=sys.stderr)
         return 2
     print(json.dumps(written))
     return 0
@@ -71,15 +73,15 @@ def run_import(args: argparse.Namespace) -> int:
     try:
         result = import_path(_store(args), args.path, max_bytes=limit)
     except BundleFormatError as exc:
-        print(f"import: nothing imported: {exc}", file=sys.stderr)
+        print(f"import: nothing imported: {shown(exc)}", file=sys.stderr)
         for issue in exc.issues[1:]:
-            print(f"  {issue}", file=sys.stderr)
+            print(f"  {shown(issue)}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"import: {exc}", file=sys.stderr)
+        print(f"import: {shown(exc)}", file=sys.stderr)
         return 2
     for warning in result.warnings:
-        print(f"import: {warning}", file=sys.stderr)
+        print(f"import: {shown(warning)}", file=sys.stderr)
     print(json.dumps(result.to_dict()))
     return 0
 
@@ -120,17 +122,17 @@ def _print_report(report: dict) -> None:
     if report["trials_per_s"]:
         print(f"  {report['trials_per_s']} trials/s")
     if report["protocol_effect"]["note"]:
-        print(f"  note: {report['protocol_effect']['note']}")
+        print(f"  note: {shown(report['protocol_effect']['note'])}")
     if report["suite_changed"]:
         print(f"  {report['suite_changed']} trial(s) graded on a suite other than the one recorded")
     for flip in report["flips"]:
         print(
-            f"  flip: {flip['problem_id']} [{flip['condition']} seed {flip['seed']} #{flip['trial_index']}, "
-            f"trial {flip['trial']}] {flip['from']} -> {flip['to']}: {flip['reason']}"
+            f"  flip: {shown(flip['problem_id'])} [{shown(flip['condition'])} seed {flip['seed']} "
+            f"#{flip['trial_index']}, trial {flip['trial']}] {flip['from']} -> {flip['to']}: {shown(flip['reason'])}"
         )
     for item in report["unresolved_problems"]:
         where = f"{item['benchmark']}/{item['problem_id']}" if item["benchmark"] else item["problem_id"]
-        print(f"  unresolved: {where} ({item['trials']} trial(s)): {item['reason']}")
+        print(f"  unresolved: {shown(where)} ({item['trials']} trial(s)): {shown(item['reason'])}")
 
 
 def run_rescore(args: argparse.Namespace) -> int:
@@ -148,7 +150,7 @@ def run_rescore(args: argparse.Namespace) -> int:
             protocol=args.grading_protocol, tests=args.tests,
         ).to_dict()
     except (LookupError, ValueError) as exc:
-        print(f"rescore: {exc}", file=sys.stderr)
+        print(f"rescore: {shown(exc)}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(report))

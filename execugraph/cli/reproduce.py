@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from execugraph.publication import BundleFormatError
     from execugraph.reproduce import REPORT_HTML, ReproduceError, reproduce_path, terminal_line
     from execugraph.settings import parse_size
+    from execugraph.text_safety import terminal_text as shown
 
     try:
         limit = parse_size(args.max_size) if args.max_size else None
@@ -57,27 +58,27 @@ def run(args: argparse.Namespace) -> int:
                                         figures=not args.no_figures)
     except (BundleFormatError, ReproduceError) as exc:
         _end_line(listener)
-        print(f"reproduce: nothing imported: {exc.issues[0]}", file=sys.stderr)
+        print(f"reproduce: nothing imported: {shown(exc.issues[0])}", file=sys.stderr)
         for issue in exc.issues[1:]:
-            print(f"  {issue}", file=sys.stderr)
+            print(f"  {shown(issue)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
         _end_line(listener)
-        print(f"reproduce: {exc}", file=sys.stderr)
+        print(f"reproduce: {shown(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     finally:
         store.close()
     _end_line(listener)
     for warning in study.data["warnings"]:
-        print(f"reproduce: warning: {warning}", file=sys.stderr)
+        print(f"reproduce: warning: {shown(warning)}", file=sys.stderr)
     outputs = study.data["outputs"]
     for name in [*outputs["report"], *outputs["tables"], *outputs["figures"], "reproduce.json"]:
-        print(args.out / name)
+        print(shown(args.out / name))
     for family in study.data["families"]:
         for comparison in family["comparisons"]:
-            print(comparison["sentence"], file=sys.stderr)
+            print(shown(comparison["sentence"]), file=sys.stderr)
     if missing is not None and not args.no_figures:
-        print(f"reproduce: everything but the figures was written to {args.out / REPORT_HTML}: {missing}",
+        print(f"reproduce: everything but the figures was written to {shown(args.out / REPORT_HTML)}: {shown(missing)}",
               file=sys.stderr)
         return EXIT_NO_FIGURES
     return 0

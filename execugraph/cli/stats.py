@@ -2,7 +2,10 @@
 
 `python -m execugraph stats --runs A B [C ...]` is a thin front end over
 `execugraph.stats.build_report`, the same function the dashboard and the export
-call, so the terminal shows the numbers they show.
+call, so the terminal shows the numbers they show. `stats --runs A --near-limit`
+lists instead the programs whose verdict was decided within 20% of a time limit
+(`execugraph.stats.near_limit`), and how many ended by the CPU limit or the
+wall-clock backstop, so a reader sees how many verdicts are fragile.
 
 `python -m execugraph report --runs A B --format latex|csv|markdown [--out DIR] [--figures]`
 prints the publication tables (`execugraph.stats.tables`) of the same report
@@ -24,6 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from execugraph.text_safety import terminal_text
+
 EXIT_BAD_REQUEST = 2
 EXIT_EXPORT_FAILED = 1
 
@@ -39,6 +44,12 @@ def configure_stats(parser: argparse.ArgumentParser) -> None:
     )
     add_family_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    parser.add_argument(
+        "--near-limit",
+        action="store_true",
+        help="list instead the programs whose verdict was decided within 20%% of a time limit (CPU or wall-clock "
+        "backstop), and the timeouts by the limit that ended them",
+    )
 
 
 def add_family_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +86,7 @@ def load_report(args: argparse.Namespace, command: str) -> dict | None:
         report["protocol_sensitivity"] = protocol_sensitivity(store, args.runs, args.conditions)
         return report
     except (UnknownRunError, UnknownConditionError, ValueError) as exc:
-        print(f"{command}: {exc}", file=sys.stderr)
+        print(f"{command}: {terminal_text(exc)}", file=sys.stderr)
         return None
     finally:
         store.close()
@@ -83,6 +94,10 @@ def load_report(args: argparse.Namespace, command: str) -> dict | None:
 
 def run_stats(args: argparse.Namespace) -> int:
     """Build the report and print it; exit 2 naming an unknown run, condition or baseline."""
+    if getattr(args, "near_limit", False):
+        from execugraph.cli.near_limit import run_near_limit
+
+        return run_near_limit(args)
     report = load_report(args, "stats")
     if report is None:
         return EXIT_BAD_REQUEST
@@ -144,8 +159,8 @@ def _p(value: float | None) -> str:
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Left-aligned text table with a rule under the header."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    """Left-aligned text table with a rule under the header (each cell on one line, no control from the data)."""
+    cells = [[terminal_text(h) for h in headers]] + [[terminal_text(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -205,7 +220,7 @@ def format_report(report: dict) -> str:
     flagged = [a for a in arms if a.get("flag")]
     if flagged:
         out += ["", "Arms with ungraded trials (their comparisons rest on fewer graded trials)"]
-        out += [f"! {a.get('name') or a['label']}: {a['flag']}" for a in flagged]
+        out += [f"! {terminal_text(a.get('name') or a['label'])}: {terminal_text(a['flag'])}" for a in flagged]
     family = report.get("family") or {}
     out += ["", f"Paired comparisons (b - a over common problems; Holm over this family: {family.get('mode', '')})"]
     if not report["pairs"]:
@@ -261,7 +276,7 @@ def format_sensitivity(sensitivity: dict) -> list[str]:
     """The comparisons under both grading protocols side by side, or which rescores would make them."""
     out = ["Grading protocol sensitivity (the same comparisons under standalone and with-prompt)"]
     if not sensitivity.get("applies", True):
-        return [f"{out[0]}: {sensitivity['note']}"]
+        return [f"{out[0]}: {terminal_text(sensitivity['note'])}"]
     if not sensitivity["available"]:
         out.append("(needs every run graded under both protocols; run:)")
         out += [f"  {m['command']}" for m in sensitivity["missing"]]

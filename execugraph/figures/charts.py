@@ -4,15 +4,20 @@ No streamlit here, so every chart is unit-tested on its own (given rows, the
 figure carries the right traces, values and error bars) and the same figure is
 drawn on a page and written as SVG/PDF (`execugraph.figures.static`). Arms are
 named (`execugraph.run_names`) and always sit on categorical axes, so a run
-called "8" is never placed at x = 8.
+called "8" is never placed at x = 8. Plotly reads a subset of HTML (`<a href>`,
+`<br>`) and `$math$` in every label, so each chart's text (names, categories,
+titles) is made literal once, by `inert_text`, as the figure is built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import wraps
 from typing import Any
 
 import plotly.graph_objects as go
+
+from execugraph.text_safety import chart_text
 
 NODE_COLOURS = {
     "planner": "#7e57c2",
@@ -26,10 +31,47 @@ NODE_COLOURS = {
 _LAYOUT = {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "legend": {"orientation": "v", "x": 1.02, "y": 1}}
 
 
+_TRACE_TEXT = ("name", "x", "y", "text", "hovertext", "customdata")
+
+
+def _literal(value: Any) -> Any:
+    if isinstance(value, str):
+        return chart_text(value)
+    if isinstance(value, list | tuple):
+        return [_literal(v) for v in value]
+    return value
+
+
+def inert_text(build: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
+    """Every string a chart shows (trace names, categories, text, titles, tick labels) as literal text."""
+
+    @wraps(build)
+    def built(*args: Any, **kwargs: Any) -> go.Figure:
+        fig = build(*args, **kwargs)
+        for trace in fig.data:
+            for prop in _TRACE_TEXT:
+                if prop in trace and trace[prop] is not None:
+                    trace[prop] = _literal(trace[prop])
+        layout = fig.layout
+        if layout.title.text is not None:
+            layout.title.text = chart_text(layout.title.text)
+        for name in [k for k in layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
+            axis = layout[name]
+            if axis.title.text is not None:
+                axis.title.text = chart_text(axis.title.text)
+            for prop in ("categoryarray", "ticktext"):
+                if axis[prop] is not None:
+                    axis[prop] = _literal(axis[prop])
+        return fig
+
+    return built
+
+
 def _pct(x: float | None) -> float | None:
     return None if x is None else 100.0 * x
 
 
+@inert_text
 def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = None) -> go.Figure:
     """A Gantt-style timeline: one bar per step from its start offset for its duration (seconds)."""
     fig = go.Figure()
@@ -66,6 +108,7 @@ def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = N
     return fig
 
 
+@inert_text
 def rate_bars(rows: Sequence[dict[str, Any]], *, x: str = "arm", title: str = "Pass rate (95% CI)") -> go.Figure:
     """Bars of pass rate in percent with asymmetric CI error bars; rows have pass_rate, ci_lo, ci_hi in [0, 1].
 
@@ -96,6 +139,7 @@ def rate_bars(rows: Sequence[dict[str, Any]], *, x: str = "arm", title: str = "P
     return fig
 
 
+@inert_text
 def category_bars(rows: Sequence[dict[str, Any]]) -> go.Figure:
     """Grouped bars: one group per category, one bar per arm, each with its CI."""
     rows = [r for r in rows if r.get("pass_rate") is not None]
@@ -129,6 +173,7 @@ FOREST_ROW_PX = 28
 FOREST_MAX_ROWS = 40  # beyond this many pairs the matrix (delta_matrix) reads better than a forest
 
 
+@inert_text
 def forest(rows: Sequence[dict[str, Any]], *, label: str = "label", title: str = "Paired deltas (95% CI)") -> go.Figure:
     """A forest plot: each delta (percentage points) as a point with its CI, a zero line for no effect.
 
@@ -163,6 +208,7 @@ def forest(rows: Sequence[dict[str, Any]], *, label: str = "label", title: str =
     return fig
 
 
+@inert_text
 def delta_matrix(pairs: Sequence[dict[str, Any]], arms: Sequence[str], *, title: str) -> go.Figure:
     """All pairs as an arms x arms matrix: cell (row b, column a) is b - a in pp, blank when not compared."""
     index = {name: i for i, name in enumerate(arms)}
@@ -201,6 +247,7 @@ def delta_matrix(pairs: Sequence[dict[str, Any]], arms: Sequence[str], *, title:
     return fig
 
 
+@inert_text
 def retry_curve(rows: Sequence[dict[str, Any]]) -> go.Figure:
     """Pass rate against retry budget, with mean LLM calls per trial on a second axis."""
     budgets = [r["retry_budget"] for r in rows]
@@ -230,6 +277,7 @@ def retry_curve(rows: Sequence[dict[str, Any]]) -> go.Figure:
 COST_METRICS = {"LLM calls": "mean_llm_calls", "tokens": "mean_tokens", "seconds": "mean_wallclock_s"}
 
 
+@inert_text
 def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -> go.Figure:
     """Each arm as a point: mean cost per trial (x) against pass rate (y)."""
     column = COST_METRICS[metric]
@@ -253,6 +301,7 @@ def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -
     return fig
 
 
+@inert_text
 def error_stacks(rows: Sequence[dict[str, Any]]) -> go.Figure:
     """Stacked bars per arm: the share of failed trials in each error class (the error taxonomy)."""
     fig = go.Figure()
@@ -264,7 +313,7 @@ def error_stacks(rows: Sequence[dict[str, Any]]) -> go.Figure:
                 x=[str(r["arm"]) for r in mine],
                 y=[_pct(r["share"]) for r in mine],
                 customdata=[r["count"] for r in mine],
-                hovertemplate="%{x}: %{y:.0f}% (%{customdata} trials)<extra>" + str(error_class) + "</extra>",
+                hovertemplate="%{x}: %{y:.0f}% (%{customdata} trials)<extra>" + chart_text(error_class) + "</extra>",
             )
         )
     fig.update_layout(
@@ -277,6 +326,7 @@ def error_stacks(rows: Sequence[dict[str, Any]]) -> go.Figure:
     return fig
 
 
+@inert_text
 def heatmap(
     rows_labels: Sequence[str],
     column_labels: Sequence[str],
@@ -309,6 +359,7 @@ def heatmap(
     return fig
 
 
+@inert_text
 def score_bars(hits: Sequence[dict[str, Any]]) -> go.Figure:
     """Retrieved techniques as horizontal bars of cosine similarity, best first."""
     fig = go.Figure(

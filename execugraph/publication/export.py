@@ -33,6 +33,7 @@ from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path,
 from execugraph.run_names import conditions_of, run_name
 from execugraph.store import bundle_rows
 from execugraph.store.bundle_rows import BundleRows
+from execugraph.text_safety import md_text
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -157,7 +158,7 @@ def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: di
             created=r.get("created_at"),
         )
         lines.append(
-            f"- run {r['id']} ({r['kind']}, {r['status']}): {name}: "
+            f"- run {r['id']} ({r['kind']}, {r['status']}): {md_text(name)}: "
             f"{trial_counts.get(r['id'], 0)} trials, {passed} passed"
         )
     lines += [

@@ -4,6 +4,8 @@ Both renderings come from the same blocks, so report.md and report.html say the
 same thing; tables come from `stats.tables.Table` (the numbers the LaTeX and CSV
 files hold, rounded the same way), and figures are embedded in the HTML as
 SVG data URIs (the file needs nothing beside it) and linked from the Markdown.
+Text is plain text in both: every character of it is escaped for the target
+(`execugraph.text_safety`), only the `**bold**` spans the report writes are kept.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import base64
 import html
 import re
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from execugraph.stats.table_format import to_markdown
 from execugraph.stats.tables import Table
+from execugraph.text_safety import md_text, one_line
 
 
 @dataclass
@@ -58,16 +62,21 @@ class Document:
         self.blocks.extend(blocks)
 
 
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
 def _md_inline(text: str) -> str:
-    return text.replace("<", "&lt;")
+    """Plain text as literal Markdown, its `**bold**` spans kept bold."""
+    parts = _BOLD.split(text)  # plain, bold, plain, ...
+    return "".join(f"**{md_text(p)}**" if i % 2 else md_text(p) for i, p in enumerate(parts)).strip()
 
 
 def to_markdown_text(doc: Document) -> str:
     """The document as GitHub-flavoured Markdown (figures linked as figures/<name>)."""
-    out = [f"# {doc.title}", ""]
+    out = [f"# {_md_inline(doc.title)}", ""]
     for block in doc.blocks:
         if isinstance(block, Heading):
-            out += ["#" * block.level + " " + block.text, ""]
+            out += ["#" * block.level + " " + _md_inline(block.text), ""]
         elif isinstance(block, Paragraph):
             out += [_md_inline(block.text), ""]
         elif isinstance(block, Bullets):
@@ -76,13 +85,12 @@ def to_markdown_text(doc: Document) -> str:
             out += [to_markdown(block.table).rstrip(), ""]
         elif isinstance(block, Figure):
             if block.svg is None:
-                out += [f"*{block.caption}* (not rendered: see the warnings)", ""]
+                out += [f"*{md_text(block.caption)}* (not rendered: see the warnings)", ""]
             else:
-                out += [f"![{block.caption}](figures/{block.name})", ""]
+                out += [f"![{md_text(block.caption)}](figures/{quote(block.name)})", ""]
     return "\n".join(out).rstrip() + "\n"
 
 
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
 color:#1f2328;line-height:1.45}
@@ -96,28 +104,33 @@ figure{margin:1em 0}figure img{max-width:100%;height:auto}figcaption{font-size:.
 """
 
 
+def _text(text: str) -> str:
+    """Escaped for HTML, on one line, bidirectional and other controls shown as `<U+202E>`."""
+    return html.escape(one_line(text))
+
+
 def _inline(text: str) -> str:
-    return _BOLD.sub(r"<strong>\1</strong>", html.escape(text))
+    return _BOLD.sub(r"<strong>\1</strong>", _text(text))
 
 
 def _table_html(table: Table) -> str:
-    head = "".join(f"<th>{html.escape(c.title)}</th>" for c in table.columns)
+    head = "".join(f"<th>{_text(c.title)}</th>" for c in table.columns)
     body = []
     for row in table.display_rows():
         cells = "".join(
-            f'<td class="num">{html.escape(row[c.title])}</td>' if c.numeric else f"<td>{html.escape(row[c.title])}</td>"
+            f'<td class="num">{_text(row[c.title])}</td>' if c.numeric else f"<td>{_text(row[c.title])}</td>"
             for c in table.columns
         )
         body.append(f"<tr>{cells}</tr>")
-    notes = "".join(f'<p class="note">{html.escape(n)}</p>' for n in table.notes)
-    return (f'<table id="{html.escape(table.key)}"><caption>{html.escape(table.title)}</caption>'
+    notes = "".join(f'<p class="note">{_text(n)}</p>' for n in table.notes)
+    return (f'<table id="{_text(table.key)}"><caption>{_text(table.title)}</caption>'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{notes}")
 
 
 def _svg_image(svg: str, alt: str) -> str:
     """An SVG as an <img> with a data: URI: embedded, and its ids and styles kept apart from the page's."""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    return f'<img alt="{html.escape(alt)}" src="data:image/svg+xml;base64,{data}">'
+    return f'<img alt="{_text(alt)}" src="data:image/svg+xml;base64,{data}">'
 
 
 def to_html_text(doc: Document) -> str:
@@ -125,8 +138,8 @@ def to_html_text(doc: Document) -> str:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(doc.title)}</title><style>{STYLE}</style></head><body>",
-        f"<h1>{html.escape(doc.title)}</h1>",
+        f"<title>{_text(doc.title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{_inline(doc.title)}</h1>",
     ]
     for block in doc.blocks:
         if isinstance(block, Heading):
@@ -140,6 +153,6 @@ def to_html_text(doc: Document) -> str:
             parts.append(_table_html(block.table))
         elif isinstance(block, Figure):
             image = _svg_image(block.svg, block.caption) if block.svg else "<p><em>not rendered: see the warnings</em></p>"
-            parts.append(f"<figure>{image}<figcaption>{html.escape(block.caption)}</figcaption></figure>")
+            parts.append(f"<figure>{image}<figcaption>{_text(block.caption)}</figcaption></figure>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

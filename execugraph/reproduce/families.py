@@ -46,8 +46,9 @@ class StudyFamily:
 
     @property
     def slug(self) -> str:
-        """A file-name-safe form of the name (tables/<slug>-paired.tex)."""
-        text = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in self.name.lower())
+        """A file-name-safe form of the name (tables/<slug>-paired.tex): ASCII letters, digits, - and _ only, as
+        it is written into LaTeX's \\input and \\label."""
+        text = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_" else "-" for ch in self.name.lower())
         return "-".join(part for part in text.split("-") if part) or "family"
 
     def stats_family(self) -> Family:

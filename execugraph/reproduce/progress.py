@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from execugraph.text_safety import terminal_text
+
 Listener = Callable[[float, str], None]
 PHASES: dict[str, tuple[float, float]] = {
     "import": (0.0, 0.08),
@@ -45,7 +47,7 @@ def terminal_line(stream: object) -> Listener:
             return  # nothing new to say: do not flood a log that keeps every carriage return
         last[:] = [shown]
         filled = int(round(fraction * width))
-        line = f"\r[{'#' * filled}{' ' * (width - filled)}] {fraction:4.0%} {text}"[:160]
+        line = f"\r[{'#' * filled}{' ' * (width - filled)}] {fraction:4.0%} {terminal_text(text)}"[:160]
         stream.write(line.ljust(100))  # type: ignore[attr-defined]
         stream.flush()  # type: ignore[attr-defined]
 

@@ -257,7 +257,8 @@ def sandbox_policy(layers: dict[str, str] | None) -> dict[str, Any]:
     return {"policy_version": str(POLICY_VERSION), "default_timeout_s": DEFAULT_TIMEOUT_S,
             "default_memory_mb": DEFAULT_MEMORY_MB,
             "layers": layers if layers is not None else "not probed: every rescore was reused, no program ran",
-            "note": "a benchmark's own per-test timeout wins over the default"}
+            "note": "a benchmark's own per-test timeout wins over the default; a reference solution calibrates "
+                    "each test to at least 4x its CPU; the wall clock is a backstop at 10x + 10 s"}
 
 
 def _probe_layers(pool: Any) -> dict[str, str] | None:

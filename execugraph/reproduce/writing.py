@@ -87,7 +87,7 @@ def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
         f"Conclusion: {method['conclusion']}; CIs by percentile bootstrap over problems, "
         f"B = {method['bootstrap']['resamples']}, seed {method['bootstrap']['seed']}.",
         f"Sandbox: policy {data['sandbox']['policy_version']}, default {data['sandbox']['default_timeout_s']:g} s "
-        f"and {data['sandbox']['default_memory_mb']} MB per test ({data['sandbox']['note']}).",
+        f"of CPU and {data['sandbox']['default_memory_mb']} MB per test ({data['sandbox']['note']}).",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in data["versions"].items()) + ".",
         "Every number above is in reproduce.json; the tables are in tables/ as LaTeX (tables.tex inputs them all) "
         "and CSV.",

@@ -3,61 +3,60 @@
 LaTeX and Markdown show the rounded numbers the dashboard shows; CSV keeps the
 raw values (percentages and points unrounded, CIs as two columns) for anyone who
 re-plots them. `write_tables` also writes `tables.tex`, a standalone document
-that `\\input`s every table, so the LaTeX compiles as it is.
+that `\\input`s every table, so the LaTeX compiles as it is. Every data-derived
+string (titles, names, categories) goes through `execugraph.text_safety` for
+its format, so nothing a published study calls itself is live in the output.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from execugraph.stats.tables import CI_PCT, CI_PP, MISSING, PCT, Column, Table
+from execugraph.stats.tables import CI_PCT, CI_PP, MISSING, PCT, TEXT, Column, Table
+from execugraph.text_safety import csv_cell, latex_text, md_text, one_line
 
 FORMATS = {"latex": "tex", "csv": "csv", "markdown": "md"}
-_LATEX_ESCAPES = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "·": r"$\cdot$",
-    "–": "--",
-    "†": r"$^\dagger$",
-    "<": r"$<$",
-    ">": r"$>$",
-}
 STANDALONE_NAME = "tables.tex"
+latex_escape = latex_text  # text safe anywhere in LaTeX, comments included (execugraph.text_safety)
+_SAFE_KEY = re.compile(r"[A-Za-z0-9_.-]+")
 
 
-def latex_escape(text: str) -> str:
-    """Text safe inside a LaTeX table cell or caption."""
-    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+def _file_key(table: Table) -> str:
+    """The table's file stem, refused unless it is plain (it is written into \\input and \\label as is)."""
+    if not _SAFE_KEY.fullmatch(table.key):
+        raise ValueError(f"table key {table.key!r} is not a plain file name")
+    return table.key
+
+
+def _row(cells: list[str]) -> str:
+    """One tabular row; a first cell starting with [ or * gets `{}` so the previous row's `\\\\` cannot read it
+    as its optional argument or star."""
+    if cells and cells[0].startswith(("[", "*")):
+        cells = ["{}" + cells[0], *cells[1:]]
+    return " & ".join(cells) + r" \\"
 
 
 def to_latex(table: Table) -> str:
     """One `table` environment with a booktabs `tabular` (needs \\usepackage{booktabs})."""
     spec = "".join("r" if c.numeric else "l" for c in table.columns)
     lines = [
-        f"% {table.title} (written by python -m execugraph report)",
+        f"% {latex_text(table.title)} (written by python -m execugraph report)",
         r"\begin{table}[t]",
         r"\centering",
         r"\small",
         rf"\caption{{{latex_escape(table.title)}}}",
-        rf"\label{{tab:execugraph-{table.key.replace('_', '-')}}}",
+        rf"\label{{tab:execugraph-{_file_key(table).replace('_', '-')}}}",
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
-        " & ".join(latex_escape(c.title) for c in table.columns) + r" \\",
+        _row([latex_escape(c.title) for c in table.columns]),
         r"\midrule",
     ]
     for row in table.display_rows():
-        lines.append(" & ".join(latex_escape(row[c.title]) for c in table.columns) + r" \\")
+        lines.append(_row([latex_escape(row[c.title]) for c in table.columns]))
     lines += [r"\bottomrule", r"\end{tabular}"]
     if table.notes:
         lines.append(r"\par\smallskip\footnotesize " + " ".join(latex_escape(n) for n in table.notes))
@@ -68,12 +67,13 @@ def to_latex(table: Table) -> str:
 def _csv_header(column: Column) -> list[str]:
     if column.kind in (CI_PCT, CI_PP):
         unit = column.title.rpartition("(")[2].rstrip(")") or "value"
-        return [f"95% CI low ({unit})", f"95% CI high ({unit})"]
-    return [column.title]
+        return [csv_cell(f"95% CI low ({unit})"), csv_cell(f"95% CI high ({unit})")]
+    return [csv_cell(column.title)]
 
 
 def _csv_value(value: object, column: Column) -> list[str]:
-    """Raw numbers: rates as percentages, CIs as two cells, missing as empty."""
+    """Raw numbers: rates as percentages, CIs as two cells, missing as empty; text cells neutralised
+    (`csv_cell`: a leading = + - @ tab or CR gets a `'`), numbers never (a plain -0.25 stays a number)."""
     if column.kind in (CI_PCT, CI_PP):
         lo, hi = value if isinstance(value, tuple) else (None, None)
         scale = 100.0 if column.kind == CI_PCT else 1.0
@@ -86,6 +86,8 @@ def _csv_value(value: object, column: Column) -> list[str]:
         return [_number(100.0 * value)]
     if isinstance(value, float):
         return [_number(value)]
+    if column.kind == TEXT or not isinstance(value, int):
+        return [csv_cell(value)]
     return [str(value)]
 
 
@@ -103,20 +105,21 @@ def to_csv(table: Table) -> str:
     return out.getvalue()
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|")
+def _md_cell(text: str, column: Column) -> str:
+    """Text cells escaped as literal Markdown; numeric cells are written by `display` from numbers, never data."""
+    return md_text(text) if column.kind == TEXT else text.replace("|", "\\|")
 
 
 def to_markdown(table: Table) -> str:
-    """A pipe table under a bold title, numeric columns right-aligned, notes below."""
-    lines = [f"**{table.title}**", ""]
-    lines.append("| " + " | ".join(_md_cell(c.title) for c in table.columns) + " |")
+    """A pipe table under a bold title, numeric columns right-aligned, notes below; every text literal."""
+    lines = [f"**{md_text(table.title)}**", ""]
+    lines.append("| " + " | ".join(md_text(c.title) for c in table.columns) + " |")
     lines.append("|" + "|".join("---:" if c.numeric else ":---" for c in table.columns) + "|")
     for row in table.display_rows():
-        lines.append("| " + " | ".join(_md_cell(row[c.title]) for c in table.columns) + " |")
+        lines.append("| " + " | ".join(_md_cell(row[c.title], c) for c in table.columns) + " |")
     if not table.rows:
         lines.append("| " + " | ".join(MISSING for _ in table.columns) + " |")
-    lines += ["", *(f"{n}" for n in table.notes)]
+    lines += ["", *(f"{md_text(n)}" for n in table.notes)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -135,13 +138,13 @@ def render_all(tables: Sequence[Table], fmt: str) -> str:
     parts = []
     for table in tables:
         body = render(table, fmt)
-        parts.append(f"# {table.key}: {table.title}\n{body}" if fmt == "csv" else body)
+        parts.append(f"# {table.key}: {one_line(table.title)}\n{body}" if fmt == "csv" else body)
     return "\n".join(parts)
 
 
 def standalone_latex(tables: Sequence[Table]) -> str:
     """A minimal document that inputs every table file (compile it next to them)."""
-    inputs = "\n".join(rf"\input{{{t.key}.tex}}" for t in tables)
+    inputs = "\n".join(rf"\input{{{_file_key(t)}.tex}}" for t in tables)
     return (
         "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
         "\\usepackage[margin=2cm,landscape]{geometry}\n\\begin{document}\n" + inputs + "\n\\end{document}\n"
@@ -153,7 +156,7 @@ def write_tables(tables: Sequence[Table], fmt: str, out_dir: Path) -> list[Path]
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for table in tables:
-        path = out_dir / f"{table.key}.{FORMATS[fmt]}"
+        path = out_dir / f"{_file_key(table)}.{FORMATS[fmt]}"
         path.write_text(render(table, fmt), encoding="utf-8")
         written.append(path)
     if fmt == "latex":
@@ -165,7 +168,7 @@ def write_tables(tables: Sequence[Table], fmt: str, out_dir: Path) -> list[Path]
 
 def table_files(tables: Sequence[Table], fmt: str) -> dict[str, str]:
     """The files `write_tables` would write, as name -> text (for a zip download)."""
-    files = {f"{t.key}.{FORMATS[fmt]}": render(t, fmt) for t in tables}
+    files = {f"{_file_key(t)}.{FORMATS[fmt]}": render(t, fmt) for t in tables}
     if fmt == "latex":
         files[STANDALONE_NAME] = standalone_latex(tables)
     return files

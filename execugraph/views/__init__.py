@@ -60,8 +60,10 @@ from execugraph.views.trace import (
     sibling_trials,
     step_rows,
     test_result_rows,
+    time_limits_note,
     trial_filter_choices,
     trial_rows,
+    trial_time_limits,
     unparsed_reply,
 )
 from execugraph.views.uploads import keep_upload, parse_upload, prune_uploads
@@ -119,6 +121,8 @@ __all__ = [
     "sibling_trials",
     "step_rows",
     "test_result_rows",
+    "time_limits_note",
+    "trial_time_limits",
     "trial_counts",
     "trial_filter_choices",
     "trial_rows",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from markdown_it import MarkdownIt
 
 from execugraph.reproduce.conclusions import claim, conclusion, sentence, survives
 from execugraph.reproduce.document import (
@@ -100,8 +101,11 @@ def test_the_document_renders_the_same_blocks_as_markdown_and_self_contained_htm
             TableBlock(table), Figure("f.svg", "a figure", "<?xml version='1.0'?><svg></svg>"),
             Figure("g.svg", "not drawn", None))
     md = to_markdown_text(doc)
-    assert md.startswith("# Reproduction of <x>\n") and "- kept 'none' as written" in md
-    assert "| a_1 <b> | 50.0 |" in md and "![a figure](figures/f.svg)" in md and "*not drawn* (not rendered" in md
+    assert md.startswith("# Reproduction of \\<x>\n") and "- kept 'none' as written" in md
+    assert "| a_1 \\<b> | 50.0 |" in md and "![a figure](figures/f.svg)" in md and "*not drawn* (not rendered" in md
+    rendered = MarkdownIt("commonmark").enable("table").render(md)  # the text as written, no element from it
+    assert "<h1>Reproduction of &lt;x&gt;</h1>" in rendered and ">a_1 &lt;b&gt;</td>" in rendered
+    assert "<strong>bold</strong> &amp; plain" in rendered
     html = to_html_text(doc)
     assert "<strong>bold</strong> &amp; plain" in html and '<ul class="warning">' in html
     assert "<td>a_1 &lt;b&gt;</td>" in html and '<td class="num">50.0</td>' in html
