@@ -17,6 +17,7 @@ coincide; `protocol_note` says so wherever a protocol is recorded.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -185,9 +186,19 @@ def build_suite(problem: Problem, tests: list[dict[str, Any]], protocol: str, *,
 
 
 def cpu_floor(problem: Problem, settings: GradingSettings) -> float:
-    """CPU seconds per test before calibration: the benchmark's own timeout when it sets one, else the condition's."""
-    timeout = problem.timeout_s if problem.timeout_s and problem.timeout_s > 0 else settings.timeout_s
-    return float(timeout)
+    """CPU seconds per test before calibration: the benchmark's own timeout when it sets one (at most
+    `max_test_timeout_s`, EXECUGRAPH_MAX_TEST_TIMEOUT_S), else the condition's."""
+    if problem.timeout_s and problem.timeout_s > 0:
+        return min(float(problem.timeout_s), max_test_timeout_s())
+    return float(settings.timeout_s)
+
+
+@functools.cache
+def max_test_timeout_s() -> float:
+    """The cap on a benchmark's own per-test timeout, read once per process."""
+    from execugraph.settings import load_settings
+
+    return load_settings().max_test_timeout_s
 
 
 def limits(problem: Problem, settings: GradingSettings) -> Any:

@@ -23,6 +23,7 @@ EMBEDDED_MODEL = "llamacpp:default"  # the one place the embedded model's spec i
 DEFAULT_MODEL = EMBEDDED_MODEL  # what EXECUGRAPH_MODEL falls back to
 DEFAULT_CHROMIUM = "/usr/bin/chromium"  # Debian's package; also drives the browser tests
 DEFAULT_IMPORT_MAX_BYTES = 1024**3  # what one import may unpack to
+DEFAULT_MAX_TEST_TIMEOUT_S = 60.0  # a benchmark's own per-test timeout beyond this is capped (the backstop is 10x + 10 s)
 DEFAULT_UPLOAD_MAX_BYTES = 200 * 1024**2  # one file uploaded to the dashboard (a suite, a zip to import)
 
 
@@ -50,6 +51,8 @@ class Settings:
     # Where a batch may connect beyond loopback and the servers above (execugraph/batch/destinations.py)
     allowed_endpoints: tuple[str, ...] = ()  # EXECUGRAPH_ALLOWED_ENDPOINTS: hosts, IPs, CIDRs or *
     ray_address: str | None = None  # RAY_ADDRESS, as Ray itself reads it
+    # The most CPU seconds per test a benchmark file may ask for (its `timeout_s`); above it, capped with a warning
+    max_test_timeout_s: float = DEFAULT_MAX_TEST_TIMEOUT_S  # EXECUGRAPH_MAX_TEST_TIMEOUT_S
 
 
 def _db_url_from(value: str | None) -> str:
@@ -107,6 +110,19 @@ def normalise_host(host: str) -> str:
     return host if "://" in host else f"http://{host}"
 
 
+def _positive_from_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r}: expected a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name}={raw!r}: expected a positive, finite number of seconds")
+    return value
+
+
 def _listed(name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
 
@@ -134,6 +150,7 @@ def load_settings(db: str | None = None) -> Settings:
         dashboard_hosts=_listed("EXECUGRAPH_DASHBOARD_HOSTS"),
         allowed_endpoints=_listed("EXECUGRAPH_ALLOWED_ENDPOINTS"),
         ray_address=os.environ.get("RAY_ADDRESS") or None,
+        max_test_timeout_s=_positive_from_env("EXECUGRAPH_MAX_TEST_TIMEOUT_S", DEFAULT_MAX_TEST_TIMEOUT_S),
     )
     redaction.remember(settings.openai_api_key, settings.dashboard_token, settings.viewer_token)
     redaction.remember_url(settings.db_url)

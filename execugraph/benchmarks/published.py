@@ -152,8 +152,9 @@ def problem_from_published(record: Any, line: int | None, benchmark: str = BENCH
         issues.append(FormatIssue(line, "signature_aliases", f"expected a list of Python identifiers, got {aliases!r}"))
         aliases = []
     timeout = record.get("timeout_s")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
-        issues.append(FormatIssue(line, "timeout_s", f"expected a positive number of seconds, got {timeout!r}"))
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+                                or not math.isfinite(timeout)):
+        issues.append(FormatIssue(line, "timeout_s", f"expected a positive number of seconds (a finite one), got {timeout!r}"))
         timeout = None
     raw_tests = record.get("tests")
     if not isinstance(raw_tests, list) or not raw_tests:
@@ -189,22 +190,33 @@ def parse_published_jsonl(data: bytes | str, source: str = "<upload>", benchmark
 
 
 def published_warnings(data: bytes | str, source: str) -> list[str]:
-    """Fields the layout does not define, per field with the lines they occur on (they are ignored)."""
+    """Fields the layout does not define, per field with the lines they occur on (they are ignored), and the
+    problems whose own timeout is above the cap (graded under the cap)."""
     from execugraph.benchmarks.user import iter_jsonl_lines
+    from execugraph.grading import max_test_timeout_s
 
     seen: dict[str, list[int]] = {}
+    slow: list[str] = []
     for number, text, _fault in iter_jsonl_lines(data):
         value, _ = parse_json_value(text or "", number)
         if not isinstance(value, dict):
             continue
+        timeout = value.get("timeout_s")
+        if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > max_test_timeout_s():
+            slow.append(f"{value.get('id')} ({timeout:g} s)")
         unknown = [k for k in value if k not in PROBLEM_FIELDS]
         for test in value.get("tests") or []:
             if isinstance(test, dict):
                 unknown += [f"tests[].{k}" for k in test if k not in TEST_FIELDS]
         for key in dict.fromkeys(unknown):
             seen.setdefault(key, []).append(number)
-    return [f"{source}: field {key!r} is not part of the published layout; ignored (lines {_lines(nums)})"
-            for key, nums in sorted(seen.items())]
+    warnings = [f"{source}: field {key!r} is not part of the published layout; ignored (lines {_lines(nums)})"
+                for key, nums in sorted(seen.items())]
+    if slow:
+        warnings.append(f"{source}: {len(slow)} problem(s) ask for more than {max_test_timeout_s():g} s per test "
+                        f"and are graded with {max_test_timeout_s():g} s of CPU (EXECUGRAPH_MAX_TEST_TIMEOUT_S): "
+                        f"{', '.join(slow[:5])}{' and more' if len(slow) > 5 else ''}")
+    return warnings
 
 
 def _lines(numbers: list[int]) -> str:

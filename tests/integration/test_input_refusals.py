@@ -97,3 +97,22 @@ def test_the_batch_form_refuses_a_huge_seed_range_at_once(tmp_path: Path, monkey
     assert any(f"more than {MAX_SEEDS:,} seeds" in e for e in texts(at, "error")), texts(at, "error")
     assert at.button(key=Batch.LAUNCH).disabled
     assert time.monotonic() - began < 60
+
+
+def test_a_benchmark_files_own_timeouts_are_capped_with_a_warning_naming_the_problems() -> None:
+    from execugraph.benchmarks.errors import BenchmarkFormatError
+    from execugraph.benchmarks.published import parse_published_jsonl, published_warnings
+    from execugraph.grading import GradingSettings, cpu_floor, max_test_timeout_s
+
+    def record(pid: str, timeout: object) -> str:
+        return json.dumps({"id": pid, "statement": "Double x.", "primary_function": "double", "timeout_s": timeout,
+                           "tests": [{"input": [2], "expected": 4}]})
+
+    data = "\n".join([record("slow_one", 2_000_000), record("fine", 3)]) + "\n"
+    (slow, fine) = parse_published_jsonl(data, source="benchmark.jsonl")
+    assert cpu_floor(slow, GradingSettings()) == max_test_timeout_s() == 60.0
+    assert cpu_floor(fine, GradingSettings()) == 3.0
+    (warning,) = [w for w in published_warnings(data, "benchmark.jsonl") if "per test" in w]
+    assert "slow_one (2e+06 s)" in warning and "fine" not in warning and "EXECUGRAPH_MAX_TEST_TIMEOUT_S" in warning
+    with pytest.raises(BenchmarkFormatError, match="finite"):
+        parse_published_jsonl(record("endless", "Infinity").replace('"Infinity"', "Infinity") + "\n")
