@@ -93,10 +93,10 @@ def test_ctrl_c_on_a_local_batch_wait_releases_the_run_queued_for_the_next_worke
 
     suite = tmp_path / "suite.jsonl"
     suite.write_text("".join(
-        json.dumps({"id": f"d{i}", "statement": "Double x.", "entry_point": "double",
+        json.dumps({"id": f"d{i}", "statement": f"Double x (problem {i}).", "entry_point": "double",
                     "tests": [{"kind": "call", "expr": "double(2)", "expected": 4}]}) + "\n"
         for i in range(8)
-    ))  # fmt: skip
+    ))  # fmt: skip  (statements differ: identical prompts would be answered from the LLM cache, not the server)
     db_url = f"sqlite:///{tmp_path / 'ctrl-c.db'}"
     store = Store.open(db_url)  # created and migrated before the CLI opens it
     gate, calls = threading.Event(), []
@@ -111,7 +111,8 @@ def test_ctrl_c_on_a_local_batch_wait_releases_the_run_queued_for_the_next_worke
         try:
             wait_until(lambda: store.list_runs(kind="batch") and progress(store, store.list_runs(kind="batch")[0].id)
                        .done >= 2, 600, "2 finished trials")  # fmt: skip
-            wait_until(lambda: len(calls) > 2, 600, "a third trial's model call, held at the server")
+            wait_until(lambda: len(calls) > 2 or proc.poll() is not None, 600, "a third trial's model call")
+            assert proc.poll() is None, f"the batch ended before a third call reached the server: {proc.stderr.read()}"
             proc.send_signal(signal.SIGINT)
             gate.set()  # the trial in flight may finish; none after it starts
             out, err = proc.communicate(timeout=600)
