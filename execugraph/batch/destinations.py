@@ -4,7 +4,7 @@ A batch names a Ray cluster (`ray_address`) and LLM servers (`endpoints`, `ollam
 come from a form, a command line or a stored configuration, and a stored configuration can come
 from a stranger's bundle: imported and resumed, it must not make this machine's worker connect to
 the author's "cluster" (whose answers a Ray driver trusts) or send prompts to their server. So
-every destination must be loopback, a server the operator configured (OLLAMA_HOST,
+every destination must be this machine (loopback, its own names and addresses), a server the operator configured (OLLAMA_HOST,
 EXECUGRAPH_OPENAI_BASE_URL, RAY_ADDRESS) or listed in EXECUGRAPH_ALLOWED_ENDPOINTS (host names,
 IP addresses or CIDR ranges, comma-separated; `*` allows any). It is checked when a batch is
 queued and again when a worker starts it, from the configuration as stored.
@@ -13,6 +13,7 @@ queued and again when a worker starts it, from the configuration as stored.
 from __future__ import annotations
 
 import ipaddress
+import socket
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -32,17 +33,26 @@ def host_of(address: str) -> str:
     return (parsed.hostname or "").lower()
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
+def _is_this_machine(host: str) -> bool:
+    """Loopback, this machine's own name, or an address of one of its interfaces (a local Ray cluster uses one)."""
+    if host in ("localhost", socket.gethostname().lower(), socket.getfqdn().lower()):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        ip = ipaddress.ip_address(host)
     except ValueError:
+        return False
+    if ip.is_loopback:
+        return True
+    try:  # only an address assigned to this machine can be bound
+        with socket.socket(socket.AF_INET6 if ip.version == 6 else socket.AF_INET) as probe:
+            probe.bind((str(ip), 0))
+        return True
+    except OSError:
         return False
 
 
 def _allowed(host: str, entries: tuple[str, ...]) -> bool:
-    if _is_loopback(host) or "*" in entries or host in entries:
+    if "*" in entries or host in entries or _is_this_machine(host):
         return True
     try:
         ip = ipaddress.ip_address(host)

@@ -9,7 +9,10 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 UNREFERENCED_GRACE_S = 24 * 3600  # an upload no run names yet may still be being planned
 
@@ -49,7 +52,7 @@ def keep_upload(data: bytes, name: str, folder: Any) -> Any:
     return path
 
 
-def prune_uploads(folder: Any, store: Any, *, keep: Path | None = None, now: float | None = None) -> list[Path]:
+def prune_uploads(folder: Any, store: Store, *, keep: Path | None = None, now: float | None = None) -> list[Path]:
     """Delete kept uploads that no run of `store` names and that are older than the grace period."""
     from execugraph.store.run_reads import suite_paths_in_use
 

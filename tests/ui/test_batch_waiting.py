@@ -8,6 +8,7 @@ from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.outages import waiting_line
 from execugraph.store import utcnow
+from execugraph.text_safety import md_text
 from tests.ui.conftest import no_exception
 from ui.keys import Batch
 
@@ -21,7 +22,7 @@ def test_a_waiting_batch_shows_its_waiting_line(app, db_store):
     at = app("batch")
     no_exception(at)
     warnings = [str(w.value) for w in at.warning]
-    assert waiting_line("http://gpu1:11434", since) in warnings, warnings
+    assert md_text(waiting_line("http://gpu1:11434", since)) in warnings, warnings  # shown as written, not linked
     db_store.note_endpoint_up(run_id, "http://gpu1:11434")
     at.run()
     assert not [w for w in at.warning if "waiting:" in str(w.value)]
