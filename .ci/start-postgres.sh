@@ -87,6 +87,8 @@ psql_admin -c "DO \$\$ BEGIN
     ALTER ROLE $ROLE LOGIN CREATEDB PASSWORD '$PASSWORD';
   END IF;
 END \$\$;" >&2
+# pg_signal_backend: DROP DATABASE ... WITH (FORCE) in the tests' teardown may meet an autovacuum worker on it.
+psql_admin -c "GRANT pg_signal_backend TO $ROLE" >&2
 if [ "$(psql_admin -tAc "SELECT 1 FROM pg_database WHERE datname = '$DBNAME'")" != "1" ]; then
     psql_admin -c "CREATE DATABASE $DBNAME OWNER $ROLE" >&2
 fi

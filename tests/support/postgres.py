@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -114,8 +115,19 @@ def create_database(admin_url: str, prefix: str = "eg_test") -> str:
     return make_url(admin_url).set(drivername="postgresql+psycopg", database=name).render_as_string(hide_password=False)
 
 
-def drop_database(admin_url: str, url: str) -> None:
-    """Drop the database of `url`, disconnecting anyone still on it."""
+def drop_database(admin_url: str, url: str, attempts: int = 20) -> None:
+    """Drop the database of `url`, disconnecting anyone still on it.
+
+    An autovacuum worker that happens to be on the database cannot be terminated by a role without
+    pg_signal_backend (PostgreSQL refuses the whole DROP then): wait for it to finish and try again.
+    """
     name = make_url(url).database
-    with psycopg.connect(to_psycopg_dsn(admin_url), autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    for attempt in range(attempts):
+        try:
+            with psycopg.connect(to_psycopg_dsn(admin_url), autocommit=True) as conn:
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            return
+        except psycopg.errors.InsufficientPrivilege:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.5)
