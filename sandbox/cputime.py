@@ -139,14 +139,27 @@ class CpuMeter:
         self._tree = ProcessTree(root)
         self.method = "cgroup" if cgroup_usage() is not None else "proc"
         self.cores = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+        self._last = 0.0
 
     def read(self) -> float:
+        """The cumulative reading, never below an earlier one.
+
+        The sources jitter by a scheduler tick: cgroup v1's counter, less the worker's own
+        exact `process_time`, lags the worker's CPU in flight; a process reaped between the
+        /proc walk and the reaped total is briefly missing. A test that crossed its limit on
+        one reading must not be reported below it on the next.
+        """
         if self.method == "cgroup":
             usage = self._cgroup_usage()
             if usage is not None:
-                return usage
+                return self._monotonic(usage)
             self.method = "proc"  # the cgroup went away: every later reading comes from /proc
-        return self._reaped() + self._tree.cpu()
+            self._last = 0.0  # another scale: readings restart from what /proc says
+        return self._monotonic(self._reaped() + self._tree.cpu())
+
+    def _monotonic(self, value: float) -> float:
+        self._last = max(self._last, value)
+        return self._last
 
     def describe(self) -> str:
         """How readings are taken, for the job's limits report."""

@@ -55,3 +55,11 @@ def test_the_same_session_fallback_and_cgroup_v2_usage() -> None:
     tree.has_children_files = False  # a kernel without /proc/<pid>/task/<tid>/children
     assert tree.cpu() >= 0.0
     assert _usage_usec("usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n") == 1_500_000
+
+
+def test_a_reading_never_goes_below_an_earlier_one() -> None:
+    """cgroup v1 less the worker's exact CPU jitters by a tick: a test past its limit stays past it."""
+    readings = iter([0.5, 1.0, 0.99995, 1.2])
+    meter = CpuMeter(lambda: next(readings), lambda: 0.0, os.getpid())  # the first reading picks the method
+    assert meter.method == "cgroup"
+    assert [meter.read(), meter.read(), meter.read()] == [1.0, 1.0, 1.2]
