@@ -32,10 +32,10 @@ from rescore import CORRECT, WRONG, humaneval_program  # noqa: E402 - the stored
 
 from execugraph.benchmarks import load_internal30  # noqa: E402
 from execugraph.grading import PROTOCOLS  # noqa: E402
-from execugraph.publication import rescore_run  # noqa: E402
 from execugraph.publication.source import read_input  # noqa: E402
 from execugraph.reproduce import Progress, StudyInputs, run_study, write_study  # noqa: E402
 from execugraph.store import Store  # noqa: E402
+from execugraph.verdicts import rescore_run  # noqa: E402
 
 TARGET_S = 120.0
 MODEL = "qwen2.5-coder:7b-instruct-q4_K_M"

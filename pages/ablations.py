@@ -82,9 +82,11 @@ with left:
         chart(figures["retry_budget"], key="abl.retry", name="retry_budget")
     else:
         st.info(
-            "The retry-budget curve needs arms with two or more budgets (e.g. single-oneshot and single-retry, "
-            "or conditions such as multi-full@1 and multi-full@5)."
+            "The retry-budget curve needs one condition run at two or more budgets on one benchmark "
+            "(e.g. multi-full@0, multi-full@1 and multi-full@3); different conditions are never joined."
         )
+    for missing in report.get("retry_budget_missing", []):
+        st.caption(md_text(missing["note"]))
 with right:
     st.radio("Cost measure", list(charts.COST_METRICS), key=Abl.COST_METRIC, horizontal=True)
     chart(figures["cost_accuracy"], key="abl.cost", name="cost_accuracy")

@@ -1,4 +1,5 @@
-"""Runs page: history with filters, a per-run summary, rename / tag / delete, and runs picked for comparison."""
+"""Runs page: history with filters (rescores collapsed under their run), a per-run summary, rename / tag / delete,
+and runs picked for comparison."""
 
 import streamlit as st
 
@@ -6,7 +7,7 @@ from execugraph import views
 from execugraph.text_safety import md_text
 from ui import keys, resources
 from ui.keys import Runs
-from ui.run_parts import filter_row, manage_panel, summary_panel
+from ui.run_parts import derived_sections, filter_row, manage_panel, runs_table, summary_panel
 from ui.widgets import empty_state, read_only_notice
 
 keys.init_state(st.session_state)
@@ -28,22 +29,14 @@ if not rows:
         )
     st.stop()
 
-st.dataframe(
-    rows,
-    hide_index=True,
-    key="runs.table",
-    column_order=[c for c in rows[0] if c not in ("id", "title")],  # the name carries the title and #id
-    column_config={
-        "pass_rate": st.column_config.ProgressColumn(
-            "pass rate (passed/graded)", format="percent", min_value=0, max_value=1
-        ),
-        "created": st.column_config.DatetimeColumn("created", format="YYYY-MM-DD HH:mm"),
-    },
-)
+groups = views.group_runs(store, rows)
+runs_table([g.row for g in groups], key="runs.table")
+derived_sections(groups)
 if len(rows) == 200:
     st.caption("Showing the newest 200 matching runs; narrow the filters to find older ones.")
 
-labels = {r["id"]: r["name"] for r in rows}
+listed = views.listed_rows(groups)  # each parent followed by its derived runs
+labels = {r["id"]: r["name"] for r in listed}
 st.session_state[Runs.SELECT] = [r for r in st.session_state[Runs.SELECT] if r in labels]
 selected = st.multiselect("Select runs to compare", list(labels), key=Runs.SELECT, format_func=labels.get)
 st.session_state[keys.SELECTED_RUNS] = selected
@@ -57,10 +50,10 @@ if b[1].button("Open in Ablations", key=Runs.TO_ABLATIONS, disabled=not selected
 st.divider()
 if st.session_state.get(Runs.DETAIL) not in labels:
     latest = views.latest_finished_run(store)
-    st.session_state[Runs.DETAIL] = selected[0] if selected else latest if latest in labels else rows[0]["id"]
+    st.session_state[Runs.DETAIL] = selected[0] if selected else latest if latest in labels else listed[0]["id"]
 detail = st.selectbox("Run detail", list(labels), key=Runs.DETAIL, format_func=labels.get)
 run = store.get_run(detail)
-row = next(r for r in rows if r["id"] == detail)
+row = next(r for r in listed if r["id"] == detail)
 st.caption(
     f"{run.kind} · {run.status} · {md_text(run.benchmark or 'no benchmark')} · models: {md_text(row['models'] or '-')}"
     f" · created {run.created_at:%Y-%m-%d %H:%M} UTC · host {md_text(run.host or '?')}"
@@ -71,7 +64,7 @@ st.page_link(
     query_params={"run": str(run.id)},
     icon=":material/timeline:",
 )
-summary_panel(store, run)
+summary_panel(store, run, row)
 with st.expander("Rename, tag or delete"):
     if not read_only_notice(store, "Renaming, tagging and deleting"):
         manage_panel(store, run, row["trials"])

@@ -47,7 +47,7 @@ for flagged in views.ungraded_flags(report):
     st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
 statistics_parts.comparisons(report)
 if report["pairs"]:
-    protocol_parts.sensitivity_section(store, run_ids, conditions)
+    protocol_parts.sensitivity_section(store, run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
 statistics_parts.rates(report)
 statistics_parts.method(report)
 statistics_parts.downloads(report)

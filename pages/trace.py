@@ -6,6 +6,7 @@ import streamlit as st
 from execugraph import views
 from execugraph.figures import charts
 from execugraph.text_safety import md_text
+from execugraph.views.grading import recorded_grading
 from ui import keys, protocol_parts, resources
 from ui.keys import Trace
 from ui.steps import render_steps
@@ -32,7 +33,14 @@ m[5].metric("LLM calls", trial.llm_calls)
 limits_note = views.trial_time_limits(store, trial_id)  # CPU limit, backstop, and how near the program came
 if limits_note:
     st.caption(md_text(limits_note))  # test names may come from a published log: shown, never rendered
-if protocol_parts.recorded_panel(store, trial, steps):  # imported or rescored: no agent steps to replay
+if recorded_grading(store, trial, steps) is not None:  # imported or rescored: no agent steps to replay
+    recorded_tab, recorded_compare_tab = st.tabs(["Recorded", "Compare"], key=Trace.TAB, on_change="rerun")
+    if recorded_tab.open:
+        with recorded_tab:
+            protocol_parts.recorded_panel(store, trial, steps)
+    if recorded_compare_tab.open:
+        with recorded_compare_tab:
+            compare_panel(store, trial, steps)
     st.stop()
 protocol_parts.protocol_caption(trial, steps)
 if trial.message:

@@ -12,6 +12,7 @@ or change. Readings are cumulative; a test's CPU is the difference between two.
 from __future__ import annotations
 
 import fcntl
+import math
 import os
 import time
 from collections.abc import Callable
@@ -139,7 +140,7 @@ class CpuMeter:
         self._tree = ProcessTree(root)
         self.method = "cgroup" if cgroup_usage() is not None else "proc"
         self.cores = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-        self._last = 0.0
+        self._last = -math.inf  # readings may start below 0 (cgroup v1 less the worker's CPU from before it moved in)
 
     def read(self) -> float:
         """The cumulative reading, never below an earlier one.
@@ -154,7 +155,7 @@ class CpuMeter:
             if usage is not None:
                 return self._monotonic(usage)
             self.method = "proc"  # the cgroup went away: every later reading comes from /proc
-            self._last = 0.0  # another scale: readings restart from what /proc says
+            self._last = -math.inf  # another scale: readings restart from what /proc says
         return self._monotonic(self._reaped() + self._tree.cpu())
 
     def _monotonic(self, value: float) -> float:

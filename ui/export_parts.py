@@ -13,12 +13,12 @@ from execugraph.publication import (
     ExportError,
     bundle_files,
     import_zip_bytes,
-    rescore_run,
     zip_bytes,
 )
 from execugraph.publication.source import format_size
 from execugraph.suite_files import FileTooLargeError, check_size
 from execugraph.text_safety import md_text
+from execugraph.verdicts import rescore_run
 from ui import protocol_parts, resources
 from ui.keys import Export
 from ui.widgets import empty_state, pct, read_only_notice, run_picker

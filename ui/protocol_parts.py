@@ -78,13 +78,16 @@ def rescore_summary(report: Any) -> None:
         st.dataframe(report.unresolved, hide_index=True, key="export.rescore_unresolved")
 
 
-def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequence[str]) -> None:
-    """The family's comparisons under both protocols side by side, with the programs that changed verdict."""
-    from execugraph.stats.protocols import protocol_sensitivity
+def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequence[str], *,
+                        baseline: str | None = None, comparable_only: bool = True) -> None:
+    """The paired table's family under every verdict set side by side, with the programs that changed verdict."""
+    from execugraph.stats.family import Family
+    from execugraph.verdicts.sensitivity import protocol_sensitivity
 
     st.subheader("Grading protocol sensitivity")
     try:
-        sensitivity = protocol_sensitivity(store, run_ids, conditions or None)
+        family = Family(baseline=baseline, comparable_only=comparable_only)
+        sensitivity = protocol_sensitivity(store, run_ids, conditions or None, family=family)
     except ValueError as exc:
         st.caption(f"Not available: {md_text(exc)}")
         return
@@ -99,7 +102,7 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
         first = sensitivity["missing"][0]
         if st.button(f"Rescore run {first['run']} under {first['protocol']}", key=SENSITIVITY_RESCORE,
                      icon=":material/rule:"):
-            from execugraph.publication import rescore_run
+            from execugraph.verdicts import rescore_run
 
             with st.spinner(f"Rescoring run {first['run']} under {first['protocol']}..."):
                 report = rescore_run(store, first["run"], protocol=first["protocol"])
@@ -111,7 +114,12 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
         st.caption("Nothing to compare under both protocols.")
         return
     st.dataframe(rows, hide_index=True, key="stats.sensitivity_table")
-    st.caption("runs: " + "; ".join(f"{p}: {', '.join(map(str, ids))}" for p, ids in sensitivity["runs"].items()))
+    sizes = set(sensitivity.get("holm_family_size", {}).values())
+    st.caption(
+        f"The paired table's family ({', '.join(map(str, sorted(sizes)))} comparison(s), Holm over exactly these); "
+        "'as run' is the verdicts stored with the trials, so its p (Holm) is the paired table's. Rescored runs: "
+        + "; ".join(f"{p}: {', '.join(f'#{i}' for i in ids)}" for p, ids in sensitivity["runs"].items())
+    )
     names = [row["comparison"] for row in rows]
     if st.session_state.get(SENSITIVITY_PAIR) not in names:
         st.session_state[SENSITIVITY_PAIR] = names[0]

@@ -7,7 +7,7 @@ import io
 import shutil
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ class Reproduced:
     missing_figures: str | None
     trials: int
     runs: int
+    notes: list[str] = field(default_factory=list)  # about this database ("already imported"): not in the report
 
 
 def _upload_bytes(upload: Any, limit: int) -> bytes:
@@ -85,6 +86,7 @@ def _reproduce(store: Store, results: Any, dataset: Any, families: Any, figures:
             markdown=(out / REPORT_MD).read_text(encoding="utf-8"), sentences=sentences,
             warnings=list(study.data["warnings"]), missing_figures=missing if figures else None,
             trials=sum(r["trials"] for r in study.data["runs"]), runs=len(study.data["runs"]),
+            notes=list(study.data["local"]["import_notes"]),
         )
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -147,5 +149,7 @@ def _show(done: Reproduced) -> None:
     if done.warnings:
         with st.expander(f"Warnings ({len(done.warnings)})"):
             st.markdown("\n".join(f"- {md_text(w)}" for w in done.warnings))
+    if done.notes:
+        st.caption("In this database (not part of the report): " + "; ".join(md_text(n) for n in done.notes))
     with st.expander("The whole report"):
         st.markdown(done.markdown.split("\n", 2)[2] if done.markdown.count("\n") > 2 else done.markdown)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -15,22 +16,94 @@ if TYPE_CHECKING:
     from execugraph.store import Store
 
 
-def summary_panel(store: Store, run: Any) -> None:
-    """Overall numbers, a table per condition, and the condition x category pass-rate heatmap (all SQL-side)."""
+MAX_FAMILIES = 20  # parents whose derived runs get a collapsed section; more are named in a caption
+COLUMN_CONFIG_HELP = {
+    "family": "a run's rescores and other derived runs are listed, collapsed, under the table; a derived run "
+    "whose run is not listed here has a row of its own",
+    "llm_calls": "LLM calls its trials made (a rescore makes none: it reruns stored programs)",
+    "tokens": "tokens in + out of its trials (a rescore: none)",
+    "wall_clock": "its finished trials' wall-clock added up; a rescore: how long rescoring took (— if unrecorded)",
+}
+
+
+def runs_table(rows: list[dict[str, Any]], key: str) -> None:
+    """A table of run rows (`views.group_runs`), as the Runs page and its derived-run sections draw them."""
+    from execugraph.views.run_groups import HIDDEN_COLUMNS
+
+    st.dataframe(
+        rows,
+        hide_index=True,
+        key=key,
+        column_order=[c for c in rows[0] if c not in HIDDEN_COLUMNS],  # the name carries the title and #id
+        column_config={
+            "pass_rate": st.column_config.ProgressColumn(
+                "pass rate (passed/graded)", format="percent", min_value=0, max_value=1
+            ),
+            "created": st.column_config.DatetimeColumn("created", format="YYYY-MM-DD HH:mm"),
+            "family": st.column_config.TextColumn("derived runs", help=COLUMN_CONFIG_HELP["family"]),
+            "llm_calls": st.column_config.NumberColumn("LLM calls", help=COLUMN_CONFIG_HELP["llm_calls"]),
+            "tokens": st.column_config.NumberColumn("tokens", help=COLUMN_CONFIG_HELP["tokens"]),
+            "wall_clock": st.column_config.TextColumn("wall clock", help=COLUMN_CONFIG_HELP["wall_clock"]),
+        },
+    )
+
+
+def family_key(run_id: int) -> str:
+    """The session-state key of a run's derived-runs section (True while it is open)."""
+    return f"runs.family.{run_id}"
+
+
+def derived_sections(groups: list[Any]) -> None:
+    """Each listed run's rescores (and other derived runs) in a section of their own, collapsed until opened."""
+    from execugraph.views.run_groups import family_count
+
+    families = [g for g in groups if g.children]
+    for group in families[:MAX_FAMILIES]:
+        noun = "Rescores" if all(c["derived"] == "rescore" for c in group.children) else "Derived runs"
+        label = f"{noun} of {md_text(group.row['name'])} ({family_count(group.children)})"
+        section = st.expander(label, expanded=False, icon=":material/account_tree:", key=family_key(group.row["id"]),
+                              on_change="rerun")
+        if section.open:  # drawn only once opened: a closed section costs nothing
+            with section:
+                runs_table(group.children, key=f"runs.children.{group.row['id']}")
+    if len(families) > MAX_FAMILIES:
+        st.caption(f"The derived runs of {len(families) - MAX_FAMILIES} more run(s) are not shown; narrow the "
+                   "filters to see them, or pick them under Run detail.")
+
+
+def summary_panel(store: Store, run: Any, row: Mapping[str, Any] | None = None) -> None:
+    """Overall numbers, a table per condition, and the condition x category pass-rate heatmap (all SQL-side).
+
+    A rescore (`row["derived"]`) shows its own cost: no token, its rescoring time; its trials' copied
+    generation costs are left out, since they are its parent's.
+    """
     summary = store.run_summary(run.id)
     overall = summary["overall"]
+    rescore = bool(row) and row.get("derived") == "rescore"
     m = st.columns(5)
     m[0].metric("Graded", f"{overall['graded']}/{overall['trials']}", help="trials judged by their tests / all trials")
     m[1].metric(f"Pass rate ({overall['passed']}/{overall['graded']} graded)", pct(overall["pass_rate"], 1))
     m[2].metric("Errors", overall["errors"], help="trials that ended in an error: not graded, not in the pass rate")
-    m[3].metric("Mean wall clock", duration(overall["mean_wallclock_s"]))
-    m[4].metric("Tokens", f"{overall['tokens_in'] + overall['tokens_out']:,}")
+    if rescore:
+        m[3].metric("Rescoring took", row.get("wall_clock") or "—", help=COLUMN_CONFIG_HELP["wall_clock"])
+        m[4].metric("Tokens", "0", help="a rescore makes no LLM call (0 calls): it reruns the stored programs")
+        parent = row.get("parent_id")
+        st.caption(
+            "A rescore: 0 LLM calls, 0 tokens. Its trials keep the retries, tokens and wall-clock of how "
+            + (f"run #{parent}" if parent is not None else "the run it rescored")
+            + " produced the programs; they are not counted here."
+        )
+    else:
+        m[3].metric("Mean wall clock", duration(overall["mean_wallclock_s"]))
+        m[4].metric("Tokens", f"{overall['tokens_in'] + overall['tokens_out']:,}")
     if run.error:
         st.error(f"Run error: {md_text(run.error)}", icon=":material/error:")
     if not overall["trials"]:
         st.info("This run has no trials.")
         return
     columns = ["passed", "graded", "pass_rate", "errors", "trials", "mean_retries", "mean_wallclock_s", "llm_calls"]
+    if rescore:
+        columns = [c for c in columns if c not in ("mean_wallclock_s", "llm_calls")]
     config = {
         "pass_rate": st.column_config.NumberColumn("pass rate (passed/graded)", format="percent"),
         "mean_wallclock_s": st.column_config.NumberColumn("mean s", format="%.2f"),

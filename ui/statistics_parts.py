@@ -33,6 +33,7 @@ def comparisons(report: dict[str, Any]) -> None:
     )
     if report["pairs"]:
         table_view(paired_table(report), key="stats.pairs")
+        limits(report)
         figure = comparison_figure(report)
         if figure is not None:
             chart(figure, key="stats.forest", name="comparisons")
@@ -43,6 +44,17 @@ def comparisons(report: dict[str, Any]) -> None:
         st.table(literal_rows(excluded), hide_index=True)
     if report["pairs"]:
         flips(report)
+
+
+def limits(report: dict[str, Any]) -> None:
+    """Each pair's explanation of what its numbers cannot say (too few problems to reach 0.05, CI vs p)."""
+    lines = [
+        f"- **{md_text(p['b_name'])} vs {md_text(p['a_name'])}:** {md_text(p['explanation'])}"
+        for p in report["pairs"]
+        if p.get("explanation")
+    ]
+    if lines:
+        st.info("**What these comparisons can and cannot say**\n\n" + "\n".join(lines), icon=":material/info:")
 
 
 def flips(report: dict[str, Any]) -> None:

@@ -3,14 +3,13 @@ and two trials side by side."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from execugraph import views
-from execugraph.steps import GeneratorOutput
 from execugraph.text_safety import md_text
-from execugraph.views import StepRow
+from execugraph.views import StepRow, trial_compare
 from ui.keys import Trace
 from ui.steps import render_steps
 
@@ -55,13 +54,54 @@ def code_panel(steps: list[StepRow]) -> None:
         tab.code(attempt["code"], language="python", line_numbers=True)
 
 
-def _code(step: StepRow) -> str:
-    """The program a step wrote ('' for every node but the generator)."""
-    return cast(GeneratorOutput, step["output"]).get("code", "")
+def _verdicts(trial_id: int, verdicts: list[trial_compare.Verdict]) -> None:
+    """One line: the trial's verdict under each verdict set (published or as run, then each rescore)."""
+    st.markdown(f"**Trial #{trial_id}** verdicts: {md_text(trial_compare.verdict_line(verdicts))}")
+
+
+def _attempt_side(code: str, trial_id: int, number: int, reason: str) -> None:
+    st.caption(f"Trial #{trial_id}, attempt {number} ({md_text(reason)})")
+    st.code(code or "# (this attempt wrote no code)", language="python", line_numbers=True)
+
+
+def _code_comparison(trial_id: int, other_id: int, comparison: trial_compare.Comparison) -> None:
+    """The final programs as a unified diff, then each attempt next to the same-numbered one."""
+    st.markdown("**Final code**")
+    for tid, code in ((trial_id, comparison.final_a), (other_id, comparison.final_b)):
+        if not code:
+            st.caption(f"Trial #{tid} produced no code.")
+    st.code(comparison.final_diff or "# the two final programs are identical", language="diff")
+    if not comparison.attempts:
+        return
+    st.markdown("**Code per attempt**")
+    for pair in comparison.attempts:
+        if pair.a is not None and pair.b is not None:
+            diff = pair.diff(f"trial {trial_id}", f"trial {other_id}")
+            with st.expander(f"Attempt {pair.number}: {'differs' if diff else 'identical'}"):
+                st.caption(f"Trial #{trial_id}: {md_text(pair.a.reason)} · trial #{other_id}: {md_text(pair.b.reason)}")
+                st.code(diff or "# the two attempts are identical", language="diff")
+            continue
+        if pair.a is not None:
+            present, shown, lacking = pair.a, trial_id, other_id
+        else:
+            assert pair.b is not None  # align_attempts pairs only numbers one side has
+            present, shown, lacking = pair.b, other_id, trial_id
+        with st.expander(f"Attempt {pair.number}: only trial #{shown}"):
+            st.caption(f"Trial #{lacking}: no attempt {pair.number}")
+            _attempt_side(present.code, shown, pair.number, present.reason)
+
+
+def _side(store: Store, trial_id: int, header: str, steps: list[StepRow], highlight: int | None) -> None:
+    st.markdown(header)
+    if trial_compare.has_agent_steps(steps):
+        render_steps(steps, store, highlight_seq=highlight)
+    else:
+        st.caption(f"Trial #{trial_id} has no agent steps (imported from a published log, or rescored).")
 
 
 def compare_panel(store: Store, trial: Trial, steps: list[StepRow]) -> None:
-    """This trial next to another of the same problem, with the first point of divergence highlighted."""
+    """This trial next to another of the same problem: where they first diverged, their verdicts under every
+    verdict set, their final code and each attempt diffed, and both step lists."""
     siblings = views.sibling_trials(store, trial.id)
     if not siblings:
         st.info(
@@ -85,22 +125,31 @@ def compare_panel(store: Store, trial: Trial, steps: list[StepRow]) -> None:
         format_func=labels.get,
         help="trials of the same problem; those with the opposite outcome come first",
     )
+    other_trial = store.get_trial(other_id)
+    if other_trial is None:  # deleted since the list was read
+        st.warning(f"Trial {other_id} no longer exists.", icon=":material/warning:")
+        return
     other = views.step_rows(store, other_id)
-    divergence = views.first_divergence(steps, other)
-    if divergence is None:
-        st.success("The two trials took identical steps with identical outputs.")
+    divergence = None
+    if trial_compare.has_agent_steps(steps) and trial_compare.has_agent_steps(other):
+        divergence = views.first_divergence(steps, other)
+        if divergence is None:
+            st.success("The two trials took identical steps with identical outputs.")
+        else:
+            st.warning(
+                f"First divergence at step {divergence.index + 1}: {divergence.reason}.", icon=":material/call_split:"
+            )
     else:
-        st.warning(
-            f"First divergence at step {divergence.index + 1}: {divergence.reason}.", icon=":material/call_split:"
-        )
-        a_code = next((_code(s) for s in steps if s["seq"] == divergence.seq_a), None)
-        b_code = next((_code(s) for s in other if s["seq"] == divergence.seq_b), None)
-        if a_code is not None and b_code is not None and a_code != b_code:
-            st.code(views.code_diff(a_code, b_code, f"trial {trial.id}", f"trial {other_id}"), language="diff")
+        st.caption("One of the two trials has no agent steps to line up (imported or rescored): "
+                   "compare their recorded code and verdicts.")
+    comparison = trial_compare.compare(store, trial, steps, other_trial, other)
+    _verdicts(trial.id, comparison.verdicts_a)
+    _verdicts(other_id, comparison.verdicts_b)
+    _code_comparison(trial.id, other_id, comparison)
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**Trial #{trial.id}** · {md_text(trial.condition)} · {'passed' if trial.passed else 'failed'}")
-        render_steps(steps, store, highlight_seq=divergence.seq_a if divergence else None)
+        header = f"**Trial #{trial.id}** · {md_text(trial.condition)} · {'passed' if trial.passed else 'failed'}"
+        _side(store, trial.id, header, steps, divergence.seq_a if divergence else None)
     with right:
-        st.markdown(f"**Trial #{other_id}** · {md_text(about[other_id])}")
-        render_steps(other, store, highlight_seq=divergence.seq_b if divergence else None)
+        _side(store, other_id, f"**Trial #{other_id}** · {md_text(about[other_id])}", other,
+              divergence.seq_b if divergence else None)

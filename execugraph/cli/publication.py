@@ -137,7 +137,7 @@ def _print_report(report: dict) -> None:
 
 def run_rescore(args: argparse.Namespace) -> int:
     """Rescore into a child run and print the summary (or the full report with --json)."""
-    from execugraph.publication import rescore_run
+    from execugraph.verdicts import rescore_run
 
     def progress(done: int, total: int) -> None:
         if not args.json:

@@ -6,6 +6,9 @@ report.md, report.html, tables/ (LaTeX and CSV), figures/ (SVG) and
 reproduce.json into DIR. A progress line goes to stderr; the written files to
 stdout. Exit 2 for an input that cannot be used (the message names file, line
 and field; nothing is imported), 1 when everything but the figures was written.
+The report names runs as the study does and holds the study's own warnings, so it
+is the same on any database; what this database already held ("already imported
+as run 3") is printed as a note and kept under `local` in reproduce.json.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     _end_line(listener)
     for warning in study.data["warnings"]:
         print(f"reproduce: warning: {shown(warning)}", file=sys.stderr)
+    for note in study.data["local"]["import_notes"]:  # about this database: not in the report
+        print(f"reproduce: note: {shown(note)}", file=sys.stderr)
     outputs = study.data["outputs"]
     for name in [*outputs["report"], *outputs["tables"], *outputs["figures"], "reproduce.json"]:
         print(shown(args.out / name))

@@ -78,12 +78,14 @@ def load_report(args: argparse.Namespace, command: str) -> dict | None:
     """The report the arguments ask for, or None after printing why not (unknown run, condition, baseline)."""
     from execugraph.cli.store import open_store
     from execugraph.stats import UnknownConditionError, UnknownRunError, build_report
-    from execugraph.stats.protocols import protocol_sensitivity
+    from execugraph.verdicts.sensitivity import protocol_sensitivity
 
     store = open_store(args, writes=False)  # a bad --db: one line and exit 2, from cli.main
     try:
         report = build_report(store, args.runs, args.conditions, family=family_from(args))
-        report["protocol_sensitivity"] = protocol_sensitivity(store, args.runs, args.conditions)
+        report["protocol_sensitivity"] = protocol_sensitivity(
+            store, args.runs, args.conditions, family=family_from(args)
+        )
         return report
     except (UnknownRunError, UnknownConditionError, ValueError) as exc:
         print(f"{command}: {terminal_text(exc)}", file=sys.stderr)
@@ -274,14 +276,14 @@ def format_report(report: dict) -> str:
 
 def format_sensitivity(sensitivity: dict) -> list[str]:
     """The comparisons under both grading protocols side by side, or which rescores would make them."""
-    out = ["Grading protocol sensitivity (the same comparisons under standalone and with-prompt)"]
+    out = ["Grading protocol sensitivity (the paired table's comparisons as run and under each protocol)"]
     if not sensitivity.get("applies", True):
         return [f"{out[0]}: {terminal_text(sensitivity['note'])}"]
     if not sensitivity["available"]:
         out.append("(needs every run graded under both protocols; run:)")
         out += [f"  {m['command']}" for m in sensitivity["missing"]]
         return out
-    protocols = list(sensitivity["runs"])
+    protocols = list(sensitivity.get("sets") or sensitivity["runs"])
     headers = ["a", "b"]
     for name in protocols:
         headers += [f"delta {name}", "95% CI", "p holm"]
@@ -290,7 +292,7 @@ def format_sensitivity(sensitivity: dict) -> list[str]:
     for pair in sensitivity["pairs"]:
         row = [pair["a"], pair["b"]]
         for name in protocols:
-            v = pair["by_protocol"][name]
+            v = (pair.get("by_set") or pair["by_protocol"])[name]
             row += [f"{v['delta_pp']:+.1f}", f"{v['ci_lo']:+.1f} .. {v['ci_hi']:+.1f}", _p(v["p_holm"])]
         row += ["yes" if pair["same_conclusion"] else "NO", len(pair["changed"])]
         rows.append(row)

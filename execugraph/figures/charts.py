@@ -18,6 +18,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from execugraph.text_safety import chart_text
+from execugraph.verdicts.compare import significant as significant_at_alpha
 
 NODE_COLOURS = {
     "planner": "#7e57c2",
@@ -71,6 +72,30 @@ def _pct(x: float | None) -> float | None:
     return None if x is None else 100.0 * x
 
 
+NO_DATA = "no graded trials"
+
+
+def has_data(row: dict[str, Any]) -> bool:
+    """Whether a row has a rate to draw: a pass rate, and graded trials where the row says how many."""
+    return row.get("pass_rate") is not None and row.get("graded", 1) != 0
+
+
+def add_note(fig: go.Figure, text: str | None) -> go.Figure:
+    """Write `text` (literal) under the plot: what a chart left out, and why."""
+    if text:
+        fig.add_annotation(text=chart_text(text), xref="paper", yref="paper", x=0, y=0, xanchor="left",
+                           yanchor="top", yshift=-40, showarrow=False, font={"size": 11, "color": "#616161"},
+                           align="left")
+        fig.update_layout(margin={**_LAYOUT["margin"], "b": 70})
+    return fig
+
+
+def no_data_note(names: Sequence[Any], what: str = "left out") -> str | None:
+    """'No graded trials (left out): a, b', or None when nothing was left out."""
+    names = list(dict.fromkeys(str(n) for n in names))
+    return f"{NO_DATA.capitalize()} ({what}): {', '.join(names)}" if names else None
+
+
 @inert_text
 def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = None) -> go.Figure:
     """A Gantt-style timeline: one bar per step from its start offset for its duration (seconds)."""
@@ -112,9 +137,10 @@ def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = N
 def rate_bars(rows: Sequence[dict[str, Any]], *, x: str = "arm", title: str = "Pass rate (95% CI)") -> go.Figure:
     """Bars of pass rate in percent with asymmetric CI error bars; rows have pass_rate, ci_lo, ci_hi in [0, 1].
 
-    Rows without a pass rate (nothing finished yet) are left out.
+    Rows without graded trials (no pass rate, or `graded` 0) are left out, named under the chart: never a 0% bar.
     """
-    rows = [r for r in rows if r.get("pass_rate") is not None]
+    empty = [r[x] for r in rows if not has_data(r)]
+    rows = [r for r in rows if has_data(r)]
     rates = [_pct(r["pass_rate"]) for r in rows]
     fig = go.Figure(
         go.Bar(
@@ -136,13 +162,14 @@ def rate_bars(rows: Sequence[dict[str, Any]], *, x: str = "arm", title: str = "P
         yaxis={"title": "pass rate (%)", "range": [0, 105]},
         **_LAYOUT,
     )
-    return fig
+    return add_note(fig, no_data_note(empty))
 
 
 @inert_text
 def category_bars(rows: Sequence[dict[str, Any]]) -> go.Figure:
-    """Grouped bars: one group per category, one bar per arm, each with its CI."""
-    rows = [r for r in rows if r.get("pass_rate") is not None]
+    """Grouped bars: one group per category, one bar per arm, each with its CI (arms without graded trials named)."""
+    empty = [r["arm"] for r in rows if not has_data(r)]
+    rows = [r for r in rows if has_data(r)]
     fig = go.Figure()
     for arm in dict.fromkeys(r["arm"] for r in rows):
         mine = [r for r in rows if r["arm"] == arm]
@@ -166,7 +193,7 @@ def category_bars(rows: Sequence[dict[str, Any]]) -> go.Figure:
         yaxis={"title": "pass rate (%)", "range": [0, 105]},
         **_LAYOUT,
     )
-    return fig
+    return add_note(fig, no_data_note(empty))
 
 
 FOREST_ROW_PX = 28
@@ -174,13 +201,20 @@ FOREST_MAX_ROWS = 40  # beyond this many pairs the matrix (delta_matrix) reads b
 
 
 @inert_text
-def forest(rows: Sequence[dict[str, Any]], *, label: str = "label", title: str = "Paired deltas (95% CI)") -> go.Figure:
+def forest(
+    rows: Sequence[dict[str, Any]],
+    *,
+    label: str = "label",
+    title: str = "Paired deltas (95% CI)",
+    note: str | None = None,
+) -> go.Figure:
     """A forest plot: each delta (percentage points) as a point with its CI, a zero line for no effect.
 
-    Rows stay about 28 px apart whatever their number, labels on a categorical axis with room made for them.
+    Rows stay about 28 px apart whatever their number, labels on a categorical axis with room made for them;
+    `note` says under the plot what was left out (comparisons with an arm that has no graded trials).
     """
     labels = [str(r[label]) for r in rows]
-    significant = [r.get("p_holm") is not None and r["p_holm"] < 0.05 for r in rows]
+    significant = [significant_at_alpha(r.get("p_holm")) for r in rows]
     fig = go.Figure(
         go.Scatter(
             x=[r["delta_pp"] for r in rows],
@@ -205,18 +239,20 @@ def forest(rows: Sequence[dict[str, Any]], *, label: str = "label", title: str =
         yaxis={"autorange": "reversed", "type": "category", "automargin": True, "tickfont": {"size": 12}},
         **_LAYOUT,
     )
-    return fig
+    return add_note(fig, note)
 
 
 @inert_text
-def delta_matrix(pairs: Sequence[dict[str, Any]], arms: Sequence[str], *, title: str) -> go.Figure:
+def delta_matrix(
+    pairs: Sequence[dict[str, Any]], arms: Sequence[str], *, title: str, note: str | None = None
+) -> go.Figure:
     """All pairs as an arms x arms matrix: cell (row b, column a) is b - a in pp, blank when not compared."""
     index = {name: i for i, name in enumerate(arms)}
     z: list[list[float | None]] = [[None] * len(arms) for _ in arms]
     text: list[list[str]] = [[""] * len(arms) for _ in arms]
     for p in pairs:
         a, b = index[p["a"]], index[p["b"]]
-        star = "*" if p.get("p_holm") is not None and p["p_holm"] < 0.05 else ""
+        star = "*" if significant_at_alpha(p.get("p_holm")) else ""
         z[b][a], text[b][a] = p["delta_pp"], f"{p['delta_pp']:+.0f}{star}"
         z[a][b], text[a][b] = -p["delta_pp"], f"{-p['delta_pp']:+.0f}{star}"
     limit = max([abs(v) for row in z for v in row if v is not None] or [1.0])
@@ -244,34 +280,54 @@ def delta_matrix(pairs: Sequence[dict[str, Any]], arms: Sequence[str], *, title:
         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
         **_LAYOUT,
     )
-    return fig
+    return add_note(fig, note)
+
+
+SERIES_COLOURS = ("#1e88e5", "#d81b60", "#43a047", "#fb8c00", "#8e24aa", "#00897b", "#6d4c41", "#546e7a")
 
 
 @inert_text
-def retry_curve(rows: Sequence[dict[str, Any]]) -> go.Figure:
-    """Pass rate against retry budget, with mean LLM calls per trial on a second axis."""
-    budgets = [r["retry_budget"] for r in rows]
-    fig = go.Figure(
-        [
-            go.Scatter(x=budgets, y=[_pct(r["pass_rate"]) for r in rows], mode="lines+markers", name="pass rate (%)"),
-            go.Scatter(
-                x=budgets,
-                y=[r.get("mean_llm_calls") for r in rows],
-                mode="lines+markers",
-                name="mean LLM calls",
-                yaxis="y2",
-                line={"dash": "dot"},
-            ),
-        ]
-    )
+def retry_curve(rows: Sequence[dict[str, Any]], *, note: str | None = None) -> go.Figure:
+    """Pass rate against retry budget, one line per series (benchmark, condition, model), mean LLM calls dotted
+    on a second axis.
+
+    Only budgets of one series are joined; a budget without graded trials is a gap, not 0%, named under the
+    chart with `note` (e.g. the series that are not sweeps); a series with one point is drawn without a line.
+    """
+    fig = go.Figure()
+    empty = []
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(str(r.get("series") or "all arms"), []).append(r)
+    for i, (series, mine) in enumerate(groups.items()):
+        mine = sorted(mine, key=lambda r: r["retry_budget"])
+        colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
+        drawn = [r for r in mine if has_data(r)]
+        empty += [f"{series} at budget {r['retry_budget']}" for r in mine if not has_data(r)]
+        mode = "lines+markers" if len(drawn) >= 2 else "markers"
+        budgets = [r["retry_budget"] for r in mine]
+        names = [", ".join(str(n) for n in r.get("names") or r.get("arms") or []) for r in mine]
+        fig.add_trace(go.Scatter(
+            x=budgets, y=[_pct(r["pass_rate"]) if has_data(r) else None for r in mine], mode=mode,
+            name=f"{series}: pass rate (%)" if len(groups) > 1 else "pass rate (%)", legendgroup=series,
+            line={"color": colour}, marker={"color": colour}, customdata=names,
+            hovertemplate="budget %{x}: %{y:.1f}% (%{customdata})<extra></extra>",
+        ))
+        fig.add_trace(go.Scatter(
+            x=budgets, y=[r.get("mean_llm_calls") if has_data(r) else None for r in mine], mode=mode,
+            name=f"{series}: mean LLM calls" if len(groups) > 1 else "mean LLM calls", legendgroup=series,
+            yaxis="y2", line={"dash": "dot", "color": colour}, marker={"color": colour, "symbol": "circle-open"},
+        ))
+    ticks = sorted({r["retry_budget"] for r in rows})
     fig.update_layout(
         title="Retry budget: accuracy and cost",
-        xaxis={"title": "retry budget", "tickmode": "array", "tickvals": budgets, "ticktext": [str(b) for b in budgets]},
+        xaxis={"title": "retry budget", "tickmode": "array", "tickvals": ticks, "ticktext": [str(b) for b in ticks]},
         yaxis={"title": "pass rate (%)", "range": [0, 105]},
         yaxis2={"title": "LLM calls per trial", "overlaying": "y", "side": "right"},
         **_LAYOUT,
     )
-    return fig
+    notes = [n for n in (no_data_note(empty, "not drawn"), note) if n]
+    return add_note(fig, "; ".join(notes) or None)
 
 
 COST_METRICS = {"LLM calls": "mean_llm_calls", "tokens": "mean_tokens", "seconds": "mean_wallclock_s"}
@@ -279,8 +335,10 @@ COST_METRICS = {"LLM calls": "mean_llm_calls", "tokens": "mean_tokens", "seconds
 
 @inert_text
 def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -> go.Figure:
-    """Each arm as a point: mean cost per trial (x) against pass rate (y)."""
+    """Each arm as a point: mean cost per trial (x) against pass rate (y); arms without graded trials are named."""
     column = COST_METRICS[metric]
+    empty = [p.get("name") or p["arm"] for p in points if not has_data(p)]
+    points = [p for p in points if has_data(p)]
     fig = go.Figure(
         go.Scatter(
             x=[p.get(column) for p in points],
@@ -298,7 +356,7 @@ def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -
         yaxis={"title": "pass rate (%)", "range": [0, 105]},
         **_LAYOUT,
     )
-    return fig
+    return add_note(fig, no_data_note(empty))
 
 
 @inert_text

@@ -1,8 +1,7 @@
-"""Publication: export runs as checkable bundles, import ours and the published layout, rescore without an LLM.
+"""Publication: export runs as checkable bundles, import ours and the published layout.
 
 - `export_bundle(store, run_ids, out)` / `bundle_files(store, run_ids)` / `zip_bytes(files)`
 - `import_path(store, path)` / `import_zip_bytes(store, data, name)` -> ImportResult
-- `rescore_run(store, run_id, pool=...)` -> RescoreReport
 Bad input raises `BundleFormatError` naming the file, line and field; nothing is written then.
 
 What lives where: the bundle format in `layout` and `formats` (canonical JSON, column
@@ -10,16 +9,14 @@ codecs, issues), `meta` and `privacy` (run metadata, nothing host-specific by de
 `export`; `source` (files from a folder or zip, size-capped), `importing` (which importer),
 `bundle_checks` and `bundle_import` (ours), `reference_records`, `reference_import` and
 `reference_problems` (the published layout), `results` (what an import reports);
-`problems` (which tests a stored trial is graded with), `rescore`, `rescore_report` and
-`flip_reasons` (rescoring and why a verdict flipped). Rows are read and written through
+`problems` (which tests a stored trial is graded with). Rescoring lives in
+`execugraph.verdicts`. Rows are read and written through
 the store's query modules (`bundle_rows`, `bulk_insert`, `run_reads`, `verdict_reads`).
 """
 
 from execugraph.publication.export import ExportError, bundle_files, export_bundle, zip_bytes
 from execugraph.publication.formats import BundleFormatError, Issue
 from execugraph.publication.importing import import_fileset, import_path, import_zip_bytes
-from execugraph.publication.rescore import rescore_run
-from execugraph.publication.rescore_report import RescoreReport
 from execugraph.publication.results import ImportedRun, ImportResult
 
 __all__ = [
@@ -28,12 +25,10 @@ __all__ = [
     "ImportResult",
     "ImportedRun",
     "Issue",
-    "RescoreReport",
     "bundle_files",
     "export_bundle",
     "import_fileset",
     "import_path",
     "import_zip_bytes",
-    "rescore_run",
     "zip_bytes",
 ]

@@ -162,7 +162,7 @@ def import_bundle(store: Store, fileset: FileSet, root: str) -> ImportResult:
         else:
             result.runs.append(ImportedRun(run_map[r["id"]], r["title"], counts.get(r["id"], 0)))
     if existing:
-        result.warnings.append(
+        result.note(
             f"{len(existing)} of {len(runs)} run(s) of this bundle were imported before (bundle sha256 "
             f"{index.digest[:12]}); not duplicated"
         )

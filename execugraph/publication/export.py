@@ -130,14 +130,21 @@ def _renumbered(rows: BundleRows) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def _summary(runs: list[dict[str, Any]], trials: list[dict[str, Any]]) -> dict[str, Any]:
-    """The Statistics page's report for these runs, with runs named by their bundle ids."""
+def _summary(store: Store, runs: list[dict[str, Any]], trials: list[dict[str, Any]],
+             run_no: dict[int, int]) -> dict[str, Any]:
+    """The Statistics page's report for these runs, with runs named by their bundle ids, and its protocol
+    sensitivity table (the same family under every verdict set the store holds for them)."""
     from execugraph.stats import build_report_from_records
+    from execugraph.verdicts.sensitivity import protocol_sensitivity
 
     records = [t | {"run_id": str(t["run_id"])} for t in trials]
     keep = ("title", "kind", "config", "benchmark", "created_at", "models")  # what names runs and arms
     meta = {str(r["id"]): {k: r.get(k) for k in keep} for r in runs}
-    return build_report_from_records(records, [str(r["id"]) for r in runs], runs_meta=meta)
+    report = build_report_from_records(records, [str(r["id"]) for r in runs], runs_meta=meta)
+    if report["pairs"]:
+        report["protocol_sensitivity"] = protocol_sensitivity(store, sorted(run_no, key=run_no.__getitem__),
+                                                              renumber=run_no, meta=meta)
+    return report
 
 
 def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: dict[int, int]) -> bytes:
@@ -256,7 +263,7 @@ def bundle_files(store: Store, run_ids: Sequence[int], *, include_host: bool = F
     files[layout.RUN_META] = dumps_pretty(
         build_run_meta([run_entry(r["id"], r, run_policies.get(r["id"], [])) for r in runs])
     )
-    files[layout.SUMMARY] = dumps_pretty(_summary(runs, tables[layout.TRIALS]))
+    files[layout.SUMMARY] = dumps_pretty(_summary(store, runs, tables[layout.TRIALS], _number(rows.runs)))
     counts = {name: len(tables[name]) for name in layout.TABLE_FILES}
     files[layout.README] = _readme(runs, counts, trial_counts)
     files[layout.MANIFEST] = dumps_pretty(

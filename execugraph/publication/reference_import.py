@@ -25,15 +25,17 @@ Mapping (documented because the statistics depend on it):
   smoke as written; any other value (`none`: a trial that ended before any test
   ran) is kept verbatim and reported as a warning, never a reason to refuse;
 - `timestamp` (Unix seconds or ISO 8601) -> finished_at;
-- `retry_budget` -> the run config's `retry_budget_by_condition`, except for
-  conditions that never retry by definition (budget 0);
+- `retry_budget` -> the run config's `retry_budget_by_condition`, as published
+  (a one-shot record that says 2 keeps 2; never replaced by a condition's
+  default), the most common value where one condition's records differ (a warning);
 - a benchmark file of the published layout anywhere in the tree (see
   `reference_problems`) is stored as a benchmark of its own and named in every
   run's config (`reference.benchmark_file`), so rescoring uses the tests the runs
   were graded with.
 
 A folder's identity is the SHA-256 of its files; importing a folder whose
-content is already stored returns the existing run instead of a duplicate.
+content is already stored returns the existing run instead of a duplicate (a
+note, not a warning: the folder's own warnings are reported either way).
 Every record of every folder is checked before anything is written; a bad
 field is refused with its file, line and field.
 """
@@ -81,26 +83,29 @@ _STEP_FIELDS = (
 )
 
 
-def _never_retries(condition: str) -> bool:
-    """Whether our definition of `condition` has no retry loop (one-shot, best-of-N sampling)."""
-    from execugraph.conditions import UnknownConditionError, resolve_condition
-
-    try:
-        return resolve_condition(condition).retry_budget == 0
-    except (UnknownConditionError, ValueError):
-        return False
+def _budget_counts(records: list[dict[str, Any]]) -> dict[str, Counter]:
+    """condition -> how many of its records carry each published retry_budget."""
+    counts: dict[str, Counter] = {}
+    for rec in records:
+        if isinstance(rec.get("retry_budget"), int):
+            counts.setdefault(rec["condition"], Counter())[rec["retry_budget"]] += 1
+    return counts
 
 
 def _budgets(records: list[dict[str, Any]]) -> dict[str, int]:
-    """Retry budget per condition: 0 where the condition never retries, else the records' own value."""
-    budgets: dict[str, int] = {}
-    for rec in records:
-        condition = rec["condition"]
-        if _never_retries(condition):
-            budgets[condition] = 0
-        elif isinstance(rec.get("retry_budget"), int):
-            budgets.setdefault(condition, rec["retry_budget"])
-    return budgets
+    """Retry budget per condition as the records publish it (the most common value; the first on a tie)."""
+    return {c: n.most_common(1)[0][0] for c, n in _budget_counts(records).items()}
+
+
+def _budget_warnings(f: RunFolder) -> list[str]:
+    """Conditions whose records publish more than one retry budget: which one the run keeps."""
+    out = []
+    for condition, counts in _budget_counts([rec for _, rec in f.records]).items():
+        if len(counts) > 1:
+            values = ", ".join(f"{b} ({n})" for b, n in counts.most_common())
+            out.append(f"{f.title}: records of {condition!r} carry retry_budget {values}; "
+                       f"kept {counts.most_common(1)[0][0]}, the most common, as the condition's budget")
+    return out
 
 
 def _common(values: list[Any]) -> Any:
@@ -147,6 +152,18 @@ def _value_warnings(f: RunFolder) -> list[str]:
         source, _, ours = change.partition(" -> ")
         out.append(f"{f.title}: {', '.join(sorted(ids))} carry source {source!r} but are {ours} problems; "
                    f"filed under {ours} (the source is kept in each trace)")
+    return out
+
+
+def _folder_warnings(f: RunFolder) -> list[str]:
+    """What a run folder's own files say is off (repeated records, summary mismatches, unknown values)."""
+    out = []
+    dropped = f.raw_count - len(f.records)
+    if dropped:
+        out.append(f"{f.title}: {dropped} repeated (problem, condition, seed, trial) record(s); the last one kept")
+    out.extend(_summary_warnings(f, sum(1 for _, r in f.records if r["passed"])))
+    out.extend(_value_warnings(f))
+    out.extend(_budget_warnings(f))
     return out
 
 
@@ -271,24 +288,18 @@ def import_reference(
     seen: dict[str, int] = {}
     already = runs_by_content_digest(store, {f.digest for f in folders})  # one read, not one per folder
     for position, f in enumerate(folders):
-        if f.digest in already:
-            existing = already[f.digest]
-            result.runs.append(ImportedRun(existing, f.title, trial_count(store, existing), False))
-            result.warnings.append(f"{f.title}: already imported as run {existing}; not duplicated")
-            continue
         if f.digest in seen:
             result.warnings.append(f"{f.title}: same content as {folders[seen[f.digest]].title}; imported once")
             continue
         seen[f.digest] = position
+        result.warnings.extend(_folder_warnings(f))  # from the files, whether or not the run is stored already
+        if f.digest in already:
+            existing = already[f.digest]
+            result.runs.append(ImportedRun(existing, f.title, trial_count(store, existing), False, f.path))
+            result.note(f"{f.title}: already imported as run {existing}; not duplicated")
+            continue
         planned.append((len(result.runs), f))
-        result.runs.append(ImportedRun(0, f.title, len(f.records)))
-        dropped = f.raw_count - len(f.records)
-        if dropped:
-            result.warnings.append(
-                f"{f.title}: {dropped} repeated (problem, condition, seed, trial) record(s); the last one kept"
-            )
-        result.warnings.extend(_summary_warnings(f, sum(1 for _, r in f.records if r["passed"])))
-        result.warnings.extend(_value_warnings(f))
+        result.runs.append(ImportedRun(0, f.title, len(f.records), folder=f.path))
     with bulk_writes(store) as bulk:
         bulk.insert_missing_problems(problem_rows(benchmark_files))
         written = _write_folders(bulk, [(f, _benchmark_file_for(f, benchmark_files)) for _, f in planned])

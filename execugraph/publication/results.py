@@ -1,4 +1,10 @@
-"""What an import reports back: the runs it created (or found already imported) and any warnings."""
+"""What an import reports back: the runs it created (or found already imported), its warnings and its notes.
+
+Warnings are what the input's files cause (the same on every database); notes are
+what this database already held ("already imported as run 3"). Both are in
+`warnings`, as `import` prints them; `study_warnings` leaves the notes out, so a
+report built from an import says the same whichever database it ran in.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +16,14 @@ from typing import Any
 
 @dataclass
 class ImportedRun:
-    """One run of an import: its database id, name (title), trial count, and whether this import created it."""
+    """One run of an import: its database id, name (title), trial count, whether this import created it, and
+    where it sits in the input (a results tree's folder path; '' for a bundle's run)."""
 
     id: int
     name: str
     trials: int
     imported: bool = True
+    folder: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """One entry of the printed `runs` list."""
@@ -29,6 +37,18 @@ class ImportResult:
     source: str  # "bundle" | "reference"
     runs: list[ImportedRun] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # local facts, also in `warnings`
+
+    def note(self, text: str) -> None:
+        """Record a fact about this database (not about the input): shown with the warnings, kept apart."""
+        self.notes.append(text)
+        self.warnings.append(text)
+
+    @property
+    def study_warnings(self) -> list[str]:
+        """The warnings the input's files cause, whatever the database held before."""
+        local = set(self.notes)
+        return [w for w in self.warnings if w not in local]
 
     def to_dict(self) -> dict[str, Any]:
         """`{"runs": [...], "source": ..., "warnings": [...]}` (warnings only when there are any)."""

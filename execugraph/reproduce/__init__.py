@@ -7,9 +7,10 @@ what holds up (`python -m execugraph reproduce`, and the Reproduce panel of the 
   line and field (`ReproduceError`).
 
 What lives where: `inputs` and `families` (what is read besides the results, and which runs
-are compared), `verdicts` (each run under published and rescored verdicts), `study` (the whole
-pipeline), `conclusions` and `report_tables` (what holds up), `document` and `writing` (the
-report as Markdown, HTML, tables, figures and reproduce.json), `progress`.
+are compared), `naming` (runs named by the study, never by database id), `verdicts` (each
+run under published and rescored verdicts), `study` (the whole pipeline), `conclusions` and
+`report_tables` (what holds up), `document` and `writing` (the report as Markdown, HTML,
+tables, figures and reproduce.json), `progress`.
 """
 
 from __future__ import annotations

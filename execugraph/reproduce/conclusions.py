@@ -1,7 +1,7 @@
-"""Does a comparison's conclusion survive rescoring? Direction and significance at 0.05 after Holm, in words.
+"""Does a comparison's conclusion survive rescoring? The engine's rule (`verdicts.compare`), in words.
 
 A conclusion is the sign of the delta (b better, a better, no difference) and
-whether the Holm-adjusted p is below 0.05. It survives under a protocol when
+whether the Holm-adjusted p is below ALPHA; it survives under a verdict set when
 both are the same as under the published verdicts. The sentence states the
 numbers it rests on, so a reader (and a test) can check it against the tables.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-ALPHA = 0.05
-PAIR_FIELDS = ("n", "problems_differ", "majority_discordant", "delta_pp", "ci_lo", "ci_hi", "p_wilcoxon",
-               "wilcoxon_method", "p_holm", "p_mcnemar", "p_holm_mcnemar")
+from execugraph.verdicts.compare import ALPHA, conclusion, survives
+
+__all__ = ["ALPHA", "claim", "conclusion", "p_text", "sentence", "survives"]
 
 
 def p_text(p: float | None) -> str:
@@ -21,27 +21,6 @@ def p_text(p: float | None) -> str:
     if p is None:
         return "–"
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
-def direction(delta_pp: float) -> int:
-    """+1 when b is ahead, -1 when a is, 0 for no difference (deltas are shown to one decimal; smaller is noise)."""
-    rounded = round(delta_pp, 9)
-    return (rounded > 0) - (rounded < 0)
-
-
-def significant(p_holm: float | None) -> bool:
-    """Holm-adjusted p below 0.05."""
-    return p_holm is not None and p_holm < ALPHA
-
-
-def conclusion(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The conclusion one set of verdicts supports: direction and significance."""
-    return {"direction": direction(values["delta_pp"]), "significant": significant(values["p_holm"])}
-
-
-def survives(published: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
-    """Same direction and the same side of 0.05 after Holm."""
-    return conclusion(published) == conclusion(other)
 
 
 def claim(values: Mapping[str, Any], a: str, b: str) -> str:

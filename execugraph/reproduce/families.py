@@ -22,7 +22,8 @@ FILE_SOURCE = "families file"
 
 @dataclass(frozen=True)
 class StudyRun:
-    """One imported run of the study: its database id, its name (the folder's), and what it ran."""
+    """One imported run of the study: its database id (local: never shown), its name in the study (unique within
+    it, what every output calls it: `naming`), where it sits, and what it ran."""
 
     id: int
     name: str
@@ -52,10 +53,10 @@ class StudyFamily:
         return "-".join(part for part in text.split("-") if part) or "family"
 
     def stats_family(self) -> Family:
-        """The comparison family for `execugraph.stats` (arms are the runs' ids as text)."""
+        """The comparison family for `execugraph.stats` (arms are keyed by the runs' study names)."""
         if self.pairs is not None:
-            return Family(pairs=tuple((str(a.id), str(b.id)) for a, b in self.pairs))
-        return Family(baseline=str(self.baseline.id) if self.baseline else None)
+            return Family(pairs=tuple((a.name, b.name) for a, b in self.pairs))
+        return Family(baseline=self.baseline.name if self.baseline else None)
 
     @property
     def mode(self) -> str:

@@ -13,8 +13,10 @@ from dataclasses import replace
 from typing import Any
 
 from execugraph.grading import PROTOCOLS
-from execugraph.reproduce.verdicts import CAUSE_LABELS, PUBLISHED, VERDICT_SETS
+from execugraph.stats.paired import ALPHA
 from execugraph.stats.tables import INT, PCT, PP, TEXT, Column, P, Table, paired_table, publication_tables
+from execugraph.verdicts.flip_reasons import CAUSE_LABELS
+from execugraph.verdicts.verdict_sets import PUBLISHED, VERDICT_SETS
 
 FIGURE_CAPTIONS = {
     "pass_rates": "pass rate by run (95% CI over problems), published verdicts",
@@ -102,7 +104,7 @@ def conclusions_table(section: dict[str, Any]) -> Table:
         columns += [Column(f"delta_{name}", f"Delta {name} (pp)", PP), Column(f"p_{name}", f"p Holm {name}", P)]
         if name != PUBLISHED:
             columns.append(Column(f"survives_{name}", f"Holds ({name})", TEXT))
-    notes = ["Delta: B minus A over the n common problems. Holds: the same direction and the same side of 0.05 "
+    notes = [f"Delta: B minus A over the n common problems. Holds: the same direction and the same side of {ALPHA:g} "
              "after Holm as under the published verdicts."]
     return Table(f"{section['slug']}-conclusions", f"{section['name']}: does each conclusion hold?", columns, rows,
                  notes)

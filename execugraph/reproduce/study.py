@@ -11,6 +11,11 @@ and the figures. `writing.write_study` turns it into files. The steps:
 3. per family (by benchmark and problem set, or as a families file says): the
    statistics report under the published verdicts and under each protocol, the
    paired comparisons side by side, and whether each conclusion survives.
+
+All of it but `local` (and `versions`, `timing`) is the same whichever database
+it ran in: runs are named by the study (`naming`), the warnings are those the
+study's files cause, and database ids, reused rescores and "already imported"
+notes are kept under `local`.
 """
 
 from __future__ import annotations
@@ -27,14 +32,23 @@ from execugraph.figures.report_figures import report_figures
 from execugraph.grading import PROTOCOLS
 from execugraph.publication.formats import Issue
 from execugraph.publication.importing import import_fileset
+from execugraph.publication.layout import IMPORT_MARKER
 from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
 from execugraph.publication.reference_records import folder_titles, run_folders
+from execugraph.publication.results import ImportedRun
 from execugraph.publication.source import FileSet
-from execugraph.reproduce import conclusions, report_tables
+from execugraph.reproduce import conclusions, naming, report_tables
 from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
 from execugraph.reproduce.inputs import FamilyRequest, ReproduceError
 from execugraph.reproduce.progress import Progress
-from execugraph.reproduce.verdicts import (
+from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from execugraph.stats.records import COUNTED_STATUSES
+from execugraph.stats.tables import Table
+from execugraph.store import Store, run_reads
+from execugraph.store.bulk_insert import bulk_writes
+from execugraph.store.run_reads import RunHeader
+from execugraph.verdicts.compare import compare_verdict_sets, runs_meta
+from execugraph.verdicts.verdict_sets import (
     PUBLISHED,
     VERDICT_SETS,
     RunVerdicts,
@@ -42,15 +56,10 @@ from execugraph.reproduce.verdicts import (
     run_verdicts,
     trial_records,
 )
-from execugraph.stats import build_report_from_records
-from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
-from execugraph.stats.records import COUNTED_STATUSES
-from execugraph.stats.tables import Table
-from execugraph.store import Store, run_reads
-from execugraph.store.bulk_insert import bulk_writes
-from execugraph.store.run_reads import RunHeader
 
-SCHEMA = 1
+SCHEMA = 2  # 2: runs named by the study; ids, import notes and sandbox layers moved under `local`
+LOCAL_ABOUT = ("facts about the database and machine this reproduction ran in (ids, what was already stored, "
+               "the sandbox layers probed here): they differ from one database to another, the rest does not")
 PROTOCOL_TEXT = {
     "standalone": "the program as generated; the benchmark's check brings the helpers it needs",
     "with-prompt": "the benchmark prompt (imports, helpers, stub) runs first in the program's own module, as "
@@ -108,13 +117,28 @@ def _store_dataset(store: Store, dataset: BenchmarkFile | None) -> None:
             bulk.insert_missing_problems(problem_rows([dataset]))
 
 
-def _study_run(row: RunHeader, records: list[dict[str, Any]]) -> StudyRun:
-    config = dict(row.config or {})
-    folder = (config.get("reference") or {}).get("folder") or row.title or str(row.id)
+def _place(run: ImportedRun, row: RunHeader) -> str:
+    """Where a run sits in the study: its folder path, or a bundle's own number for it (never a database id)."""
+    if run.folder:
+        return run.folder
+    marker = dict(row.config or {}).get(IMPORT_MARKER) or {}
+    return f"bundle run {marker['run']}" if isinstance(marker.get("run"), int) else ""
+
+
+def _study_runs(imported: list[ImportedRun], rows: dict[int, RunHeader],
+                records: dict[int, list[dict[str, Any]]]) -> list[StudyRun]:
+    """The study's runs, named by what the input says (`naming.unique_names`), not by what the database holds."""
+    places = [_place(r, rows[r.id]) for r in imported]
+    names = naming.unique_names([r.name for r in imported], places)
+    return [_study_run(rows[r.id], records[r.id], name, place or name)
+            for r, name, place in zip(imported, names, places, strict=True)]
+
+
+def _study_run(row: RunHeader, records: list[dict[str, Any]], name: str, folder: str) -> StudyRun:
     return StudyRun(
         id=int(row.id),
-        name=row.title or f"run {row.id}",
-        folder=str(folder),
+        name=name,
+        folder=folder,
         benchmark=row.benchmark or "",
         problems=frozenset(r["problem_id"] for r in records),
         conditions=tuple(dict.fromkeys(r["condition"] for r in records if r["condition"])),
@@ -134,7 +158,7 @@ def _rate(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _run_section(run: StudyRun, verdicts: RunVerdicts) -> dict[str, Any]:
     section: dict[str, Any] = {
-        "name": run.name, "run_id": run.id, "folder": run.folder, "benchmark": run.benchmark,
+        "name": run.name, "folder": run.folder, "benchmark": run.benchmark,
         "conditions": list(run.conditions), "trials": run.trials, "problems": len(run.problems),
         PUBLISHED: _rate(verdicts.records[PUBLISHED]),
     }
@@ -142,8 +166,6 @@ def _run_section(run: StudyRun, verdicts: RunVerdicts) -> dict[str, Any]:
         s = rescored.summary
         section[protocol] = {
             **_rate(verdicts.records[protocol]),
-            "rescore_run": rescored.child_id,
-            "reused_earlier_rescore": rescored.reused_child,
             "rescored": s["rescored"],
             "reused_jobs": s.get("reused", 0),
             "kept_as_published": verdicts.kept[protocol],
@@ -178,40 +200,41 @@ def _run_warnings(section: dict[str, Any]) -> list[str]:
     return out
 
 
-def _meta(row: RunHeader) -> dict[str, Any]:
-    return {"title": row.title, "kind": row.kind, "config": dict(row.config or {}), "benchmark": row.benchmark,
-            "created_at": row.created_at, "models": dict(row.models or {})}
+def _local_run(run: StudyRun, imported: ImportedRun, verdicts: RunVerdicts) -> dict[str, Any]:
+    """What this database holds for a run: its id, whether this reproduction imported it, its rescore runs."""
+    return {"name": run.name, "run_id": run.id, "imported_now": imported.imported,
+            "rescore_runs": {p: r.child_id for p, r in verdicts.rescored.items()},
+            "reused_earlier_rescore": {p: r.reused_child for p, r in verdicts.rescored.items()}}
 
 
-def _pair_values(pair: dict[str, Any]) -> dict[str, Any]:
-    return {k: pair.get(k) for k in conclusions.PAIR_FIELDS}
+def _study_meta(family: StudyFamily, rows: dict[int, RunHeader]) -> dict[str, dict[str, Any]]:
+    """`runs_meta` keyed and titled by each run's study name, so no database id reaches a report (`naming`)."""
+    meta = runs_meta(rows[r.id] for r in family.runs)
+    return {r.name: {**meta[str(r.id)], "title": r.name} for r in family.runs}
 
 
 def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows: dict[int, RunHeader],
                     n_boot: int, seed: int) -> tuple[dict[str, Any], dict[str, dict]]:
-    ids = [str(r.id) for r in family.runs]
-    meta = {str(r.id): _meta(rows[r.id]) for r in family.runs}
-    reports = {
-        name: build_report_from_records(
-            [rec for r in family.runs for rec in verdicts[r.id].records[name]], ids,
-            runs_meta=meta, family=family.stats_family(), n_boot=n_boot, seed=seed,
-        )
-        for name in VERDICT_SETS
-    }
-    keyed = {name: {(p["a"], p["b"]): p for p in report["pairs"]} for name, report in reports.items()}
-    names = {a["label"]: a["name"] for a in reports[PUBLISHED]["arms"]}
+    ids = [r.name for r in family.runs]
+    meta = _study_meta(family, rows)
+    compared = naming.portable(compare_verdict_sets(
+        {name: [{**rec, "run_id": r.name} for r in family.runs for rec in verdicts[r.id].records[name]]
+         for name in VERDICT_SETS},
+        ids, runs_meta=meta, family=family.stats_family(),
+        n_boot=n_boot, seed=seed,
+    ), naming.shown_names(meta))
+    reports = compared["reports"]
     comparisons = []
-    for key in keyed[PUBLISHED]:
-        by_set = {name: _pair_values(keyed[name][key]) for name in VERDICT_SETS if key in keyed[name]}
-        a, b = names[key[0]], names[key[1]]
+    for pair in compared["pairs"]:
+        by_set = pair["by_set"]
+        a, b = pair["a_name"], pair["b_name"]
         comparisons.append({
             "a": a, "b": b,
             **by_set,
-            "conclusion": {name: conclusions.conclusion(values) for name, values in by_set.items()},
-            "survives": {name: conclusions.survives(by_set[PUBLISHED], by_set[name]) for name in PROTOCOLS
-                         if name in by_set},
+            "conclusion": pair["conclusion"],
+            "survives": pair["survives"],
             "sentence": conclusions.sentence(a, b, by_set),
-            "categories": {name: keyed[name][key].get("categories", []) for name in VERDICT_SETS if key in keyed[name]},
+            "categories": pair["categories"],
         })
     section = {
         "name": family.name,
@@ -223,8 +246,8 @@ def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows:
         "pairs": [[a.name, b.name] for a, b in family.pairs] if family.pairs is not None else None,
         "notes": list(family.notes),
         "comparisons": comparisons,
-        "excluded": [{"a": x["a_name"], "b": x["b_name"], "reason": x["reason"]} for x in reports[PUBLISHED]["excluded"]],
-        "holm_family_size": {name: len(report["pairs"]) for name, report in reports.items()},
+        "excluded": [{"a": x["a_name"], "b": x["b_name"], "reason": x["reason"]} for x in compared["excluded"]],
+        "holm_family_size": compared["holm_family_size"],
     }
     return section, reports
 
@@ -237,7 +260,7 @@ def _protocol_figure(section: dict[str, Any]) -> go.Figure | None:
                 rows.append({**c[name], "label": f"{c['b']} − {c['a']} · {name}"})
     if not rows:
         return None
-    return charts.forest(rows, title="Each comparison as published and rescored (pp, 95% CI; pink: Holm p < 0.05)")
+    return charts.forest(rows, title=f"Each comparison as published and rescored (pp, 95% CI; pink: Holm p < {conclusions.ALPHA:g})")
 
 
 def versions() -> dict[str, Any]:
@@ -249,14 +272,13 @@ def versions() -> dict[str, Any]:
     return {**runtime_versions(), "sandbox_policy": str(POLICY_VERSION), "statistics_report_schema": REPORT_SCHEMA}
 
 
-def sandbox_policy(layers: dict[str, str] | None) -> dict[str, Any]:
-    """The sandbox the programs were rerun in: its policy version, its layers as probed here, default limits."""
+def sandbox_policy() -> dict[str, Any]:
+    """The sandbox the programs are rerun in: its policy version and default limits (its layers are local)."""
     from execugraph.grading import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
     from sandbox import POLICY_VERSION
 
     return {"policy_version": str(POLICY_VERSION), "default_timeout_s": DEFAULT_TIMEOUT_S,
             "default_memory_mb": DEFAULT_MEMORY_MB,
-            "layers": layers if layers is not None else "not probed: every rescore was reused, no program ran",
             "note": "a benchmark's own per-test timeout wins over the default; a reference solution calibrates "
                     "each test to at least 4x its CPU; the wall clock is a backstop at 10x + 10 s"}
 
@@ -293,11 +315,13 @@ def run_study(
                               on_progress=lambda d, t: progress.update("import", d / t if t else 1.0,
                                                                        f"importing {inputs.results.label}"))
     _store_dataset(store, inputs.dataset)
-    warnings = list(imported.warnings) + (list(inputs.dataset.warnings) if inputs.dataset else [])
+    warnings = imported.study_warnings + (list(inputs.dataset.warnings) if inputs.dataset else [])
+    for note in imported.notes:  # this database's business, not the study's: said here, kept under `local`
+        progress.update("import", 1.0, note)
     ids = [r.id for r in imported.runs]
     rows = _run_rows(store, ids)
     records = {i: trial_records(store, i) for i in ids}
-    runs = [_study_run(rows[i], records[i]) for i in ids]
+    runs = _study_runs(imported.runs, rows, records)
     timing["import_s"] = time.perf_counter() - started
 
     t0 = time.perf_counter()
@@ -340,11 +364,9 @@ def run_study(
             "dataset": None if inputs.dataset is None else {**inputs.dataset.config(),
                                                             "warnings": list(inputs.dataset.warnings)},
             "families_file": inputs.families_file,
-            "runs_imported": sum(1 for r in imported.runs if r.imported),
-            "runs_already_stored": sum(1 for r in imported.runs if not r.imported),
         },
         "versions": versions(),
-        "sandbox": sandbox_policy(layers),
+        "sandbox": sandbox_policy(),
         "protocols": dict(PROTOCOL_TEXT),
         "verdict_sets": list(VERDICT_SETS),
         "method": {
@@ -361,6 +383,14 @@ def run_study(
         "runs": run_sections,
         "families": family_sections,
         "timing": timing,
+        "local": {
+            "about": LOCAL_ABOUT,
+            "runs_imported": sum(1 for r in imported.runs if r.imported),
+            "runs_already_stored": sum(1 for r in imported.runs if not r.imported),
+            "import_notes": list(imported.notes),
+            "runs": [_local_run(run, r, verdicts[run.id]) for run, r in zip(runs, imported.runs, strict=True)],
+            "sandbox_layers": layers if layers is not None else "not probed: every rescore was reused, no program ran",
+        },
     }
     study = Study(data, report_tables.run_tables(run_sections), family_tables, family_figures, captions)
     data["tables"] = {t.key: report_tables.table_json(t) for t in study.tables}

@@ -16,8 +16,9 @@ from execugraph.reproduce.document import Bullets, Document, Figure, Heading, Pa
 from execugraph.reproduce.progress import Progress
 from execugraph.reproduce.report_tables import table_json
 from execugraph.reproduce.study import Study
-from execugraph.reproduce.verdicts import CAUSE_LABELS, PUBLISHED
 from execugraph.stats.table_format import render, standalone_latex
+from execugraph.verdicts.flip_reasons import CAUSE_LABELS
+from execugraph.verdicts.verdict_sets import PUBLISHED
 
 REPORT_MD, REPORT_HTML, DATA_JSON = "report.md", "report.html", "reproduce.json"
 

@@ -7,13 +7,15 @@ Trials do not store these; they follow from the condition name (defined in
 - any other config (a single run's RunConfig, an import) states `retry_budget`
   / `best_of_n` itself, which wins over the condition's defaults;
 - `retry_budget_by_condition` (e.g. from an import of published logs, where the
-  budget is per trial) wins over both.
+  budget is per trial) wins over both: a published budget is kept as published,
+  even where our definition of the condition never retries.
 Unknown condition names without a stated budget give None (listed as unknown).
+Whether an arm actually ran a retry loop is `ran_retries`, not "budget > 0".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,3 +64,44 @@ def condition_budget(condition: str | None, run_config: Mapping[str, Any] | None
     if condition is not None and condition in by_condition:
         retry = _as_int(by_condition[condition], f"run config retry_budget_by_condition[{condition!r}]", 0)
     return ConditionBudget(retry, best_of_n)
+
+
+def condition_family(condition: str | None) -> str | None:
+    """The condition without its retry-budget suffix (`multi-full@2` -> `multi-full`): one retry-sweep series.
+
+    A suffix that sets something else (best-of-n@5 counts samples) is part of the condition and stays;
+    names we do not define stay as written, since we cannot tell what their suffix means.
+    """
+    if condition is None:
+        return None
+    spec = condition.strip()
+    base, sep, suffix = spec.partition("@")
+    if not sep or not suffix.isdigit():
+        return spec
+    from execugraph.conditions import UnknownConditionError, resolve_condition
+
+    try:
+        same_samples = resolve_condition(base).best_of_n == resolve_condition(spec).best_of_n
+    except (UnknownConditionError, ValueError):
+        return spec
+    return base if same_samples else spec
+
+
+def never_retries(condition: str | None) -> bool:
+    """Whether our definition of `condition` has no retry loop (one-shot, best-of-N sampling, `@0`)."""
+    retry, _ = _defaults(condition)
+    return retry == 0
+
+
+def ran_retries(condition: str | None, retry_budget: int | None, retries_used: Iterable[int] = ()) -> bool | None:
+    """Whether an arm ran a retry loop (None when its budget is unknown).
+
+    A budget above 0 says so, except on a condition that never retries by definition and
+    whose trials never used a retry: published one-shot records carry the harness's budget
+    (kept as published) although the loop never ran.
+    """
+    if retry_budget is None:
+        return None
+    if retry_budget == 0:
+        return False
+    return not never_retries(condition) or any(k > 0 for k in retries_used)

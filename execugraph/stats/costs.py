@@ -58,7 +58,7 @@ def cost_accuracy_point(arm: ArmData, summary: dict | None = None) -> dict:
     trials = arm.trials
     return {
         "arm": arm.label,
-        "pass_rate": arm.passed / trials if trials else 0.0,
+        "pass_rate": arm.passed / trials if trials else None,  # no trials: no data, not 0%
         "mean_llm_calls": summary["llm_calls"]["mean"],
         "mean_tokens": summary["tokens"]["mean"],
         "mean_wallclock_s": summary["wallclock_s"]["mean"],

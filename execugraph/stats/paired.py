@@ -10,6 +10,11 @@ Two counts of "discordant" problems exist and both are reported, each by its nam
 `problems_differ` (problems whose pass rates differ at all: the published paper's
 "Disc." column, and the Wilcoxon n) and `majority_discordant` (problems whose
 majority outcome differs: McNemar's b + c).
+
+Each comparison also carries the smallest p its tests could give (`p_min_wilcoxon`,
+`p_min_mcnemar`) and an `explanation` in words: with few problems that differ an
+exact test cannot reach 0.05 whatever happened, and the bootstrap CI and the p
+answer different questions, so a reader needs to be told when they disagree.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Bootstra
 # (scipy builds it in O(n^3)); the normal approximation with tie correction is then
 # accurate to the third decimal, so we switch and say so in `wilcoxon_method`.
 EXACT_WILCOXON_MAX_N = 400
+# The significance level of every conclusion (the paper's), defined here once: `verdicts.compare` decides at it,
+# the explanations and tables speak of it.
+ALPHA = 0.05
 
 
 def majority_passed(rate: float) -> bool:
@@ -75,6 +83,23 @@ def mcnemar_exact_p(a_only: int, b_only: int) -> float:
     return float(min(1.0, 2.0 * sps.binom.cdf(min(a_only, b_only), total, 0.5)))
 
 
+def wilcoxon_p_min(diffs: Sequence[float] | np.ndarray) -> float:
+    """Smallest two-sided Wilcoxon p these differences could give: every non-zero one of the same sign.
+
+    Computed by `wilcoxon_p` itself on the magnitudes, so it keeps the pair's tied
+    ranks and the method (exact or asymptotic) the real p used; 2 / 2^n for the
+    exact test on n non-zero differences. 1.0 when no difference is non-zero.
+    """
+    return wilcoxon_p(np.abs(np.asarray(diffs, dtype=float)))[0]
+
+
+def mcnemar_p_min(discordant: int) -> float:
+    """Smallest exact two-sided McNemar p for `discordant` (b + c) problems: all on one side, 2 * 0.5^(b+c)."""
+    if discordant <= 0:
+        return 1.0
+    return float(min(1.0, 2.0 * 0.5**discordant))
+
+
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm-Bonferroni adjusted p-values, returned in the input order.
 
@@ -111,6 +136,9 @@ class PairedComparison:
     a_only: list[str] = field(default_factory=list)  # solved (majority) by a, not by b
     b_only: list[str] = field(default_factory=list)  # solved (majority) by b, not by a
     note: str = ""
+    p_min_wilcoxon: float = 1.0  # smallest p the Wilcoxon test could give here (all differences one way)
+    p_min_mcnemar: float = 1.0  # smallest exact McNemar p for b + c discordant problems
+    explanation: str = ""  # what the numbers can and cannot say, in words (see `explain`)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -135,6 +163,7 @@ def defer_paired(
     diffs = np.round(rb - ra, 12)
     ticket = batch.add(diffs)
     p_w, method, nonzero = wilcoxon_p(diffs)
+    p_min_w = wilcoxon_p_min(diffs)
     a_only = [p for p, x, y in zip(common, ra, rb, strict=True) if majority_passed(x) and not majority_passed(y)]
     b_only = [p for p, x, y in zip(common, ra, rb, strict=True) if majority_passed(y) and not majority_passed(x)]
     notes = []
@@ -145,7 +174,7 @@ def defer_paired(
 
     def finish() -> PairedComparison:
         lo, hi = batch.mean_ci(ticket, len(common))
-        return PairedComparison(
+        comp = PairedComparison(
             a=a,
             b=b,
             n=len(common),
@@ -160,7 +189,11 @@ def defer_paired(
             a_only=a_only,
             b_only=b_only,
             note="; ".join(notes),
+            p_min_wilcoxon=p_min_w,
+            p_min_mcnemar=mcnemar_p_min(len(a_only) + len(b_only)),
         )
+        comp.explanation = explain(comp)
+        return comp
 
     return finish
 
@@ -184,9 +217,58 @@ def compare_paired(
     return defer_paired(rates_a, rates_b, BootstrapBatch(n_boot, seed), a=a, b=b)()
 
 
+def _p_text(p: float) -> str:
+    return f"{p:.4g}"
+
+
+def explain(comp: PairedComparison, alpha: float = ALPHA) -> str:
+    """The comparison's limits in plain sentences ("" when there is nothing to warn about).
+
+    Says when an exact test could not reach `alpha` with this few problems, when
+    the bootstrap CI and the Wilcoxon p disagree (and why they may), and, once
+    `p_holm` is filled, when Holm's adjustment over the family changes the verdict.
+    """
+    sentences = []
+    exact = comp.wilcoxon_method == "exact"
+    if comp.problems_differ and exact and comp.p_min_wilcoxon > alpha:
+        sentences.append(
+            f"with {comp.problems_differ} problem(s) that differ, the exact Wilcoxon test cannot give p below "
+            f"{_p_text(comp.p_min_wilcoxon)}: no result could be significant at {alpha:g}"
+            + (" (and Holm's adjustment only raises p)" if comp.p_holm is not None else "")
+        )
+    if comp.majority_discordant and comp.p_min_mcnemar > alpha:
+        sentences.append(
+            f"with {comp.majority_discordant} majority-discordant problem(s), the exact McNemar test cannot give p "
+            f"below {_p_text(comp.p_min_mcnemar)}"
+        )
+    if comp.n > 1 and comp.problems_differ:
+        excludes = comp.ci_lo > 0 or comp.ci_hi < 0
+        significant = comp.p_wilcoxon < alpha
+        if excludes != significant:
+            what = (
+                f"the CI excludes 0 but p = {_p_text(comp.p_wilcoxon)} is not below {alpha:g}"
+                if excludes
+                else f"p = {_p_text(comp.p_wilcoxon)} is below {alpha:g} but the CI includes 0"
+            )
+            sentences.append(
+                f"{what}: the CI describes the size of the mean difference over these problems (percentile "
+                "bootstrap, which is optimistic with few problems); the p tests whether per-problem differences "
+                "lean one way; with few discordant problems they can disagree"
+            )
+    if comp.p_holm is not None and comp.p_wilcoxon < alpha <= comp.p_holm:
+        sentences.append(
+            f"p = {_p_text(comp.p_wilcoxon)} is below {alpha:g} on its own but not after Holm's adjustment over the "
+            f"family (p_holm = {_p_text(comp.p_holm)}): counted as one of several comparisons it is not significant"
+        )
+    return " ".join(s[0].upper() + s[1:] + "." for s in sentences)
+
+
 def adjust_family(comparisons: Sequence[PairedComparison]) -> None:
-    """Fill `p_holm` (Wilcoxon, the primary test) and `p_holm_mcnemar` across one family, in place."""
+    """Fill `p_holm` (Wilcoxon, the primary test) and `p_holm_mcnemar` across one family, in place,
+    and rewrite each `explanation` now that the adjusted p is known."""
     for comp, p in zip(comparisons, holm([c.p_wilcoxon for c in comparisons]), strict=True):
         comp.p_holm = p
     for comp, p in zip(comparisons, holm([c.p_mcnemar for c in comparisons]), strict=True):
         comp.p_holm_mcnemar = p
+    for comp in comparisons:
+        comp.explanation = explain(comp)

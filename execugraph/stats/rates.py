@@ -18,14 +18,14 @@ from execugraph.stats.records import ProblemTally
 
 @dataclass(frozen=True)
 class RateSummary:
-    """Pooled pass rate over trials with a 95% CI that resamples problems."""
+    """Pooled pass rate over trials with a 95% CI that resamples problems (all None without trials: no data, not 0)."""
 
     problems: int
     trials: int
     passed: int
-    pass_rate: float
-    ci_lo: float
-    ci_hi: float
+    pass_rate: float | None
+    ci_lo: float | None
+    ci_hi: float | None
 
     def as_dict(self) -> dict:
         return {
@@ -55,10 +55,12 @@ def defer_rate(tallies: Iterable[ProblemTally], batch: BootstrapBatch) -> Callab
     """Register a pooled pass rate's bootstrap in `batch`; call the result once all are registered."""
     rows, trials, passed = rate_vectors(tallies)
     total, wins = int(trials.sum()), int(passed.sum())
-    rate = wins / total if total else 0.0
+    rate = wins / total if total else None
     num, den = batch.add(passed), batch.add(trials)
 
     def finish() -> RateSummary:
+        if not total:
+            return RateSummary(len(rows), total, wins, None, None, None)
         lo, hi = batch.ratio_ci(num, den)
         return RateSummary(len(rows), total, wins, rate, lo, hi)
 

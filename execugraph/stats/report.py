@@ -16,6 +16,7 @@ import numpy as np
 
 from execugraph.stats.arms import RunInfo, merge_tallies
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED, BootstrapBatch
+from execugraph.stats.budgets import ran_retries
 from execugraph.stats.category_pairs import METHOD as CATEGORY_METHOD
 from execugraph.stats.category_pairs import category_comparisons
 from execugraph.stats.costs import cost_accuracy_point, cost_summary
@@ -24,7 +25,8 @@ from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, defer_p
 from execugraph.stats.passk import pass_at_k_table
 from execugraph.stats.rates import defer_category_rates, defer_rate, per_problem_rates
 from execugraph.stats.records import ArmData, ProblemTally
-from execugraph.stats.retries import by_retry_budget, retries_used_distribution
+from execugraph.stats.retries import METHOD as RETRY_METHOD
+from execugraph.stats.retries import retries_used_distribution, retry_sweep
 from execugraph.stats.sampling import arm_kind, best_of_n_control, best_of_n_summary, control_row
 from execugraph.stats.taxonomy import error_shares, source_audit
 
@@ -121,18 +123,22 @@ def _run_section(run: RunInfo, rates: dict) -> dict:
         "model": run.model,
         **rates,
         "conditions": {
-            c: {"trials": t.trials, "passed": t.passed, "pass_rate": t.rate} for c, t in sorted(run.conditions.items())
+            c: {"trials": t.trials, "passed": t.passed, "pass_rate": t.rate if t.trials else None}
+            for c, t in sorted(run.conditions.items())
         },
         "not_counted": dict(sorted(run.not_counted.items())),
     }
 
 
-def _sampling_controls(arms: Sequence[ArmData], costs: Mapping[str, dict]) -> list[dict]:
+def _sampling_controls(
+    arms: Sequence[ArmData], costs: Mapping[str, dict], conditions: Mapping[str, str | None]
+) -> list[dict]:
     """Best-of-N controls for every never-retrying arm against every costlier arm."""
     controls = []
     calls = {a.label: costs[a.label]["llm_calls"]["mean"] for a in arms}
     for sampler in arms:
-        if sampler.retry_budget != 0 or sampler.best_of_n != 1:
+        retried = ran_retries(conditions.get(sampler.label), sampler.retry_budget, sampler.retries_used)
+        if retried is not False or sampler.best_of_n != 1:
             continue
         for reference in arms:
             if reference is sampler:
@@ -146,17 +152,23 @@ def _sampling_controls(arms: Sequence[ArmData], costs: Mapping[str, dict]) -> li
     return controls
 
 
-def _control(arms: Sequence[ArmData], runs: Sequence[RunInfo], costs: Mapping[str, dict]) -> list[dict]:
-    """The sampling control's rows, one per arm in report order (see `sampling.control_row`)."""
+def arm_conditions(arms: Sequence[ArmData], runs: Sequence[RunInfo]) -> dict[str, str | None]:
+    """Each arm's condition: its own, else its run's only condition (None for a run of several)."""
     own = {r.id: list(r.conditions) for r in runs}
-    rows = []
+    out = {}
     for arm in arms:
-        if not arm.trials:
-            continue
         conditions = own.get(arm.run_id, [])
-        condition = arm.condition or (conditions[0] if len(conditions) == 1 else None)
-        rows.append(control_row(arm, arm_kind(arm, condition), costs[arm.label]["llm_calls"]["mean"]))
-    return rows
+        out[arm.label] = arm.condition or (conditions[0] if len(conditions) == 1 else None)
+    return out
+
+
+def _control(arms: Sequence[ArmData], conditions: Mapping[str, str | None], costs: Mapping[str, dict]) -> list[dict]:
+    """The sampling control's rows, one per arm in report order (see `sampling.control_row`)."""
+    return [
+        control_row(arm, arm_kind(arm, conditions[arm.label]), costs[arm.label]["llm_calls"]["mean"])
+        for arm in arms
+        if arm.trials
+    ]
 
 
 def report_from_arms(
@@ -182,6 +194,8 @@ def report_from_arms(
     costs = {a.label: cost_summary(a.costs) for a in arms}
     names = {a.label: a.name or a.label for a in arms}
     described = describe(arms, family, len(pairs), len(excluded))
+    arm_condition = arm_conditions(arms, runs)
+    sweep = retry_sweep(arms, costs, arm_condition)
     report = {
         "schema": REPORT_SCHEMA,
         "conditions": list(conditions) if conditions else None,
@@ -195,7 +209,8 @@ def report_from_arms(
             for p, (i, j) in zip(pairs, planned, strict=True)
         ],
         "excluded": excluded,
-        "retry_budgets": [{**r, "names": [names[a] for a in r["arms"]]} for r in by_retry_budget(arms, costs)],
+        "retry_budgets": sweep.rows,
+        "retry_budget_missing": sweep.missing,
         "unknown_budget": [a.label for a in arms if a.retry_budget is None],
         "cost_vs_accuracy": [
             {**c, "name": names[c["arm"]]} for c in (cost_accuracy_point(a, costs[a.label]) for a in arms)
@@ -206,9 +221,9 @@ def report_from_arms(
             ],
             "equal_budget": [
                 {**c, "sampler_name": names[c["sampler"]], "reference_name": names[c["reference"]]}
-                for c in _sampling_controls(arms, costs)
+                for c in _sampling_controls(arms, costs, arm_condition)
             ],
-            "control": [{**row, "name": names[row["arm"]]} for row in _control(arms, runs, costs)],
+            "control": [{**row, "name": names[row["arm"]]} for row in _control(arms, arm_condition, costs)],
         },
         "method": {
             "delta": "mean over common problems of (pass rate in b - pass rate in a), in percentage points",
@@ -216,6 +231,14 @@ def report_from_arms(
             "wilcoxon": f"two-sided signed-rank on per-problem differences, zeros dropped, exact up to "
             f"{EXACT_WILCOXON_MAX_N} non-zero differences, normal approximation above",
             "mcnemar": "exact two-sided binomial test on problems whose majority outcome differs",
+            "p_min": "the smallest p each test could give for this pair whatever the outcome: p_min_wilcoxon is the "
+            "Wilcoxon p of the most extreme arrangement (every non-zero difference of one sign, with the pair's tied "
+            "ranks and the same method; 2 / 2^n for the exact test on n problems that differ, so 0.125 for 4), "
+            "p_min_mcnemar is 2 * 0.5^(b + c), capped at 1. Above 0.05 no outcome could be significant at 0.05, and "
+            "Holm's adjustment only raises p. The CI and the p answer different questions: the CI describes the size "
+            "of the mean difference over these problems (percentile bootstrap, optimistic with few problems), the p "
+            "tests whether per-problem differences lean one way; with few discordant problems they can disagree. "
+            "Each pair's explanation says in words when either applies",
             "problems_differ": "problems whose per-problem pass rates differ at all (the paper's Disc. column; "
             "the Wilcoxon n)",
             "majority_discordant": "problems whose majority outcome differs (McNemar's b + c)",
@@ -225,6 +248,7 @@ def report_from_arms(
             "p_wilcoxon, p_holm_mcnemar adjusts p_mcnemar",
             "rate_ci": "percentile bootstrap 95% CI of the pooled pass rate, resampling problems",
             "categories": CATEGORY_METHOD,
+            "retry_budgets": RETRY_METHOD,
             "sampling": "pass@k by the unbiased estimator (Chen et al., 2021); a best-of-N arm's samples are those "
             "its trials recorded, or its N trials per problem when each trial is one sample; other arms: one trial "
             "is one attempt. LLM calls for pass@N: what N samples (or attempts) cost, at the calls observed per trial",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from execugraph.stats.budgets import ran_retries
 from execugraph.stats.costs import mean_calls
 from execugraph.stats.passk import mean_pass_at_k, pass_at_k
 from execugraph.stats.records import ArmData
@@ -102,9 +103,10 @@ def arm_kind(arm: ArmData, condition: str | None) -> str:
         return BEST_OF_N
     if condition and condition.split("@", 1)[0].startswith("multi-"):
         return MULTI_AGENT
-    if arm.retry_budget is None:
+    retried = ran_retries(condition, arm.retry_budget, arm.retries_used)
+    if retried is None:
         return UNKNOWN_KIND
-    return RETRY if arm.retry_budget > 0 else ONE_SHOT
+    return RETRY if retried else ONE_SHOT
 
 
 def _agreement(per_problem: list[tuple[int, int]]) -> tuple[int, int]:

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from execugraph.stats.paired import ALPHA
+
 # Column kinds: how a raw value is shown (see `display`).
 TEXT, INT, PCT, PP, P, NUM1, NUM2, CI_PCT, CI_PP = "text", "int", "pct", "pp", "p", "num1", "num2", "ci_pct", "ci_pp"
 MISSING = "–"
@@ -217,9 +219,42 @@ def paired_table(report: dict) -> Table:
     ]
     if any(r["p_wilcoxon"][1] for r in rows):
         notes.append(f"{ASYMPTOTIC_MARK} normal approximation (more than 400 problems differ).")
+    notes += _limit_notes(report["pairs"])
     for x in report.get("excluded", []):
         notes.append(f"Not compared: {x['b_name']} vs {x['a_name']} ({x['reason']}).")
     return Table("paired", "Paired comparisons", columns, rows, notes)
+
+
+def _limit_notes(pairs: list[dict]) -> list[str]:
+    """Footnotes for pairs whose p cannot reach 0.05 (too few problems differ) or whose CI and p disagree.
+
+    Read from the report's `p_min_wilcoxon` and interval; a report written before those
+    fields existed simply gets no footnote.
+    """
+    floor: list[str] = []
+    disagree: list[str] = []
+    for p in pairs:
+        name = f"{p['b_name']} vs {p['a_name']}"
+        p_min = p.get("p_min_wilcoxon")
+        if p_min is not None and p.get("wilcoxon_method") == "exact" and p["problems_differ"] and p_min > ALPHA:
+            floor.append(f"{name}: {p['problems_differ']} differ, smallest p {display(p_min, P)}")
+        excludes = p["ci_lo"] is not None and p["ci_hi"] is not None and (p["ci_lo"] > 0 or p["ci_hi"] < 0)
+        if p["n"] > 1 and p["problems_differ"] and excludes != (p["p_wilcoxon"] < ALPHA):
+            disagree.append(name)
+    notes = []
+    if floor:
+        notes.append(
+            "Smallest attainable p: with this few problems that differ, the exact Wilcoxon test cannot give p "
+            "below the value listed (every difference one way; 2 / 2^n for n problems that differ), so no result "
+            "could be significant at 0.05, and Holm only raises p: " + "; ".join(floor) + "."
+        )
+    if disagree:
+        notes.append(
+            "CI and p disagree for " + ", ".join(disagree) + ": the CI describes the size of the mean difference "
+            "over these problems (percentile bootstrap, optimistic with few problems); the p tests whether "
+            "per-problem differences lean one way."
+        )
+    return notes
 
 
 def ablation_table(report: dict) -> Table:
@@ -247,13 +282,18 @@ def ablation_table(report: dict) -> Table:
 
 
 def retry_table(report: dict) -> Table:
-    """Pass rate and cost per retry budget (arms sharing a budget pooled)."""
+    """Pass rate and cost per retry budget within each series (benchmark, condition, model; see `stats.retries`).
+
+    Only sweeps are rows; series with one budget and arms in no series are named in the notes, and a budget
+    without graded trials shows no pass rate (not 0%).
+    """
     rows = [
         {
+            "series": r.get("series") or "",
             "budget": r["retry_budget"],
             "arms": ", ".join(r.get("names") or r["arms"]),
             "trials": r["trials"],
-            "pass_rate": r["pass_rate"],
+            "pass_rate": r["pass_rate"] if r.get("graded", r["trials"]) else None,
             "retries": r.get("mean_retries_used"),
             "wall": r["mean_wallclock_s"],
             "tokens": r["mean_tokens"],
@@ -262,6 +302,7 @@ def retry_table(report: dict) -> Table:
         for r in report["retry_budgets"]
     ]
     columns = [
+        Column("series", "Series"),
         Column("budget", "Retry budget", INT),
         Column("arms", "Arms"),
         Column("trials", "Trials", INT),
@@ -271,7 +312,12 @@ def retry_table(report: dict) -> Table:
         Column("tokens", "Mean tokens", NUM1),
         Column("calls", "Mean LLM calls", NUM2),
     ]
-    notes = []
+    notes = ["Series: benchmark · condition (budget suffix stripped); arms of different series are never pooled."]
+    empty = [f"{r['series']} at {r['budget']}" for r in rows if r["pass_rate"] is None]
+    if empty:
+        notes.append(f"{MISSING} in Pass: no graded trials ({', '.join(empty)}).")
+    if report.get("retry_budget_missing"):
+        notes.append("Not a sweep (left out): " + "; ".join(m["note"] for m in report["retry_budget_missing"]) + ".")
     if report.get("unknown_budget"):
         names = {a["label"]: a["name"] for a in report["arms"]}
         notes.append("Unknown budget (left out): " + ", ".join(names[x] for x in report["unknown_budget"]) + ".")

@@ -220,3 +220,40 @@ def finished_rescores(store: Store, run_id: int) -> list[tuple[int, dict[str, An
 def run_kinds_and_configs(store: Store, run_ids: Sequence[int]) -> dict[int, tuple[str, dict[str, Any]]]:
     """run id -> (kind, config) for those of `run_ids` that exist."""
     return {h.id: (h.kind, dict(h.config or {})) for h in run_headers(store, run_ids)}
+
+
+def run_lineage(store: Store, run_ids: Sequence[int]) -> dict[int, tuple[int | None, datetime | None, datetime | None]]:
+    """run id -> (parent run id, started_at, finished_at) for those of `run_ids` that exist (how runs derive)."""
+    if not run_ids:
+        return {}
+    r = RUN.c
+    stmt = select(r.id, r.parent_run_id, r.started_at, r.finished_at).where(r.id.in_(list(run_ids)))
+    with store.engine.connect() as conn:
+        return {
+            int(i): (int(parent) if parent is not None else None, started, finished)
+            for i, parent, started, finished in conn.execute(stmt)
+        }
+
+
+def run_cost_rows(store: Store, run_ids: Sequence[int]) -> list[tuple[int, int, int, float, int]]:
+    """(run id, LLM calls, tokens in + out, wall-clock of finished trials, finished trials) per run with trials."""
+    if not run_ids:
+        return []
+    t = TRIAL.c
+    finished = t.status.in_(FINISHED_STATUSES)
+    stmt = (
+        select(
+            t.run_id,
+            func.sum(t.llm_calls),
+            func.sum(func.coalesce(t.tokens_in, 0) + func.coalesce(t.tokens_out, 0)),
+            func.sum(case((finished, t.wallclock_s), else_=0.0)),
+            func.sum(case((finished, 1), else_=0)),
+        )
+        .where(t.run_id.in_(list(run_ids)))
+        .group_by(t.run_id)
+    )
+    with store.engine.connect() as conn:
+        return [
+            (int(run_id), int(calls or 0), int(tokens or 0), float(wall or 0.0), int(done or 0))
+            for run_id, calls, tokens, wall, done in conn.execute(stmt)
+        ]

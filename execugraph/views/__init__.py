@@ -5,7 +5,7 @@ query modules (which aggregate in the database, so a store with tens of thousand
 trials renders quickly), and by handing what a user typed to the form checks here.
 Nothing here imports streamlit, writes to the store, or builds a graph.
 
-- `runs`, `trace`, `retrieval`, `report`, `grading`, `health`: view models of the pages;
+- `runs` (and `run_groups`: rescores under their run), `trace`, `retrieval`, `report`, `grading`, `health`: view models of the pages;
 - `formatting`: durations, model labels, tracebacks mapped to the program shown;
 - `form_input`: the Synthesize and Batch form fields, validated (test rows, asserts, aliases);
 - `model_preflight`: which models can be picked, and whether the chosen ones can answer;
@@ -39,6 +39,7 @@ from execugraph.views.report import (
     ungraded_flags,
 )
 from execugraph.views.retrieval import hit_matrix, library_caption, runs_with_hits, trial_library
+from execugraph.views.run_groups import RunGroup, group_runs, listed_rows
 from execugraph.views.runs import (
     active_batches,
     conditions_in_runs,
@@ -116,6 +117,9 @@ __all__ = [
     "pass_at_k_rows",
     "run_choices",
     "run_rows",
+    "RunGroup",
+    "group_runs",
+    "listed_rows",
     "runs_with_hits",
     "trial_library",
     "sibling_trials",

@@ -62,14 +62,15 @@ def recorded_grading(store: Store, trial: Trial, steps: list[StepRow]) -> dict[s
 
 
 def sensitivity_rows(sensitivity: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per comparison: delta, CI and Holm p under each protocol, whether the conclusion holds, changes."""
+    """One row per comparison, named as the paired table names it: delta, CI and Holm p under each verdict set
+    (rounded as the paired table rounds them), whether the conclusion holds, and how many programs changed."""
     rows = []
     for pair in sensitivity.get("pairs", []):
         row: dict[str, Any] = {"comparison": f"{pair['b']} - {pair['a']}"}
-        for protocol, values in pair["by_protocol"].items():
-            row[f"delta {protocol} (pp)"] = values["delta_pp"]
-            row[f"CI {protocol}"] = f"{values['ci_lo']:+.1f} .. {values['ci_hi']:+.1f}"
-            row[f"p Holm {protocol}"] = values["p_holm"]
+        for name, values in (pair.get("by_set") or pair["by_protocol"]).items():
+            row[f"delta {name} (pp)"] = round(float(values["delta_pp"]), 1)
+            row[f"CI {name}"] = f"{values['ci_lo']:+.1f} .. {values['ci_hi']:+.1f}"
+            row[f"p Holm {name}"] = None if values["p_holm"] is None else round(float(values["p_holm"]), 4)
         row["same conclusion"] = "yes" if pair["same_conclusion"] else "NO"
         row["programs changed"] = len(pair["changed"])
         rows.append(row)

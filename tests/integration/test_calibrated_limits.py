@@ -16,9 +16,9 @@ from execugraph.cli import main as cli
 from execugraph.conditions import resolve_condition
 from execugraph.grading import GradingSettings, sandbox_job
 from execugraph.problem import Problem
-from execugraph.publication import rescore_run
 from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial
+from execugraph.verdicts import rescore_run
 from standins.scripted import ScriptedChatModel, fenced
 
 

@@ -21,9 +21,9 @@ import pytest
 from execugraph.benchmarks import load_humaneval
 from execugraph.conditions import resolve_condition
 from execugraph.grading import GradingSettings, grading_tests, passed, sandbox_job
-from execugraph.publication import rescore_run
 from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial
+from execugraph.verdicts import rescore_run
 from standins.humaneval_mutants import Program, corpus, human_eval_check
 from standins.scripted import ScriptedChatModel, fenced
 

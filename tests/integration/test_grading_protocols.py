@@ -15,10 +15,11 @@ from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_humaneval, load_internal30
 from execugraph.conditions import resolve_condition
-from execugraph.publication import rescore_run
-from execugraph.stats.protocols import counterparts, protocol_sensitivity, run_protocols
 from execugraph.store import Store
 from execugraph.trial import TrialDeps, run_trial
+from execugraph.verdicts import rescore_run
+from execugraph.verdicts.sensitivity import protocol_sensitivity
+from execugraph.verdicts.verdict_sets import counterparts, run_protocols
 from standins.scripted import ScriptedChatModel, fenced
 from tests.support.protocol_runs import TASKS, seed_two_arms
 from tests.support.protocol_runs import canonical as _canonical

@@ -8,10 +8,11 @@ import pytest
 
 from execugraph.conditions import resolve_condition
 from execugraph.problem import Problem
-from execugraph.publication import import_path, rescore_run
+from execugraph.publication import import_path
 from execugraph.settings import DATA_DIR
 from execugraph.stats import build_report
 from execugraph.store import Store
+from execugraph.verdicts import rescore_run
 
 FIXTURE = DATA_DIR / "fixtures" / "reference_layout" / "grid-demo"
 
@@ -48,7 +49,7 @@ def test_a_mis_scored_sandbox_violation_flips_to_passed(store: Store, pool) -> N
     assert out["by_condition"]["single-oneshot"] == {"rescored": 5, "passed_before": 2, "passed_after": 3, "flips": 1}
     child = store.get_run(report.run_id)
     assert (child.kind, child.parent_run_id, child.progress_passed) == ("rescore", runs["e1_so"], 3)
-    assert child.config["retry_budget_by_condition"] == {"single-oneshot": 0}  # stats still know the budget
+    assert child.config["retry_budget_by_condition"] == {"single-oneshot": 2}  # the budget, as published
     stats = build_report(store, [str(report.run_id)])
     assert (stats["runs"][0]["trials"], stats["runs"][0]["passed"]) == (5, 3)
     climb = next(t for t in store.trials_for_run(report.run_id) if t.problem_id == "climb_stairs")

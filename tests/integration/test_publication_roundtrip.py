@@ -18,10 +18,11 @@ from execugraph.batch.control import enqueue_batch
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.problem import Problem
-from execugraph.publication import bundle_files, export_bundle, import_path, rescore_run
+from execugraph.publication import bundle_files, export_bundle, import_path
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store
 from execugraph.trial import TrialDeps
+from execugraph.verdicts import rescore_run
 from standins.scripted import fenced, scripted
 
 GOOD = "def double(x):\n    return 2 * x\n"

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.publication import import_path, rescore_run
+from execugraph.publication import import_path
 from execugraph.settings import DATA_DIR
 from execugraph.store import Store
+from execugraph.verdicts import rescore_run
 from execugraph.views.grading import recorded_grading
 from execugraph.views.trace import step_rows
 

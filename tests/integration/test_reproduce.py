@@ -86,14 +86,15 @@ class Ledger:
 
 
 def _names(data: dict) -> dict[str, str]:
-    """folder -> arm name as the report shows it (`folder #id`)."""
-    return {r["name"]: f"{r['name']} #{r['run_id']}" for r in data["runs"]}
+    """folder -> arm name as the report shows it: the folder's own name, never a database id."""
+    return {r["name"]: r["name"] for r in data["runs"]}
 
 
 def _check_run(ledger: Ledger, i: int, arm: str, store: Store) -> None:
     run = ledger.data["runs"][i]
     assert run["name"] == arm
-    ledger.check(("runs", i, "run_id"), i + 1)  # a fresh database numbers the folders in order
+    assert "run_id" not in run and ledger.data["local"]["runs"][i]["name"] == arm
+    ledger.check(("local", "runs", i, "run_id"), i + 1)  # a fresh database numbers the folders in order
     ledger.check(("runs", i, "trials"), len(H.records(arm)))
     ledger.check(("runs", i, "problems"), len(H.outcomes(arm, "published")))
     for vset in H.SETS:
@@ -103,10 +104,12 @@ def _check_run(ledger: Ledger, i: int, arm: str, store: Store) -> None:
     no_code = 1 if arm == "e2_sr" else 0
     for protocol in H.PROTOCOLS:
         section = run[protocol]
-        child = store.get_run(section["rescore_run"])
+        assert "rescore_run" not in section and "reused_earlier_rescore" not in section
+        child = store.get_run(ledger.data["local"]["runs"][i]["rescore_runs"][protocol])
         assert child.kind == "rescore" and child.parent_run_id == i + 1
         assert {t.grading_protocol for t in store.trials_for_run(child.id)} == {protocol}
-        ledger.checked.add(("runs", i, protocol, "rescore_run"))
+        assert ledger.data["local"]["runs"][i]["reused_earlier_rescore"][protocol] is False
+        ledger.checked.add(("local", "runs", i, "rescore_runs", protocol))
         rescored = len(H.records(arm)) - no_code
         ledger.check(("runs", i, protocol, "rescored"), rescored)
         ledger.check(("runs", i, protocol, "kept_as_published"), no_code)
@@ -266,8 +269,10 @@ def _family_tables(ledger: Ledger, slug: str, arms: tuple[str, ...], hand: dict[
         {"a": names[a], "b": names[b], "category": r["category"], "n": r["n"], "a_rate": r["a_rate"],
          "b_rate": r["b_rate"], "delta": r["delta_pp"], "p": r["p_wilcoxon"], "p_holm": r["p_holm"]}
         for a, b in pairs for r in H.category_pairs(a, b, "published")])
-    _check_table(ledger, f"{slug}-retry_budget", [
-        {**r, "arms": ", ".join(names[a] for a in arms if H.budget(a) == r["budget"])} for r in H.retry_sweep(arms)])
+    if H.retry_sweep(arms):
+        _check_table(ledger, f"{slug}-retry_budget", H.retry_sweep(arms))
+    else:  # no condition ran at two budgets: no sweep table (one-shot is never pooled with retry)
+        assert f"{slug}-retry_budget" not in ledger.data["tables"]
     _check_table(ledger, f"{slug}-cost", [
         {"arm": names[arm], "trials": len(H.records(arm)),
          **{f"{k}_{stat}": H.cost(arm)[k][j] for k in ("tokens", "calls") for j, stat in enumerate(("mean", "median"))},
@@ -290,9 +295,10 @@ def _family_tables(ledger: Ledger, slug: str, arms: tuple[str, ...], hand: dict[
 def test_every_number_in_reproduce_json_matches_a_hand_computation(reproduced: Reproduced) -> None:
     data = reproduced.data
     ledger = Ledger(data)
-    ledger.check(("schema",), 1)
-    ledger.check(("input", "runs_imported"), 6)
-    ledger.check(("input", "runs_already_stored"), 0)
+    ledger.check(("schema",), 2)
+    ledger.check(("local", "runs_imported"), 6)
+    ledger.check(("local", "runs_already_stored"), 0)
+    assert data["local"]["import_notes"] == []
     ledger.check(("input", "dataset", "problems"), 10)
     assert data["input"]["dataset"]["benchmark"].startswith("published:benchmark@")
     ledger.check(("sandbox", "default_timeout_s"), 5.0)
@@ -315,11 +321,11 @@ def test_every_number_in_reproduce_json_matches_a_hand_computation(reproduced: R
     assert unchecked == [], unchecked[:20]
     assert data["versions"]["sandbox_policy"] == data["sandbox"]["policy_version"]
     assert set(data["protocols"]) == {"standalone", "with-prompt"}
-    assert data["sandbox"]["layers"]["probe_job"] == "active"
+    assert data["local"]["sandbox_layers"]["probe_job"] == "active" and "layers" not in data["sandbox"]
 
 
 SENTENCE = re.compile(
-    r"^(?P<b>\S+ #\d+) vs (?P<a>\S+ #\d+) \(delta = (?P=b) minus (?P=a)\): as published, (?P<d0>[+-]\d+\.\d) pp, "
+    r"^(?P<b>\S+) vs (?P<a>\S+) \(delta = (?P=b) minus (?P=a)\): as published, (?P<d0>[+-]\d+\.\d) pp, "
     r"Holm p = (?P<p0>\S+): (?P<c0>[^.]+)\. Rescored under standalone: (?P<d1>[+-]\d+\.\d) pp, Holm p = (?P<p1>\S+): "
     r"(?P<c1>[^;]+); the conclusion (?P<s1>survives|does not survive)\. Rescored under with-prompt: "
     r"(?P<d2>[+-]\d+\.\d) pp, Holm p = (?P<p2>\S+): (?P<c2>[^;]+); the conclusion (?P<s2>survives|does not survive)\.$"
@@ -436,8 +442,12 @@ def test_a_families_file_fixes_the_comparisons_and_earlier_rescores_are_reused(r
     assert done.returncode == 0, done.stderr
     assert _stored_runs(reproduced.db) == before  # nothing imported twice, no rescore run again
     data = json.loads((out / "reproduce.json").read_text())
-    assert data["input"]["runs_already_stored"] == 6
-    assert all(r[p]["reused_earlier_rescore"] for r in data["runs"] for p in H.PROTOCOLS)
+    assert data["local"]["runs_already_stored"] == 6
+    assert all(r["reused_earlier_rescore"][p] for r in data["local"]["runs"] for p in H.PROTOCOLS)
+    assert data["warnings"] == reproduced.data["warnings"]  # the study's own, not "already imported"
+    assert data["local"]["import_notes"] == [f"{arm}: already imported as run {i + 1}; not duplicated"
+                                             for i, arm in enumerate(S.ARMS)]
+    assert "already imported" not in (out / "report.md").read_text()
     names = _names(data)
     baseline, sampling = data["families"]
     assert baseline["mode"] == "each run against e1_so" and sampling["mode"] == "chosen pairs"

@@ -178,13 +178,22 @@ def cost(arm: str) -> dict[str, tuple[float, float]]:
 
 
 def budget(arm: str) -> int:
-    return 0 if arm in ("e1_so", "e4_bo5", "h1_so") else 3
+    """The retry budget the arm's records publish (kept as published: e1_so's records say 3)."""
+    return records(arm)[0]["retry_budget"]
+
+
+def series(arm: str) -> tuple[str, str]:
+    """(benchmark, condition without a budget suffix): the arms one sweep may compare."""
+    condition = records(arm)[0]["condition"]
+    return ("humaneval" if arm.startswith("h") else "internal30", condition)
 
 
 def retry_sweep(arms: Sequence[str]) -> list[dict]:
+    """Rows of the series with two or more budgets (this study has none: each condition ran one budget)."""
     rows = []
-    for level in sorted({budget(a) for a in arms}):
-        members = [a for a in arms if budget(a) == level]
+    swept = [s for s in dict.fromkeys(series(a) for a in arms) if len({budget(a) for a in arms if series(a) == s}) > 1]
+    for key, level in [(s, b) for s in swept for b in sorted({budget(a) for a in arms if series(a) == s})]:
+        members = [a for a in arms if series(a) == key and budget(a) == level]
         rs = [r for a in members for r in records(a)]
         passed = sum(rate(a, "published")[1] for a in members)
         rows.append({"budget": level, "trials": len(rs), "pass_rate": passed / len(rs),

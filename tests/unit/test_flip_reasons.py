@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from execugraph.publication.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
+from execugraph.verdicts.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
 
 
 def _then(**changes) -> Recorded:

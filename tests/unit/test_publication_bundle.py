@@ -29,6 +29,7 @@ from execugraph.publication import (
 from execugraph.single import adhoc_problem
 from execugraph.stats import build_report
 from execugraph.store import Store, utcnow
+from execugraph.verdicts.sensitivity import protocol_sensitivity
 
 SPEC = BatchSpec(
     benchmark="internal30",
@@ -248,10 +249,16 @@ def test_summary_is_the_statistics_report_of_the_exported_runs(seeded) -> None:
     store, ids = seeded
     assert _all_ids(ids) == [1, 2, 3]
     files = bundle_files(store, [1, 2, 3])
-    assert json.loads(files[layout.SUMMARY]) == json.loads(json.dumps(build_report(store, ["1", "2", "3"])))
+    summary = json.loads(files[layout.SUMMARY])
+    sensitivity = summary.pop("protocol_sensitivity")  # the page's protocol table comes with it
+    assert summary == json.loads(json.dumps(build_report(store, ["1", "2", "3"])))
+    assert sensitivity == json.loads(json.dumps(protocol_sensitivity(store, [1, 2, 3])))
+    assert sensitivity["applies"] is False and "prompt preamble" in sensitivity["note"]
     one = bundle_files(store, [1])
-    assert json.loads(one[layout.SUMMARY]) == json.loads(json.dumps(build_report(store, ["1"])))
-    assert len(json.loads(one[layout.SUMMARY])["arms"]) == 2  # the batch's two conditions
+    alone = json.loads(one[layout.SUMMARY])
+    assert alone.pop("protocol_sensitivity")["applies"] is False
+    assert alone == json.loads(json.dumps(build_report(store, ["1"])))
+    assert len(alone["arms"]) == 2  # the batch's two conditions
 
 
 @pytest.mark.parametrize("suffix", ["", ".zip"])

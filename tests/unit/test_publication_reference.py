@@ -44,7 +44,7 @@ def test_every_run_folder_becomes_an_import_run(store: Store) -> None:
     }
     assert run.host == "Windows-10-10.0.26200-SP0 AMD64" and run.versions == {"python": "3.11.7"}
     assert run.config["reference"]["run_meta"]["retry_budget"] == 0
-    assert run.config["retry_budget_by_condition"] == {"single-oneshot": 0}
+    assert run.config["retry_budget_by_condition"] == {"single-oneshot": 2}  # as published, not our default 0
     assert store.get_run(runs["e1_sr"].id).config["retry_budget_by_condition"] == {"single-retry": 2}
     assert any("1 repeated" in w for w in result.warnings)
     assert not any("run_summary.json says" in w for w in result.warnings)  # the summaries agree with the trials
@@ -72,7 +72,7 @@ def test_stats_match_the_hand_computation(store: Store) -> None:
         "wrong_answer": 1,
         "runtime_error": 1,
     }
-    assert e1_so["retry_budget"] == 0
+    assert e1_so["retry_budget"] == 2  # the records publish 2
 
 
 def test_the_last_repeated_record_wins_and_nothing_is_lost(store: Store) -> None:

@@ -75,7 +75,7 @@ def test_a_families_file_names_runs_by_folder() -> None:
             _run(3, "b/mf", "internal30", range(5))]
     (family,) = resolve_families(_families([{"name": "x", "runs": ["so", "a/mf"], "baseline": "so"}]), runs, "f.json")
     assert [r.id for r in family.runs] == [1, 2] and family.baseline.id == 1 and family.mode == "each run against so"
-    assert family.stats_family().baseline == "1"
+    assert family.stats_family().baseline == "so"  # arms are keyed by study name, never by database id
     with pytest.raises(ReproduceError, match=r"f.json: field 'families\[0\].runs\[1\]': 'mf' is not a run folder"):
         resolve_families(_families([{"name": "x", "runs": ["so", "mf"]}]), runs, "f.json")  # two folders named mf
 
@@ -117,3 +117,16 @@ def test_a_benchmark_file_that_is_not_the_published_layout_is_refused_by_line() 
         load_dataset(b'\n{"task_id": "x", "prompt": "..."}\n', "b.jsonl")
     with pytest.raises(ReproduceError, match=r"^b.jsonl: holds no problems"):
         load_dataset(b"\n\n", "b.jsonl")
+
+
+def test_runs_are_named_by_the_study_and_told_apart_by_where_they_sit() -> None:
+    from execugraph.reproduce.naming import portable, shown_names, unique_names
+
+    assert unique_names(["so", "mf"], ["grid/so", "grid/mf"]) == ["so", "mf"]
+    assert unique_names(["mf", "mf", ""], ["bundle run 1", "bundle run 2", "bundle run 3"]) == [
+        "mf (bundle run 1)", "mf (bundle run 2)", "bundle run 3"]
+    assert unique_names(["x", "x"], ["", ""]) == ["x [1]", "x [2]"]
+    shown = shown_names({"so": {"title": "so"}, "so 2": {"title": "so 2"}})
+    assert shown == {"so #so": "so", "so 2 #so 2": "so 2"}
+    report = {"a_name": "so #so", "notes": ["so 2 #so 2: only budget 0", ("so #so",)], "n": 3}
+    assert portable(report, shown) == {"a_name": "so", "notes": ["so 2: only budget 0", ("so",)], "n": 3}

@@ -98,12 +98,14 @@ def test_condition_budget_follows_conditions_and_configs():
 def test_retries_used_distribution_and_budget_curve():
     r3 = [rec("a", True, retries_used=0, llm_calls=3), rec("b", True, retries_used=2, llm_calls=7)]
     r3 += [rec("c", False, retries_used=3, llm_calls=9)]
-    arm3 = arm_from_records(r3, label="r3", run_id="1", retry_budget=3)
+    arm3 = arm_from_records(r3, label="r3", run_id="1", condition="multi-full", retry_budget=3)
     dist = retries_used_distribution(arm3)
     assert [(d["retries_used"], d["trials"], d["passed"]) for d in dist] == [(0, 1, 1), (2, 1, 1), (3, 1, 0)]
-    arm0 = arm_from_records([rec("a", False, llm_calls=3)], label="r0", run_id="1", retry_budget=0)
-    arm3b = arm_from_records([rec("a", True, llm_calls=5)], label="r3b", run_id="2", retry_budget=3)
-    unknown = arm_from_records([rec("a", True)], label="?", run_id="3")
+    arm0 = arm_from_records([rec("a", False, llm_calls=3)], label="r0", run_id="1", condition="multi-full@0",
+                            retry_budget=0)
+    arm3b = arm_from_records([rec("a", True, llm_calls=5)], label="r3b", run_id="2", condition="multi-full@3",
+                             retry_budget=3)
+    unknown = arm_from_records([rec("a", True)], label="?", run_id="3", condition="multi-full")
     curve = by_retry_budget([arm3, arm0, arm3b, unknown])
     assert [row["retry_budget"] for row in curve] == [0, 3]
     assert curve[0]["pass_rate"] == 0.0 and curve[0]["mean_llm_calls"] == 3.0

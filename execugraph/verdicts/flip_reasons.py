@@ -20,6 +20,16 @@ _REFUSED_IMPORT = re.compile(
     r"(import of \S+ is not allowed|ModuleNotFoundError[^\n]*|ImportError[^\n]*|not allowed[^\n]*import[^\n]*)"
 )
 UNKNOWN_PROTOCOL = "unknown"
+# The words every table and report shows for a cause `explain` gives (the causes are named here and only here).
+CAUSE_LABELS = {
+    "not_graded_then": "never graded then",
+    "suite_changed": "suite differs",
+    "protocol_changed": "protocol differs",
+    "policy_changed": "sandbox policy changed",
+    "timeout": "timeout",
+    "custom_judge": "custom judge not published",
+    "unexplained": "unexplained",
+}
 
 
 @dataclass

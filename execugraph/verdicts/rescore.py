@@ -47,13 +47,13 @@ from execugraph.grading import (
     sandbox_job,
     suite_digest,
 )
-from execugraph.publication.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
 from execugraph.publication.problems import ProblemResolver, Resolution
-from execugraph.publication.rescore_report import RescoreReport, verdict_word
 from execugraph.store import verdict_reads
 from execugraph.store.bulk_insert import bulk_writes
 from execugraph.store.models import Execution, Run, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
+from execugraph.verdicts.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
+from execugraph.verdicts.report import RescoreReport, verdict_word
 
 if TYPE_CHECKING:
     from execugraph.store import Store

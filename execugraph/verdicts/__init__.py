@@ -1,0 +1,17 @@
+"""Verdict sets, re-grading and the one comparison engine over them.
+
+A trial can be judged several ways: as run (or as published), rescored under a grading
+protocol, under stronger tests. This package owns all of it:
+- `rescore` (`rescore_run(store, run_id, pool=...)` -> `report.RescoreReport`): rerun a run's
+  programs into a child run, every flip with its causes and their words (`flip_reasons`);
+- `verdict_sets`: a run's trials under each set, the rescore children behind them, which
+  protocol each run was graded under;
+- `compare`: one family's deltas, CIs, exact p and Holm under every set, and the conclusion
+  rule (one ALPHA, one direction, one "survives"); `sensitivity`: that for stored runs, as the
+  Statistics page, `stats --json` and an export's summary.json show it.
+"""
+
+from execugraph.verdicts.report import RescoreReport
+from execugraph.verdicts.rescore import rescore_run
+
+__all__ = ["RescoreReport", "rescore_run"]

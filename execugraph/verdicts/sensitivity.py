@@ -1,0 +1,89 @@
+"""Protocol sensitivity: does the family shown say the same under every verdict set?
+
+The family is the one the paired table shows (the same `Family`: baseline, comparable
+pairs only), so the "as run" column repeats the paired table's p and Holm p exactly and
+the other sets differ only by their verdicts. A run is graded under one protocol;
+rescoring it under the other (`rescore --grading-protocol`) makes a child run, merged
+in trial by trial (`verdicts.verdict_sets.store_verdict_sets`). The numbers and the
+conclusion rule come from `verdicts.compare`. When a counterpart is missing it says
+which rescore to run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from execugraph.grading import PROTOCOLS
+from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from execugraph.stats.family import Family
+from execugraph.store import run_reads
+from execugraph.verdicts.compare import compare_verdict_sets, runs_meta
+from execugraph.verdicts.verdict_sets import (
+    AS_RUN,
+    changed_programs,
+    protocols_can_differ,
+    store_verdict_sets,
+)
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
+
+def protocol_sensitivity(
+    store: Store,
+    run_ids: Sequence[str | int],
+    conditions: Sequence[str] | None = None,
+    *,
+    family: Family | None = None,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    renumber: Mapping[int, int] | None = None,
+    meta: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Each comparison of `family` (default: all comparable pairs) as run and under each protocol, side by side.
+
+    `renumber` (database id -> bundle id) and `meta` (runs_meta keyed by bundle id) state it
+    for an exported bundle's `summary.json`, whose runs carry bundle ids.
+    """
+    ids = [int(str(r).strip()) for r in run_ids]
+    new = {r: int((renumber or {}).get(r, r)) for r in ids}
+    if not protocols_can_differ(store, ids):
+        return {"available": False, "applies": False, "runs": {}, "missing": [], "pairs": [],
+                "note": "no problem of these runs has a prompt preamble: standalone and with-prompt grade them alike"}
+    found = store_verdict_sets(store, ids)
+    out: dict[str, Any] = {
+        "available": not found.missing,
+        "applies": True,
+        "runs": {p: found.runs[p] for p in PROTOCOLS} if renumber is None else {},
+        "missing": found.missing if renumber is None else [m | {"run": new[m["run"]]} for m in found.missing],
+        "pairs": [],
+    }
+    if found.missing:
+        return out
+    records = found.records
+    if renumber is not None:
+        records = {name: [rec | {"run_id": str(new[int(rec["run_id"])])} for rec in recs]
+                   for name, recs in records.items()}
+    compared = compare_verdict_sets(records, [new[r] for r in ids], conditions, family=family, n_boot=n_boot,
+                                    seed=seed, runs_meta=meta or runs_meta(run_reads.run_headers(store, ids)))
+    changes = {r: changed_programs(store, *(found.runs[p][i] for p in PROTOCOLS), *PROTOCOLS)  # type: ignore[misc]
+               for i, r in enumerate(ids)}
+    old = {v: k for k, v in new.items()}
+    arms = {a["label"]: (old[int(a["run"])], a["condition"]) for a in compared["reports"][AS_RUN]["arms"]}
+    for pair in compared["pairs"]:
+        changed = [c | {"run": new[run]} for run, condition in (arms[pair["a"]], arms[pair["b"]])
+                   for c in changes[run] if condition is None or c["condition"] == condition]
+        out["pairs"].append({
+            "a": pair["a_name"], "b": pair["b_name"], "a_label": pair["a"], "b_label": pair["b"],
+            "by_set": pair["by_set"],
+            "by_protocol": {p: pair["by_set"][p] for p in PROTOCOLS},
+            "conclusion": pair["conclusion"],
+            "survives": pair["survives"],
+            "same_conclusion": pair["same_conclusion"],
+            "changed": changed,
+        })
+    out["sets"] = compared["sets"]
+    out["holm_family_size"] = compared["holm_family_size"]
+    out["changed_programs"] = sum(len(c) for c in changes.values())
+    return out

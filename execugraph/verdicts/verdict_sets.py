@@ -1,0 +1,250 @@
+"""Verdict sets: each run's trials as run (or as published) and as rescored under each grading protocol.
+
+A rescore (`verdicts.rescore_run`) writes a child run holding the trials it could
+rerun. For the statistics every trial of the run is kept: a trial the rescore could
+not rerun (no code, problem not found) keeps its published verdict, so the numbers
+under a protocol differ from the published ones by exactly the flips, each of which
+says why. A child made earlier for the same run, protocol, recorded tests, sandbox
+policy and benchmark file is reused instead of rerunning every program.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from execugraph.grading import PROTOCOLS
+from execugraph.store import Store, run_reads, verdict_reads
+from execugraph.verdicts.rescore import recorded_benchmark, rescore_run
+
+PUBLISHED = "published"  # a reproduction's reference set: the verdicts the study's logs state
+AS_RUN = "as run"  # a stored run's reference set: the verdicts stored with its trials (published ones for an import)
+VERDICT_SETS: tuple[str, ...] = (PUBLISHED, *PROTOCOLS)
+PROMPTED_BENCHMARKS = ("humaneval",)  # benchmarks whose problems carry a prompt preamble
+Key = tuple[str, str, int, int]
+ProgressFn = Callable[[int, int], None]
+
+
+def trial_records(store: Store, run_id: int) -> list[dict[str, Any]]:
+    """The run's trials as plain records for `stats.build_report_from_records` (samples from grade steps)."""
+    rows, samples = verdict_reads.trial_records(store, run_id)
+    records = []
+    for record in rows:
+        record["run_id"] = str(run_id)
+        sample = samples.get((record["problem_id"], record["condition"], record["seed"], record["trial_index"]))
+        if sample:
+            record["samples_total"], record["samples_passed"] = sample
+        records.append(record)
+    return records
+
+
+def _key(record: Mapping[str, Any]) -> Key:
+    return (record["problem_id"], record["condition"], int(record["seed"] or 0), int(record["trial_index"] or 0))
+
+
+@dataclass
+class Rescored:
+    """One protocol's rescore of one run: the child run and its summary (`RescoreReport.to_dict()`)."""
+
+    protocol: str
+    child_id: int
+    summary: dict[str, Any]
+    reused_child: bool = False
+
+    def flips_by_cause(self) -> dict[str, int]:
+        """Flips counted under their first (most telling) cause."""
+        counts = Counter((flip.get("causes") or ["unexplained"])[0] for flip in self.summary.get("flips", []))
+        return dict(sorted(counts.items()))
+
+
+@dataclass
+class RunVerdicts:
+    """A run's records under every verdict set, and the rescores behind them."""
+
+    run_id: int
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    rescored: dict[str, Rescored] = field(default_factory=dict)
+    kept: dict[str, int] = field(default_factory=dict)  # protocol -> trials that keep their published verdict
+
+
+def wanted_benchmark(run_config: Mapping[str, Any] | None, override: Mapping[str, Any] | None) -> str | None:
+    """The stored benchmark whose tests grade the run's trials first: the given file's, else its own."""
+    if override and isinstance(override.get("benchmark"), str):
+        return str(override["benchmark"])
+    return recorded_benchmark(dict(run_config or {}))
+
+
+def earlier_rescore(store: Store, run_id: int, protocol: str, benchmark: str | None, policy: str) -> Rescored | None:
+    """The newest child of `run_id` rescored under `protocol` with the recorded tests, this sandbox policy and
+    `benchmark`'s problems, if one exists."""
+    for child_id, config in run_reads.finished_rescores(store, run_id):
+        summary = config.get("rescore")
+        if not isinstance(summary, dict):
+            continue
+        same = (summary.get("grading_protocol") == protocol and summary.get("tests") == "recorded"
+                and str(summary.get("policy_version")) == policy and recorded_benchmark(config) == benchmark)
+        if same:
+            return Rescored(protocol, int(child_id), {**summary, "run_id": int(child_id)}, reused_child=True)
+    return None
+
+
+def rescore_both(
+    store: Store,
+    run_id: int,
+    run_config: Mapping[str, Any] | None,
+    *,
+    override: Mapping[str, Any] | None,
+    pool: Callable[[], Any],
+    memo: dict[str, dict[str, Any]],
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Rescored]:
+    """The run rescored under each protocol (an earlier identical rescore reused); `pool()` starts the sandbox."""
+    from sandbox import POLICY_VERSION
+
+    out: dict[str, Rescored] = {}
+    benchmark = wanted_benchmark(run_config, override)
+    for protocol in PROTOCOLS:
+        found = earlier_rescore(store, run_id, protocol, benchmark, str(POLICY_VERSION))
+        if found is None:
+            def progress(done: int, total: int, protocol: str = protocol) -> None:
+                if on_progress is not None:
+                    on_progress(protocol, done, total)
+
+            report = rescore_run(store, run_id, pool=pool(), protocol=protocol, tests="recorded",
+                                 benchmark_file=override, memo=memo, on_progress=progress)
+            found = Rescored(protocol, int(report.run_id or 0), report.to_dict())
+        out[protocol] = found
+        if on_progress is not None:
+            on_progress(protocol, 1, 1)
+    return out
+
+
+def merge_verdicts(store: Store, records: list[dict[str, Any]], child_id: int) -> tuple[list[dict[str, Any]], int]:
+    """`records` with the verdict of `child_id`'s trial of the same key wherever there is one; and how many kept theirs."""
+    child = {(r[0], r[1], r[2], r[3]): (bool(r[4]), r[5]) for r in verdict_reads.trial_verdicts(store, child_id)}
+    merged, kept = [], 0
+    for record in records:
+        now = child.get(_key(record))
+        if now is None:
+            kept += 1
+            merged.append(record)
+        else:
+            merged.append({**record, "passed": now[0], "error_class": now[1], "status": "done"})
+    return merged, kept
+
+
+def run_verdicts(store: Store, run_id: int, rescored: Mapping[str, Rescored]) -> RunVerdicts:
+    """The run's records as published, and under each protocol with the rescored verdict wherever there is one."""
+    published = trial_records(store, run_id)
+    result = RunVerdicts(run_id, {PUBLISHED: published}, dict(rescored))
+    for protocol, rescore in rescored.items():
+        result.records[protocol], result.kept[protocol] = merge_verdicts(store, published, rescore.child_id)
+    return result
+
+
+def run_protocols(store: Store, run_ids: Sequence[int]) -> dict[int, str | None]:
+    """The protocol each run's trials were graded under (most trials win); None when not recorded.
+
+    Our own runs from before protocols were recorded graded `standalone`, the only
+    behaviour then; a published log that does not say stays unknown.
+    """
+    ids = [int(r) for r in run_ids]
+    kinds = run_reads.run_kinds_and_configs(store, ids)
+    best: dict[int, tuple[int, str]] = {}
+    for run_id, protocol, n in verdict_reads.grading_protocol_counts(store, ids):
+        if n > best.get(run_id, (0, ""))[0]:
+            best[run_id] = (int(n), protocol)
+    out: dict[int, str | None] = {}
+    for run_id in ids:
+        if run_id in best:
+            out[run_id] = best[run_id][1]
+        elif run_id in kinds and not isinstance(kinds[run_id][1].get("reference"), dict):
+            out[run_id] = "standalone"
+        else:
+            out[run_id] = None
+    return out
+
+
+def counterparts(store: Store, run_id: int) -> dict[str, int]:
+    """protocol -> the run graded under it for `run_id`'s programs (the run itself first, newest rescore next)."""
+    found_family = run_reads.rescore_family(store, run_id)
+    if found_family is None:
+        return {}
+    root, family = found_family
+    candidates = [run_id, *([root] if root != run_id else []), *(r for r in family if r != run_id)]
+    protocols = run_protocols(store, candidates)
+    found: dict[str, int] = {}
+    for candidate in candidates:
+        protocol = protocols.get(candidate)
+        if protocol is not None and protocol not in found:
+            found[protocol] = candidate
+    return found
+
+
+def protocols_can_differ(store: Store, run_ids: Sequence[int]) -> bool:
+    """Whether any problem of these runs has a prompt preamble (else both protocols grade them the same)."""
+    ids = [int(r) for r in run_ids]
+    return verdict_reads.has_trial_of_benchmark(store, ids, PROMPTED_BENCHMARKS) or (
+        verdict_reads.has_trial_with_preamble(store, ids)
+    )
+
+
+@dataclass
+class StoreVerdictSets:
+    """Stored runs under every verdict set: as run, then each protocol (a run's own, or its rescore merged in)."""
+
+    records: dict[str, list[dict[str, Any]]]
+    runs: dict[str, list[int | None]]  # verdict set -> the run whose verdicts each run takes there
+    missing: list[dict[str, Any]]  # the rescores that would complete the sets, with their commands
+
+
+def store_verdict_sets(store: Store, run_ids: Sequence[int]) -> StoreVerdictSets:
+    """Records of `run_ids` as run and under each protocol (a protocol without a counterpart is listed as missing).
+
+    Under a protocol a run keeps its own verdicts when it was graded under it, else takes
+    its newest rescore under it, trial by trial; a trial the rescore could not rerun keeps
+    its verdict, exactly as `run_verdicts` does for a reproduction.
+    """
+    ids = [int(r) for r in run_ids]
+    own = {r: trial_records(store, r) for r in ids}
+    mapping = {r: counterparts(store, r) for r in ids}
+    missing = [
+        {"run": r, "protocol": p, "command": f"python -m execugraph rescore --run {r} --grading-protocol {p}"}
+        for r in ids for p in PROTOCOLS if p not in mapping[r]
+    ]
+    records: dict[str, list[dict[str, Any]]] = {AS_RUN: [rec for r in ids for rec in own[r]]}
+    runs: dict[str, list[int | None]] = {AS_RUN: list(ids)}
+    for protocol in PROTOCOLS:
+        runs[protocol] = [mapping[r].get(protocol) for r in ids]
+        if any(p is None for p in runs[protocol]):
+            continue
+        merged: list[dict[str, Any]] = []
+        for r in ids:
+            source = mapping[r][protocol]
+            merged.extend(own[r] if source == r else merge_verdicts(store, own[r], source)[0])
+        records[protocol] = merged
+    return StoreVerdictSets(records, runs, missing)
+
+
+def changed_programs(store: Store, run_a: int, run_b: int, protocol_a: str, protocol_b: str) -> list[dict[str, Any]]:
+    """Trials (same key in both runs) whose verdict differs between the two runs."""
+    a, b = _verdicts(store, run_a), _verdicts(store, run_b)
+    out = []
+    for key in sorted(set(a) & set(b), key=str):
+        if a[key][0] != b[key][0]:
+            out.append({
+                "problem_id": key[0], "condition": key[1], "seed": key[2], "trial_index": key[3],
+                protocol_a: _word(*a[key]), protocol_b: _word(*b[key]),
+            })
+    return out
+
+
+def _verdicts(store: Store, run_id: int) -> dict[tuple, tuple[bool, str | None]]:
+    rows = verdict_reads.trial_verdicts(store, run_id, ("done", "error"))
+    return {(r[0], r[1], r[2], r[3]): (bool(r[4]), r[5]) for r in rows}
+
+
+def _word(passed: bool, error_class: str | None) -> str:
+    return "passed" if passed else (error_class or "failed")
