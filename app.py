@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from execugraph.redaction import install_log_scrub, redact_url
@@ -10,7 +12,9 @@ from execugraph.views.health import health_lines
 from ui import access, keys
 from ui.resources import ensure_background_worker, health, preload_chart_frontend, settings, store, warm_up
 
-st.set_page_config(page_title="ExecuGraph", page_icon=":material/hub:", layout="wide")
+# A local icon: a Material icon name makes the browser fetch it from fonts.gstatic.com on every page load.
+ICON = str(Path(__file__).resolve().parent / "docs" / "favicon.png")
+st.set_page_config(page_title="ExecuGraph", page_icon=ICON, layout="wide")
 st.session_state[keys.ROUTED] = True
 keys.init_state(st.session_state)
 install_log_scrub()  # the server's log lines never carry a secret the process holds
@@ -27,9 +31,11 @@ PAGES = [
     st.Page("pages/export.py", title="Export / Import", icon=":material/ios_share:"),
 ]
 
-page = st.navigation(PAGES)
+page = st.navigation(PAGES, position="hidden")  # drawn below: config.toml hides the pages/ list Streamlit shows first
 
 with st.sidebar:
+    for entry in PAGES:
+        st.page_link(entry)
     st.caption("Health")
     icons = {"ok": ":green[●]", "warn": ":orange[●]", "fail": ":red[●]"}
     checks = health()

@@ -100,12 +100,15 @@ def visible_subset(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def loop_tests(problem: Problem, feedback_tests: str) -> list[dict[str, Any]] | None:
-    """The tests that feed the retry loop, or None when model-written tests must (`generated`, or no tests)."""
-    grading = problem_grading_tests(problem)
+    """The tests that feed the retry loop, or None when model-written tests must (`generated`, or no tests).
+
+    Amplified tests (marked `"amplified"`, see `execugraph.amplify`) grade only: they never feed the loop.
+    """
+    grading = [t for t in problem_grading_tests(problem) if not t.get("amplified")]
     if grading and feedback_tests == "grading":
         return grading
     if grading and feedback_tests == "visible":
-        return visible_subset(problem.tests)
+        return visible_subset([t for t in problem.tests if not t.get("amplified")])
     return None
 
 

@@ -31,6 +31,7 @@ run_ids = run_picker(
     store,
     label="Runs (one batch compares its conditions)",
     fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
+    url=True,
 )
 if not run_ids:
     empty_state(

@@ -8,6 +8,7 @@ from execugraph.retrieval import LibraryFormatError
 from execugraph.run_names import run_name
 from ui import keys, resources
 from ui.keys import Retr
+from ui.publish import plot
 from ui.retrieval_parts import live_query, technique_editor
 from ui.widgets import empty_state
 
@@ -66,7 +67,7 @@ with runs_tab:
             st.session_state[Retr.HEATMAP_RUN] = runs[0][0]
         run_id = st.selectbox("Run", list(labels), key=Retr.HEATMAP_RUN, format_func=labels.get)
         matrix = views.hit_matrix(store, run_id)
-        st.plotly_chart(
+        plot(
             charts.heatmap(
                 matrix["problems"],
                 matrix["techniques"],

@@ -8,7 +8,7 @@ import streamlit as st
 from execugraph import views
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.text_safety import md_text
-from ui import keys, protocol_parts, resources, statistics_parts
+from ui import keys, protocol_parts, resources, statistics_parts, statistics_url, url_state
 from ui.family_picker import family_picker
 from ui.keys import Stats
 from ui.widgets import empty_state, run_picker
@@ -28,16 +28,22 @@ run_ids = run_picker(
     store,
     fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
     help="runs are compared in this order; in all pairs, each pair is later minus earlier",
+    url=True,
 )
 present = views.conditions_in_runs(store, run_ids)
+linked = statistics_url.adopt_conditions()
+url_state.warn_unknown("Conditions", [c for c in linked if c not in present] if run_ids else [])
 st.session_state[Stats.CONDITIONS] = [c for c in st.session_state[Stats.CONDITIONS] if c in present]
 conditions = st.multiselect("Conditions (none = each run's own)", present, key=Stats.CONDITIONS)
+statistics_url.publish_conditions(conditions)
 if not run_ids:
     empty_state("Pick one run to compare its conditions, or several runs to compare them against each other.")
     st.stop()
 try:
     arms = resources.arms(run_ids, conditions)
+    statistics_url.adopt_family(arms)
     baseline, comparable_only = family_picker(arms)
+    statistics_url.publish_family(baseline, comparable_only)
     report = resources.report(run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")

@@ -9,6 +9,7 @@ from execugraph.text_safety import md_text
 from execugraph.views.grading import recorded_grading
 from ui import keys, protocol_parts, resources
 from ui.keys import Trace
+from ui.publish import plot
 from ui.steps import render_steps
 from ui.trace_parts import code_panel, compare_panel, hits_panel
 from ui.trace_picker import pick_trial
@@ -55,7 +56,7 @@ steps_tab, code_tab, hits_tab, compare_tab = st.tabs(
 )
 if steps_tab.open:
     with steps_tab:
-        st.plotly_chart(charts.step_timeline(steps), key="trace.timeline")
+        plot(charts.step_timeline(steps), key="trace.timeline")
         render_steps(steps, store, calls=True)
 if code_tab.open:
     with code_tab:

@@ -44,7 +44,7 @@ def problem_source(upload_folder: Any) -> tuple[str, list[Any], dict[str, str]]:
 
 
 def grid_inputs(problems: list[Any]) -> None:
-    """Category filter, subset, conditions, seeds, trials and concurrency."""
+    """Category filter, subset, conditions, seeds, trials, concurrency and trial order."""
     categories = sorted({p.category for p in problems})
     st.session_state[Batch.CATEGORIES] = [c for c in st.session_state[Batch.CATEGORIES] if c in categories]
     st.multiselect("Categories (none = all)", categories, key=Batch.CATEGORIES)
@@ -61,6 +61,13 @@ def grid_inputs(problems: list[Any]) -> None:
     a.text_input("Seeds", key=Batch.SEEDS, help="e.g. 0-4 or 0,2,5")
     b.number_input("Trials per seed", min_value=1, max_value=100, key=Batch.TRIALS)
     c.number_input("Concurrency", min_value=1, max_value=64, key=Batch.CONCURRENCY, help="trials run at once")
+    st.selectbox(
+        "Trial order",
+        ["paired", "condition-major"],
+        key=Batch.ORDER,
+        help="paired: problem by problem in a seeded random order, every condition of a problem before the next, "
+        "so a batch stopped early is still a paired sample; condition-major: one condition after another",
+    )
     a, b, c = st.columns(3)
     a.selectbox("Executor", ["local", "ray"], key=Batch.EXECUTOR,
                 help="local: threads in the background worker; ray: one Ray task per trial (docs/scale-out.md)")
@@ -113,6 +120,7 @@ def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, 
         models=models,
         default_model=default_model,
         concurrency=s[Batch.CONCURRENCY],
+        order=s[Batch.ORDER],
         feedback_tests=s[Batch.FEEDBACK],
         executor=s[Batch.EXECUTOR],
         **_ray_fields(s),

@@ -28,7 +28,9 @@ def _line(row: dict[str, Any]) -> str:
     ]
     if row["running"]:
         parts.append(f"{row['running']} running")
-    if row["eta_s"] is not None:
+    if row.get("eta_text"):
+        parts.append(row["eta_text"])
+    elif row["eta_s"] is not None:
         parts.append(f"ETA {duration(row['eta_s'])}")
     return " · ".join(parts)
 
@@ -101,7 +103,19 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
                     icon=":material/stop:",
                     on_click=request_cancel,
                     args=(store, row["id"]),
+                    help="stop after the trials in progress",
                 )
+                if row["status"] == "running" and row["running"]:
+                    right.button(
+                        "Cancel now",
+                        key=f"{Batch.CANCEL_NOW}{row['id']}",
+                        disabled=store.read_only,
+                        icon=":material/cancel:",
+                        on_click=request_cancel,
+                        args=(store, row["id"]),
+                        kwargs={"now": True},
+                        help="abandon the trials in progress too: recorded as cancelled, rerun on resume",
+                    )
             elif row["status"] in ("cancelled", "failed") or row["done"] < row["total"]:
                 right.button(
                     "Resume",

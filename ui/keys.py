@@ -65,6 +65,7 @@ class Batch:
     DEFAULT_MODEL = "batch.default_model"
     ROLE_MODEL = "batch.model."  # + role
     CONCURRENCY = "batch.concurrency"
+    ORDER = "batch.order"  # paired (problem by problem, seeded random order) or condition-major
     FEEDBACK = "batch.feedback"
     EXECUTOR = "batch.executor"
     RAY_ADDRESS = "batch.ray_address"
@@ -76,6 +77,7 @@ class Batch:
     LAUNCH = "batch.launch"
     START_WORKER = "batch.start_worker"
     CANCEL = "batch.cancel."  # + run id
+    CANCEL_NOW = "batch.cancel_now."  # + run id
     RESUME = "batch.resume."  # + run id
     LAUNCHED = "batch.launched"  # id of the batch this session launched last (not a widget)
 
@@ -180,6 +182,7 @@ class Reproduce:
     FAMILIES = "reproduce.families"  # a families file (uploader)
     FIGURES = "reproduce.figures"
     RUN = "reproduce.run"
+    CANCEL = "reproduce.cancel"  # stops the running reproduction (ui/reproduce_job.py)
     DONE = "reproduce.done"  # the last reproduction: files and summary (not a widget)
     DOWNLOAD_HTML = "reproduce.download_html"
     DOWNLOAD_ZIP = "reproduce.download_zip"
@@ -214,6 +217,7 @@ DEFAULTS: dict[str, Any] = {
     Batch.TRIALS: 1,
     **{Batch.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
     Batch.CONCURRENCY: 1,
+    Batch.ORDER: "paired",
     Batch.FEEDBACK: "grading",
     Batch.EXECUTOR: "local",
     Batch.RAY_ADDRESS: "",
@@ -293,3 +297,7 @@ def _run_under_the_router() -> None:
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+SYN_TEST_ROWS_KEPT = "_kept.syn.test_rows"  # the test table as last edited: a data editor has no persist_state
+PERSIST = "session"  # `persist_state=` of the Synthesize widgets: what was typed survives a visit to another page

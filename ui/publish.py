@@ -2,6 +2,8 @@
 
 The files are made only when a button is pressed (Streamlit's deferred download
 data), so a page that shows ten charts does not start chromium ten times per rerun.
+A chart is drawn with `theme=None` and exported from the same figure JSON, so the
+file looks like the page; one press renders both formats, kept per figure JSON.
 """
 
 from __future__ import annotations
@@ -31,13 +33,14 @@ def static_export_ready() -> str | None:
 
 
 def figure_downloads(fig: Any, *, key: str, name: str) -> None:
-    """SVG and PDF buttons under a chart."""
+    """SVG and PDF buttons under a chart, made from the figure JSON the page draws."""
     problem = static_export_ready()
+    spec = fig.to_json()
     row = st.container(horizontal=True, gap="small")
     for fmt in ("svg", "pdf"):
         row.download_button(
             fmt.upper(),
-            data=partial(to_image, fig, fmt),
+            data=partial(to_image, spec, fmt),
             file_name=f"{name}.{fmt}",
             mime=MIME[fmt],
             key=f"{key}.{fmt}",
@@ -45,13 +48,18 @@ def figure_downloads(fig: Any, *, key: str, name: str) -> None:
             type="tertiary",
             icon=":material/download:",
             disabled=problem is not None,
-            help=problem or f"this chart as {fmt.upper()} (rendered by chromium, a few seconds)",
+            help=problem or f"this chart as {fmt.upper()}, as drawn here (the first file of a chart takes a few seconds)",
         )
+
+
+def plot(fig: Any, *, key: str) -> None:
+    """A chart drawn as built (`theme=None`: Streamlit leaves our template alone, so the files match)."""
+    st.plotly_chart(fig, key=key, theme=None)
 
 
 def chart(fig: Any, *, key: str, name: str) -> None:
     """A plotly chart with its SVG and PDF downloads."""
-    st.plotly_chart(fig, key=key)
+    plot(fig, key=key)
     figure_downloads(fig, key=key, name=name)
 
 

@@ -1,53 +1,24 @@
 """The Export / Import page's Reproduce tab: upload a published results folder (zip), optionally its benchmark file
-and a families file, and get the reproduction report (`execugraph.reproduce`) with a progress bar and downloads."""
+and a families file; the reproduction runs in the background (`ui.reproduce_job`) with live progress, a Cancel
+button and, when it ends, the report and everything else to download."""
 
 from __future__ import annotations
 
-import io
-import shutil
-import tempfile
-import zipfile
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from execugraph.publication import BundleFormatError
-from execugraph.publication.source import format_size, read_zip_bytes
-from execugraph.reproduce import (
-    REPORT_HTML,
-    REPORT_MD,
-    Progress,
-    ReproduceError,
-    StudyInputs,
-    load_dataset,
-    parse_families,
-    run_study,
-    write_study,
-)
+from execugraph.publication.source import format_size
+from execugraph.reproduce import REPORT_HTML, ReproduceError, load_dataset, parse_families
 from execugraph.store import Store
 from execugraph.suite_files import FileTooLargeError, check_size
 from execugraph.text_safety import md_text
-from ui import resources
+from ui import reproduce_job, resources
 from ui.keys import Reproduce
+from ui.reproduce_job import Reproduced, ReproduceJob, ReproduceRequest
 from ui.widgets import read_only_notice
 
-
-@dataclass(frozen=True)
-class Reproduced:
-    """What the last reproduction left for this session: its files (zipped), the HTML report and a summary."""
-
-    name: str
-    archive: bytes
-    html: str
-    markdown: str
-    sentences: list[tuple[str, list[str]]]  # (family, one sentence per comparison)
-    warnings: list[str]
-    missing_figures: str | None
-    trials: int
-    runs: int
-    notes: list[str] = field(default_factory=list)  # about this database ("already imported"): not in the report
+__all__ = ["Reproduced", "reproduce_panel"]
 
 
 def _upload_bytes(upload: Any, limit: int) -> bytes:
@@ -56,53 +27,44 @@ def _upload_bytes(upload: Any, limit: int) -> bytes:
     return data
 
 
-def _zip_folder(folder: Path) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                archive.write(path, path.relative_to(folder).as_posix())
-    return buffer.getvalue()
-
-
-def _reproduce(store: Store, results: Any, dataset: Any, families: Any, figures: bool) -> Reproduced:
-    """Run the reproduction with a progress bar; raises on a bad input (before anything is imported)."""
+def _request(results: Any, dataset: Any, families: Any, figures: bool) -> ReproduceRequest:
+    """The uploads read and checked here, so a bad benchmark or families file is refused before anything runs."""
     limits = resources.settings()
     data = _upload_bytes(results, limits.upload_max_bytes)
     bench = load_dataset(_upload_bytes(dataset, limits.upload_max_bytes), dataset.name) if dataset else None
     requests = parse_families(_upload_bytes(families, limits.upload_max_bytes), families.name) if families else None
-    bar = st.progress(0.0, text=f"Reading {md_text(results.name)}...")
-    progress = Progress(lambda fraction, text: bar.progress(min(1.0, fraction), text=md_text(text)))
-    out = Path(tempfile.mkdtemp(prefix="execugraph-reproduce-"))
+    stem = results.name[:-4] if results.name.lower().endswith(".zip") else results.name
+    return ReproduceRequest(name=stem, label=results.name, data=data, dataset=bench, families=requests,
+                            families_name=families.name if families else None, figures=figures,
+                            import_max_bytes=limits.import_max_bytes)
+
+
+def _start(store: Store, results: Any, dataset: Any, families: Any, figures: bool) -> None:
     try:
-        stem = results.name[:-4] if results.name.lower().endswith(".zip") else results.name
-        with read_zip_bytes(data, name=stem, label=results.name, max_bytes=limits.import_max_bytes) as fileset:
-            study = run_study(store, StudyInputs(fileset, bench, requests, families.name if families else None),
-                              progress=progress)
-        missing = write_study(study, out, progress, figures=figures)
-        sentences = [(f["name"], [c["sentence"] for c in f["comparisons"]]) for f in study.data["families"]]
-        result = Reproduced(
-            name=stem, archive=_zip_folder(out), html=(out / REPORT_HTML).read_text(encoding="utf-8"),
-            markdown=(out / REPORT_MD).read_text(encoding="utf-8"), sentences=sentences,
-            warnings=list(study.data["warnings"]), missing_figures=missing if figures else None,
-            trials=sum(r["trials"] for r in study.data["runs"]), runs=len(study.data["runs"]),
-            notes=list(study.data["local"]["import_notes"]),
-        )
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
-    bar.progress(1.0, text=f"Reproduced {result.runs} run(s), {result.trials} trials")
-    return result
+        request = _request(results, dataset, families, figures)
+    except FileTooLargeError as exc:
+        st.error(f"Nothing was imported: {md_text(exc)}", icon=":material/error:")
+        return
+    except ReproduceError as exc:
+        st.error("Nothing was imported: " + "; ".join(map(md_text, exc.issues[:10])), icon=":material/error:")
+        return
+    if reproduce_job.start(resources.settings().db_url, store, request) is None:
+        st.warning("A reproduction is already running on this database; cancel it or wait for it to finish.",
+                   icon=":material/hourglass:")
+    else:
+        st.session_state.pop(Reproduce.DONE, None)
 
 
 def reproduce_panel(store: Store) -> None:
-    """Upload a study, reproduce it, and show what holds up; the report and everything else download."""
+    """Upload a study and start its reproduction in the background; follow it, cancel it, download its report."""
     if read_only_notice(store, "Reproducing a study"):
         return
     limits = resources.settings()
     st.caption(
         "Import a published results folder, rescore every run under both grading protocols (standalone and "
         "with-prompt), and see whether each comparison's conclusion (direction and significance at 0.05 after Holm) "
-        "survives. The same as `python -m execugraph reproduce`."
+        "survives. The same as `python -m execugraph reproduce`. It runs in the background: leave the page and come "
+        "back, or cancel it."
     )
     results = st.file_uploader("Results folder (.zip)", type=["zip"], key=Reproduce.RESULTS,
                                max_upload_size=resources.upload_limit_mb(),
@@ -114,19 +76,54 @@ def reproduce_panel(store: Store) -> None:
                                    help='[{"name": ..., "runs": [folders], "baseline": folder} or "pairs": '
                                    "[[first, second], ...]]; default: by benchmark and problem set")
     figures = st.checkbox("Figures (SVG, rendered by chromium)", key=Reproduce.FIGURES)
+    key = limits.db_url
+    job = reproduce_job.current(key)
+    running = job is not None and not job.done
     if results is None:
         st.caption(f"Uploads up to {format_size(limits.upload_max_bytes)}, unpacking to at most "
                    f"{format_size(limits.import_max_bytes)}.")
-    elif st.button("Reproduce", key=Reproduce.RUN, type="primary", icon=":material/replay:"):
-        try:
-            st.session_state[Reproduce.DONE] = _reproduce(store, results, dataset, families, figures)
-        except FileTooLargeError as exc:
-            st.error(f"Nothing was imported: {md_text(exc)}", icon=":material/error:")
-        except (BundleFormatError, ReproduceError) as exc:
-            st.error("Nothing was imported: " + "; ".join(map(md_text, exc.issues[:10])), icon=":material/error:")
+    elif st.button("Reproduce", key=Reproduce.RUN, type="primary", icon=":material/replay:", disabled=running,
+                   help="one reproduction at a time per database" if running else None):
+        _start(store, results, dataset, families, figures)
+        job = reproduce_job.current(key)
+    if job is not None and not job.done:
+        _live(job)
+    elif job is not None:
+        _outcome(job)
     done: Reproduced | None = st.session_state.get(Reproduce.DONE)
     if done is not None:
         _show(done)
+
+
+@st.fragment(run_every=1.0)
+def _live(job: ReproduceJob) -> None:
+    """Redrawn every second while the job runs; hands over to a full rerun when it ends."""
+    if job.done:
+        st.rerun()
+    fraction, text = job.snapshot()
+    st.progress(fraction, text=f"{md_text(text)} ({job.elapsed_s():.0f} s)")
+    if job.cancelling:
+        st.caption(":material/hourglass_top: Cancelling: it stops once the programs in flight return.")
+    elif st.button("Cancel", key=Reproduce.CANCEL, icon=":material/stop:",
+                   help="stop after the programs in flight; finished rescores stay stored and are reused next time"):
+        job.cancel()
+        st.caption(":material/hourglass_top: Cancelling: it stops once the programs in flight return.")
+
+
+def _outcome(job: ReproduceJob) -> None:
+    """What the last job on this database came to: its result (kept for this session), why it stopped or failed."""
+    name = md_text(job.request.label)
+    if job.state == "done" and job.result is not None:
+        st.session_state[Reproduce.DONE] = job.result
+        st.progress(1.0, text=f"Reproduced {job.result.runs} run(s), {job.result.trials} trials")
+    elif job.state == "cancelled":
+        st.warning(f"Cancelled the reproduction of {name} after {job.elapsed_s():.0f} s. No report was written; "
+                   "the rescores that finished are stored and reused when you reproduce it again.",
+                   icon=":material/cancel:")
+    elif job.issues:
+        st.error("Nothing was imported: " + "; ".join(map(md_text, job.issues[:10])), icon=":material/error:")
+    else:
+        st.error(f"The reproduction of {name} failed: {md_text(job.error)}", icon=":material/error:")
 
 
 def _show(done: Reproduced) -> None:

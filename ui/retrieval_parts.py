@@ -10,6 +10,7 @@ from execugraph import technique_library
 from execugraph.retrieval import LibraryFormatError, parse_technique
 from ui import resources
 from ui.keys import TECHNIQUE_FIELDS, Retr
+from ui.publish import plot
 
 NEW = "(new technique)"
 
@@ -103,7 +104,7 @@ def live_query(library: Any) -> None:
                 }
                 for h in hits
             ]
-            st.plotly_chart(charts.score_bars(rows), key="retr.scores")
+            plot(charts.score_bars(rows), key="retr.scores")
             st.dataframe(rows, hide_index=True)
     else:
         st.info("Type a problem statement to see which techniques the planner would be offered, with their scores.")

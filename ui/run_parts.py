@@ -10,6 +10,7 @@ import streamlit as st
 from execugraph.figures import charts
 from execugraph.text_safety import md_text
 from ui.keys import Runs
+from ui.publish import plot
 from ui.widgets import duration, pct
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def summary_panel(store: Store, run: Any, row: Mapping[str, Any] | None = None) 
     categories = list(dict.fromkeys(r["category"] or "-" for r in cells))
     values = {(r["condition"], r["category"] or "-"): r["pass_rate"] for r in cells}
     if len(conditions) * len(categories) > 1:
-        st.plotly_chart(
+        plot(
             charts.heatmap(
                 conditions,
                 categories,

@@ -33,7 +33,8 @@ def allowed_hosts(host: str, extra: tuple[str, ...]) -> list[str]:
 def streamlit_argv(host: str, port: int, hosts: list[str]) -> list[str]:
     argv = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app.py"), "--server.headless", "true",
             "--server.port", str(port), "--server.address", host, "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none", "--server.runOnSave", "false"]
+            "--server.fileWatcherType", "none", "--server.runOnSave", "false",
+            "--client.toolbarMode", "viewer", "--client.showSidebarNavigation", "false"]  # as .streamlit/config.toml
     for name in hosts:
         argv += ["--server.allowedHosts", name]
     return argv

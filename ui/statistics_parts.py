@@ -73,13 +73,20 @@ def flips(report: dict[str, Any]) -> None:
     st.caption(report["method"]["majority_rule"])
 
 
+def pass_at_k_table(report: dict[str, Any]) -> list[dict[str, str]]:
+    """One row per arm, pass@k in percent like every other rate on the page ('-' where no problem has k trials)."""
+    table: dict[str, dict[str, str]] = {}
+    for row in views.pass_at_k_rows(report):
+        value = row["pass_at_k"]
+        cell = "-" if value is None else f"{100 * value:.1f}"
+        table.setdefault(row["arm"], {"arm": row["arm"]})[f"pass@{row['k']} (%)"] = cell
+    return list(table.values())
+
+
 def rates(report: dict[str, Any]) -> None:
     """pass@k per arm, then pass rate per category with its CI (the publication table)."""
     st.subheader("pass@k")
-    table: dict[str, dict[str, Any]] = {}
-    for row in views.pass_at_k_rows(report):
-        table.setdefault(row["arm"], {"arm": row["arm"]})[f"pass@{row['k']}"] = row["pass_at_k"]
-    st.dataframe(list(table.values()), hide_index=True, key="stats.passk")
+    st.dataframe(pass_at_k_table(report), hide_index=True, key="stats.passk")
     st.subheader("Pass rate per category")
     table_view(category_table(report), key="stats.categories")
     if any(p.get("categories") for p in report["pairs"]):

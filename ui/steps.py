@@ -88,7 +88,7 @@ def _test_results(store: Store, step_id: int | None) -> None:
         if execution.stderr:
             st.code(views.map_traceback(execution.stderr[-2000:], execution.code or ""), language="text")
         if execution.code and (execution.stderr or any(r.get("stderr") for r in execution.results or [])):
-            st.caption("Line numbers in the tracebacks above refer to the program as it ran:")
+            st.caption("Line numbers in these tracebacks refer to the program as it ran, shown here:")
             st.code(execution.code, language="python", line_numbers=True)
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.conditions import DESCRIPTIONS, condition_names
+from ui import keys
 from ui.jobs import SynthesisJob
 from ui.keys import Syn
 from ui.steps import explanation, render_steps
@@ -26,18 +27,22 @@ def problem_inputs() -> list[dict[str, Any]]:
     st.text_area(
         "Problem statement",
         key=Syn.STATEMENT,
+        persist_state=keys.PERSIST,
         height=150,
         placeholder="Return the length of the longest strictly increasing subsequence of nums.",
     )
+    if Syn.TEST_ROWS not in st.session_state and keys.SYN_TEST_ROWS_KEPT in st.session_state:
+        st.session_state[Syn.TEST_ROWS_DATA] = st.session_state[keys.SYN_TEST_ROWS_KEPT]  # back from another page
     rows = list(st.session_state[Syn.TEST_ROWS_DATA])
     for key in (Syn.ASSERT_SOURCE, Syn.ASSERT_CALL):  # keep what was typed while the assert boxes are hidden
         st.session_state[key] = st.session_state[key]
     with st.expander("Entry point, aliases and tests (optional)"):
         a, b = st.columns(2)
-        a.text_input("Entry point", key=Syn.ENTRY_POINT, placeholder="lengthOfLIS")
-        b.text_input("Aliases", key=Syn.ALIASES, placeholder="length_of_lis, lis")
-        st.text_input("Signature", key=Syn.SIGNATURE, placeholder="def lengthOfLIS(nums: list[int]) -> int")
-        mode = st.radio("Tests", views.TEST_MODES, key=Syn.TESTS_MODE, horizontal=True)
+        a.text_input("Entry point", key=Syn.ENTRY_POINT, placeholder="lengthOfLIS", persist_state=keys.PERSIST)
+        b.text_input("Aliases", key=Syn.ALIASES, placeholder="length_of_lis, lis", persist_state=keys.PERSIST)
+        st.text_input("Signature", key=Syn.SIGNATURE, placeholder="def lengthOfLIS(nums: list[int]) -> int",
+                      persist_state=keys.PERSIST)
+        mode = st.radio("Tests", views.TEST_MODES, key=Syn.TESTS_MODE, horizontal=True, persist_state=keys.PERSIST)
         if mode == views.TEST_MODES[0]:
             rows = st.data_editor(
                 st.session_state[Syn.TEST_ROWS_DATA],
@@ -50,14 +55,16 @@ def problem_inputs() -> list[dict[str, Any]]:
                     "visible": st.column_config.CheckboxColumn("Visible", help="may feed the retry loop"),
                 },
             )
+            st.session_state[keys.SYN_TEST_ROWS_KEPT] = [dict(r) for r in rows]
         elif mode == views.TEST_MODES[1]:
             st.text_area(
                 "Assert source",
                 key=Syn.ASSERT_SOURCE,
+                persist_state=keys.PERSIST,
                 height=100,
                 placeholder="def check(candidate):\n    assert candidate([1, 3, 2]) == 2",
             )
-            st.text_input("Assert call", key=Syn.ASSERT_CALL)
+            st.text_input("Assert call", key=Syn.ASSERT_CALL, persist_state=keys.PERSIST)
         else:
             st.caption("The evaluator model writes the tests; they feed the loop and grade the result.")
     return list(rows)
@@ -65,20 +72,24 @@ def problem_inputs() -> list[dict[str, Any]]:
 
 def run_settings(choices: list[str], why_missing: str | None) -> tuple[str, dict[str, str]]:
     """Condition, models, retry budget, retrieval, feedback source and timeout; returns (default model, per role)."""
-    condition = st.selectbox("Condition", condition_names(), key=Syn.CONDITION)
+    condition = st.selectbox("Condition", condition_names(), key=Syn.CONDITION, persist_state=keys.PERSIST)
     st.caption(DESCRIPTIONS.get(condition, ""))
-    default_model, models = model_pickers(Syn.DEFAULT_MODEL, Syn.ROLE_MODEL, choices, why_missing)
+    default_model, models = model_pickers(Syn.DEFAULT_MODEL, Syn.ROLE_MODEL, choices, why_missing,
+                                          persist=keys.PERSIST)
     a, b = st.columns(2)
-    a.selectbox("Retry budget", [views.CONDITION_DEFAULT, *map(str, range(0, 11))], key=Syn.RETRY_BUDGET)
-    b.selectbox("Retrieval", [views.CONDITION_DEFAULT, "on", "off"], key=Syn.RETRIEVAL)
+    a.selectbox("Retry budget", [views.CONDITION_DEFAULT, *map(str, range(0, 11))], key=Syn.RETRY_BUDGET,
+                persist_state=keys.PERSIST)
+    b.selectbox("Retrieval", [views.CONDITION_DEFAULT, "on", "off"], key=Syn.RETRIEVAL, persist_state=keys.PERSIST)
     a.selectbox(
         "Feedback tests",
         ["grading", "visible", "generated"],
         key=Syn.FEEDBACK,
+        persist_state=keys.PERSIST,
         help="which tests feed the retry loop: all grading tests, the visible ones, or model-written ones",
     )
-    b.number_input("Test timeout (s)", min_value=0.5, max_value=600.0, step=0.5, key=Syn.TIMEOUT)
-    st.text_input("Run title (optional)", key=Syn.TITLE)
+    b.number_input("Test timeout (s)", min_value=0.5, max_value=600.0, step=0.5, key=Syn.TIMEOUT,
+                   persist_state=keys.PERSIST)
+    st.text_input("Run title (optional)", key=Syn.TITLE, persist_state=keys.PERSIST)
     return default_model, models
 
 

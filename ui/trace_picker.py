@@ -37,6 +37,12 @@ def _outcome(t: dict[str, Any]) -> str:
     return "passed" if t["passed"] else "failed" if t["status"] == "done" else t["status"]
 
 
+def trial_label(t: dict[str, Any]) -> str:
+    """'#12 fizzbuzz · multi-full · seed 0 · trial 1 · passed' (never 'seed 0.0', which reads as a number)."""
+    return (f"#{t['id']} {t['problem_id']} · {t['condition']} · seed {t['seed']} · trial {t['trial_index']} · "
+            f"{_outcome(t)}")
+
+
 def pick_trial(store: Store) -> int | None:
     """Run, filters and trial selectors; None (after saying why) when there is nothing to show."""
     follow_links(store)
@@ -76,11 +82,7 @@ def pick_trial(store: Store) -> int | None:
     if not trials:
         empty_state("No trial of this run matches the filters. Set them back to 'any', or pick another run.")
         return None
-    labels = {
-        t["id"]: f"#{t['id']} {t['problem_id']} · {t['condition']} · seed {t['seed']}.{t['trial_index']} · "
-        f"{_outcome(t)}"
-        for t in trials
-    }
+    labels = {t["id"]: trial_label(t) for t in trials}
     if st.session_state.get(Trace.TRIAL) not in labels:
         finished = (t["id"] for t in trials if t["status"] in ("done", "error"))
         st.session_state[Trace.TRIAL] = next(finished, trials[0]["id"])

@@ -10,7 +10,7 @@ import streamlit as st
 from execugraph.config import ROLES
 from execugraph.settings import EMBEDDED_MODEL
 from execugraph.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
-from ui import keys
+from ui import keys, url_state
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -37,15 +37,19 @@ def empty_state(message: str, *, page: str | None = None, label: str | None = No
 
 
 def model_pickers(
-    default_key: str, role_prefix: str, choices: list[str], why_missing: str | None
+    default_key: str, role_prefix: str, choices: list[str], why_missing: str | None, *, persist: Any = None
 ) -> tuple[str, dict[str, str]]:
-    """Default model plus optional per-role overrides; returns (default spec, {role: spec})."""
+    """Default model plus optional per-role overrides; returns (default spec, {role: spec}).
+
+    `persist` is the pickers' `persist_state` ("session": kept while another page is shown).
+    """
     current = st.session_state.get(default_key)
     options = list(dict.fromkeys([*choices, *([current] if current else [])]))
     default = st.selectbox(
         "Model",
         options,
         key=default_key,
+        persist_state=persist,
         help=f"{EMBEDDED_MODEL} is the small embedded model; pulled Ollama models are listed too; "
         "the starting choice is EXECUGRAPH_MODEL",
     )
@@ -58,7 +62,7 @@ def model_pickers(
             key = role_prefix + role
             if st.session_state.get(key) not in role_options:
                 st.session_state[key] = keys.SAME_AS_DEFAULT
-            choice = st.selectbox(role.capitalize(), role_options, key=key)
+            choice = st.selectbox(role.capitalize(), role_options, key=key, persist_state=persist)
             if choice != keys.SAME_AS_DEFAULT:
                 models[role] = choice
     return default, models
@@ -86,10 +90,12 @@ def run_picker(
     label: str = "Runs",
     fallback: Callable[[], list[int]] | None = None,
     help: str | None = None,
+    url: bool = False,
 ) -> list[int]:
     """A multiselect of runs, preset from a `?runs=1,2` link, else the Runs page selection, else `fallback()`.
 
-    Offers the newest runs plus any run already chosen, however old.
+    Offers the newest runs plus any run already chosen, however old; a run the link names that this database
+    lacks is named in a warning. With `url`, the choice is written back to `?runs=` so the link stays shareable.
     """
     from execugraph.views import run_choices
 
@@ -97,8 +103,12 @@ def run_picker(
     marker = f"_preset.{key}"
     kept = f"_kept.{key}"  # the last choice, kept while another page is shown (Streamlit drops widget state)
     preset: list[int] | None = None
+    linked: list[int] = []
     if raw and st.session_state.get(marker) != ("query", raw):
         preset, st.session_state[marker] = _parse_ids(raw), ("query", raw)
+        linked = preset
+        unreadable = [p.strip() for p in raw.split(",") if p.strip() and not p.strip().isdigit()]
+        url_state.warn_unknown("Run ids", unreadable)
     elif not st.session_state.get(key) and st.session_state.get(marker) is None:
         preset = list(st.session_state.get(keys.SELECTED_RUNS) or []) or (fallback() if fallback else [])
         st.session_state[marker] = ("default", tuple(preset))
@@ -106,7 +116,15 @@ def run_picker(
         preset = list(st.session_state[kept])
     wanted = preset if preset is not None else list(st.session_state.get(key) or [])
     labels = dict(run_choices(store, include=wanted))
+    url_state.warn_unknown("Runs", [f"#{r}" for r in linked if r not in labels])
     st.session_state[key] = [r for r in wanted if r in labels]
     chosen = st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
     st.session_state[kept] = list(chosen)
+    if url:
+        value = url_state.joined(chosen)
+        if value and raw != value:
+            st.query_params["runs"] = value
+        elif not value and "runs" in st.query_params:
+            del st.query_params["runs"]
+        st.session_state[marker] = ("query", value)
     return chosen

@@ -2,7 +2,9 @@
 
 - `spec`: BatchSpec, what a user asks for, validated and expanded into trial keys.
 - `control`: queue a batch's whole grid, ask for a cancel, resume.
+- `order`: the paired order trials are queued (and so claimed) in, and whether what finished pairs.
 - `progress`, `outcome`: where a run stands, and the counts and status words every surface shows.
+- `eta`: the time left, from each condition's trial costs (this run's, earlier runs'), with a range.
 - `lease`: RunLease, a worker's hold on one run (heartbeat thread, trust period, guard for writes).
 - `leased_run`: LeasedRun, the one lease loop every executor runs in: lease, cancel check,
   progress refresh, release.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from execugraph.batch.destinations import check_destinations
+from execugraph.batch.order import order_record
 from execugraph.batch.spec import BatchSpec, check_grid
 from execugraph.settings import load_settings
 from execugraph.store import leases
@@ -32,27 +33,36 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = No
     models = {role: spec.models.get(role, spec.default_model) for role in
               ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")}
     title = spec.title or f"{spec.benchmark}: {', '.join(spec.conditions)} x seeds {spec.seeds}"
-    config: dict[str, Any] = {"batch": spec.model_dump(), "conditions": configs}
+    # `order`: its kind, the seed it resolved to and the problems in the order they run
+    config: dict[str, Any] = {"batch": spec.model_dump(), "conditions": configs, "order": order_record(spec, chosen)}
     if spec.benchmark_options.get("path"):  # a suite file: recorded by name and SHA-256 (see suite_files)
         from execugraph.suite_files import suite_identity
 
         config["suite"] = suite_identity(spec.benchmark_options["path"])
     run_id = store.create_run("batch", title, config, benchmark=spec.benchmark, models=models)
     keys = spec.trial_keys(chosen)
-    store.ensure_trials(run_id, keys)
+    store.ensure_trials(run_id, keys)  # ids follow the keys' order, and trials are claimed in id order
     store.update_run(run_id, progress_total=len(keys))
     return run_id
 
 
-def request_cancel(store: Store, run_id: int) -> None:
-    """Ask the owning worker to stop after its in-flight trials; a queued run is cancelled at once."""
+def request_cancel(store: Store, run_id: int, *, now: bool = False) -> int:
+    """Ask the owning worker to stop after its in-flight trials; a queued run is cancelled at once.
+
+    With `now`, the trials in flight are abandoned too (recorded as cancelled, rerun on resume)
+    instead of being waited for; returns how many were. Their attempts are fenced off, so
+    nothing they still try to write lands.
+    """
     run = store.get_run(run_id)
     if run is None:
         raise LookupError(f"run {run_id} does not exist")
-    store.update_run(run_id, cancel_requested=True)
+    abandoned = leases.cancel_now(store, run_id) if now else 0
+    if not now:
+        store.update_run(run_id, cancel_requested=True)
     if run.status == "queued" and run.worker_id is None:
         leases.cancel_queued(store, run_id)
         store.update_run(run_id, status="cancelled")
+    return abandoned
 
 
 def resume(store: Store, run_id: int) -> int:

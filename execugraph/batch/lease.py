@@ -114,13 +114,16 @@ class RunLease:
     # -- what trials call before each write
 
     def guard(self) -> None:
-        """Return while the lease is held; wait while it is in doubt; raise SupersededError once it is lost."""
+        """Return while the lease is held; wait while it is in doubt; raise SupersededError once it is lost
+        or closed (the run was released, and any attempt still writing was left behind)."""
         deadline = time.monotonic() + self.wait_budget_s
         announced = False
         with self._cond:
             while True:
                 if self._lost_reason is not None:
                     raise SupersededError(f"run {self.run_id}: {self._lost_reason}; this attempt was abandoned")
+                if self._stop.is_set():  # released: only an attempt left behind (cancelled now) still writes
+                    raise SupersededError(f"run {self.run_id}: released by this worker; this attempt was abandoned")
                 now = time.monotonic()
                 if now < self._valid_until:
                     return

@@ -4,6 +4,10 @@ Trials are claimed one by one with the store's atomic UPDATE and written through
 `Store.fenced` with the lease's `guard`, so a trial whose worker lost the run
 writes nothing more; the lease, cancel check, progress and release are the
 `LeasedRun`'s, shared with the Ray executor.
+
+After a cancel, trials taken away from their attempts (`control.request_cancel(now=True)`)
+are no longer waited for: their threads are left to end on their own, and every write
+they still try is refused by the fence.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.spec import BatchSpec
 from execugraph.outages import TrialInterrupted
 from execugraph.store import SupersededError, leases
+from execugraph.store.retry import run_with_retry
 from execugraph.trial import TrialDeps, run_trial
 
 if TYPE_CHECKING:
@@ -41,7 +46,10 @@ class LocalExecutor:
         lease, store = run.lease, run.store
         problems: dict[tuple[str, str], Any] = {}
         running: dict[Future[Any], int] = {}
-        with ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"run{run.run_id}") as pool:
+        tokens: dict[int, Any] = {}  # trial id -> its attempt's fencing token
+        orphaned = False
+        pool = ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"run{run.run_id}")
+        try:
             while True:
                 cancelled = run.check_cancel()
                 stopping = run.stop.is_set() or lease.lost
@@ -58,7 +66,10 @@ class LocalExecutor:
                         problems[key] = store.get_problem(*key)
                     attempt = store.fenced(trial.id, trial.started_at, guard=lease.guard)
                     job = pool.submit(self._run_one, attempt, run, trial, problems[key], configs[trial.condition])
-                    running[job] = trial.id
+                    running[job], tokens[trial.id] = trial.id, trial.started_at
+                if cancelled and running and self._drop_taken(store, running, tokens):
+                    orphaned = True
+                    continue
                 if not running:
                     if lease.lost or lease.held() or stopping or cancelled:
                         break
@@ -75,6 +86,8 @@ class LocalExecutor:
                 if done and not lease.lost:
                     run.refresh_progress()
                 run.report()
+        finally:
+            pool.shutdown(wait=not orphaned, cancel_futures=True)  # an orphan's writes are refused: don't wait
         if lease.lost:
             return "lost"
         if run.cancelled:
@@ -82,6 +95,17 @@ class LocalExecutor:
         if run.stop.is_set():
             return "queued"  # paused: a later worker resumes it
         return "done"
+
+    def _drop_taken(self, store: Store, running: dict[Future[Any], int], tokens: dict[int, Any]) -> bool:
+        """Stop waiting for trials whose attempts no longer own them (cancelled now); True if there were any."""
+        attempts = {tid: tokens[tid] for tid in running.values()}
+        held = run_with_retry(lambda: leases.attempts_still_held(store, attempts), what="check the trials in flight")
+        taken = [future for future, tid in running.items() if tid not in held and not future.done()]
+        for future in taken:
+            trial_id = running.pop(future)
+            self.abandoned.append(trial_id)
+            log.warning("trial %s abandoned: cancelled while in flight", trial_id)
+        return bool(taken)
 
     def _run_one(self, store: Store, run: LeasedRun, trial: Any, problem: Any, config: Any) -> None:
         if problem is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -13,6 +13,9 @@ from execugraph.settings import EMBEDDED_MODEL
 DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
 DEFAULT_LLM_TIMEOUT_S = RunConfig.model_fields["llm_timeout_s"].default
 ENDPOINT_KINDS = ("ollama", "openai")
+# paired: problem by problem in a seeded random order, every arm of a problem before the next, so the
+# finished part of a batch is always a paired sample; condition-major: every trial of one condition first
+TrialOrder = Literal["paired", "condition-major"]
 
 
 def parse_endpoint(text: str) -> tuple[str, str]:
@@ -113,6 +116,9 @@ class BatchSpec(BaseModel):
     # The technique library every retrieving condition searches: pinned when the batch is queued
     technique_library: TechniqueLibraryRef | None = None
     title: str = ""
+    # The order trials are queued (and so claimed) in; see `trial_order`. order_seed None: the first seed
+    order: TrialOrder = "paired"
+    order_seed: int | None = None
 
     @field_validator("conditions")
     @classmethod
@@ -218,18 +224,41 @@ class BatchSpec(BaseModel):
             raise ValueError("the filters leave no problems to run")
         return chosen
 
+    def resolved_order_seed(self) -> int:
+        """The seed that shuffles the problems: `order_seed`, else the batch's first seed."""
+        return self.seeds[0] if self.order_seed is None else self.order_seed
+
+    def problem_order(self, problems: list[Any]) -> list[Any]:
+        """The problems in the order they run: shuffled by the order seed (paired), or as given."""
+        if self.order == "condition-major":
+            return list(problems)
+        from execugraph.batch.order import shuffled
+
+        return shuffled(problems, self.resolved_order_seed())
+
     def trial_keys(self, problems: list[Any]) -> list[dict[str, Any]]:
-        """Every (problem, condition, seed, trial) of the grid, in a stable order."""
-        return [
-            {"problem_id": p.id, "category": p.category, "benchmark": p.benchmark,
-             "condition": c, "seed": s, "trial_index": t, "feedback_source": self.feedback_tests}
-            for c in self.conditions
-            for s in self.seeds
-            for p in problems
-            for t in range(self.trials)
-        ]
+        """Every (problem, condition, seed, trial) of the grid, in the order they are to run.
+
+        Paired: problem by problem (in `problem_order`), every arm of a problem together, the
+        conditions of one seed and trial side by side in the order listed; condition-major: one
+        condition after another.
+        """
+        def key(p: Any, c: str, s: int, t: int) -> dict[str, Any]:
+            return {"problem_id": p.id, "category": p.category, "benchmark": p.benchmark,
+                    "condition": c, "seed": s, "trial_index": t, "feedback_source": self.feedback_tests}
+
+        if self.order == "condition-major":
+            return [key(p, c, s, t) for c in self.conditions for s in self.seeds for p in problems
+                    for t in range(self.trials)]
+        return [key(p, c, s, t) for p in self.problem_order(problems) for s in self.seeds
+                for t in range(self.trials) for c in self.conditions]
 
 
 def batch_spec_of(run: Any) -> BatchSpec:
-    """The BatchSpec a stored batch run was launched with."""
-    return BatchSpec(**run.config["batch"])
+    """The BatchSpec a stored batch run was launched with.
+
+    Runs stored before trial orders existed were queued condition by condition, and say so.
+    """
+    stored = dict(run.config["batch"])
+    stored.setdefault("order", "condition-major")
+    return BatchSpec(**stored)

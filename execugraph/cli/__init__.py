@@ -9,6 +9,7 @@ The package holds the command layer only (the work is done in the core):
 - `publication`: export, import, rescore;
 - `retrieval`: retrieval-eval;
 - `doctor`: doctor (its checks are `execugraph.health`);
+- `amplify`: amplify (the work is `execugraph.amplify`);
 - `store`: `open_store`, how every command opens the run store.
 
 Each command group is one module exposing `configure(parser)` and `run(args) -> int`
@@ -44,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("execugraph.cli.publication:import", "import a bundle or a published results tree (folder or .zip)"),
     "rescore": ("execugraph.cli.publication:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
     "reproduce": ("execugraph.cli.reproduce", "import a published study, rescore it under both protocols, report what holds"),
+    "amplify": ("execugraph.cli.amplify", "stronger tests: new inputs answered by a reference, stored as a benchmark version"),
 }
 
 

@@ -62,6 +62,12 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint-concurrency", type=int,
                         help="executor ray: trials in flight per LLM endpoint (default: --concurrency)")
     add_fault_flags(parser)
+    parser.add_argument("--order", default="paired", choices=["paired", "condition-major"],
+                        help="paired (default): problem by problem in a seeded random order, every condition, seed "
+                        "and trial of a problem before the next, so a batch stopped early is still a paired sample; "
+                        "condition-major: every trial of one condition before the next")
+    parser.add_argument("--order-seed", type=int, default=None,
+                        help="seed of the paired order (default: the batch's first seed); recorded in the run")
     parser.add_argument("--title", default="")
     parser.add_argument("--config", type=Path, help="rerun from an exported config.json (other grid flags ignored)")
     parser.add_argument("--wait", action="store_true", help="run here (or wait for the worker) with a progress bar")
@@ -118,6 +124,8 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         endpoints=[h for h in args.endpoints.split(",") if h.strip()],
         endpoint_concurrency=args.endpoint_concurrency,
         title=args.title,
+        order=args.order,
+        order_seed=args.order_seed,
         **fault_settings(args),
     )
 
@@ -125,10 +133,10 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
 def print_progress(p) -> None:
     width = 30
     filled = int(width * p.done / p.total) if p.total else 0
-    eta = "-" if p.eta_s is None else f"{p.eta_s:.0f}s"
+    left = p.eta_text() or "ETA -"
     errors = f", {p.error} errors" if p.error else ""
     sys.stderr.write(
-        f"\r[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} {p.counts.rate_text()}{errors} eta {eta}   "
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {p.done}/{p.total} {p.counts.rate_text()}{errors} {left}   "
     )
     sys.stderr.flush()
 
@@ -235,12 +243,22 @@ def run_status(args: argparse.Namespace) -> int:
         rows.append({"id": run.id, "title": run.title, "status": p.status, "passed": p.passed, "graded": p.graded,
                      "errors": p.error, "total": p.total, "finished": p.done, "done": p.done, "running": p.running,
                      "pass_rate": p.pass_rate, "pass_rate_of": "graded", "eta_s": p.eta_s,
-                     "waiting": waiting.get(run.id, [])})
+                     "eta": None if p.eta is None else p.eta.as_json(), "cancelling": p.cancelling,
+                     "finishing": finishing_json(p), "waiting": waiting.get(run.id, [])})
         lines.append(f"#{run.id:<5} {p.status:<16} {p.done:>5}/{p.total:<5} {p.counts.rate_text()}, "
                      f"{p.error} errors  {terminal_text(run.title)}")
+        if p.eta_text():
+            lines.append(f"       {p.eta_text()}")
         lines.extend(f"       {terminal_text(line)}" for line in waiting.get(run.id, []))
     print(json.dumps(rows, indent=2) if args.json else "\n".join(lines))
     return 0
+
+
+def finishing_json(p) -> dict[str, object] | None:
+    """After a cancel: the trials still in flight and how long they should take (None otherwise)."""
+    if not p.cancelling:
+        return None
+    return {"trials": p.running, **(p.finishing.as_json() if p.finishing is not None else {})}
 
 
 def active_waits(store: Store, runs) -> dict[int, list[str]]:
@@ -252,17 +270,29 @@ def active_waits(store: Store, runs) -> dict[int, list[str]]:
 
 def configure_cancel(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_id", type=int)
+    parser.add_argument("--now", action="store_true",
+                        help="abandon the trials in progress too (recorded as cancelled, rerun on resume) "
+                        "instead of letting them finish")
 
 
 def run_cancel(args: argparse.Namespace) -> int:
     from execugraph.batch.control import request_cancel
+    from execugraph.batch.progress import progress
 
+    store = _store(args)
     try:
-        request_cancel(_store(args), args.run_id)
+        before = progress(store, args.run_id) if not args.now else None
+        abandoned = request_cancel(store, args.run_id, now=args.now)
     except LookupError as exc:
         print(f"cancel: {exc}", file=sys.stderr)
         return 2
-    print(f"cancel requested for run {args.run_id}")
+    if args.now:
+        print(f"run {args.run_id} cancelled now ({abandoned} trials in progress abandoned; resume reruns them)")
+    elif before is not None and before.running:
+        print(f"cancel requested for run {args.run_id}: {progress(store, args.run_id).eta_text()}; "
+              f"`cancel --now {args.run_id}` abandons them")
+    else:
+        print(f"cancel requested for run {args.run_id}")
     return 0
 
 

@@ -50,19 +50,25 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def configure_import(parser: argparse.ArgumentParser) -> None:
-    """`import PATH [--max-size SIZE]` (a bundle or a published results tree; folder or .zip)."""
-    parser.add_argument("path", type=Path, help="an ExecuGraph bundle or a published results tree (folder or .zip)")
+    """`import PATH [--max-size SIZE] [--condition C] [--model M]` (a bundle, a results tree or harness files)."""
+    parser.add_argument("path", type=Path, help="an ExecuGraph bundle, a published results tree, or human-eval, "
+                        "EvalPlus or bigcode results (folder, .zip, or one .jsonl/.json file)")
     parser.add_argument(
         "--max-size",
         metavar="SIZE",
         help="refuse an input that unpacks to more than this, e.g. 2GiB or 500MB "
         "(default: EXECUGRAPH_IMPORT_MAX_BYTES, else 1GiB)",
     )
+    parser.add_argument("--condition", help="human-eval/EvalPlus/bigcode files: the condition their trials ran "
+                        "under (default: imported)")
+    parser.add_argument("--model", help="human-eval/EvalPlus/bigcode files: the model that wrote them "
+                        "(default: the file name, or bigcode's config.model)")
 
 
 def run_import(args: argparse.Namespace) -> int:
     """Import and print `{"runs": [{"id", "name", "trials", ...}]}`; a bad input exits 2 naming file, line and field."""
     from execugraph.publication import BundleFormatError, import_path
+    from execugraph.publication.harness import HarnessOptions
     from execugraph.settings import parse_size
 
     try:
@@ -71,7 +77,8 @@ def run_import(args: argparse.Namespace) -> int:
         print(f"import: --max-size: {exc}", file=sys.stderr)
         return 2
     try:
-        result = import_path(_store(args), args.path, max_bytes=limit)
+        options = HarnessOptions(getattr(args, "condition", None), getattr(args, "model", None))
+        result = import_path(_store(args), args.path, max_bytes=limit, options=options)
     except BundleFormatError as exc:
         print(f"import: nothing imported: {shown(exc)}", file=sys.stderr)
         for issue in exc.issues[1:]:
@@ -102,6 +109,8 @@ def configure_rescore(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
+    parser.add_argument("--suite", metavar="amplified[:DIGEST]",
+                        help="grade on the stored amplified version of the run's benchmark (see `amplify`)")
 
 
 def _print_report(report: dict) -> None:
@@ -145,9 +154,14 @@ def run_rescore(args: argparse.Namespace) -> int:
             sys.stderr.flush()
 
     try:
+        store, tests, benchmark_file = _store(args), args.tests, None
+        if getattr(args, "suite", None):
+            from execugraph.amplify.stored import resolve_suite
+
+            benchmark_file, tests = resolve_suite(store, args.run, args.suite)
         report = rescore_run(
-            _store(args), args.run, workers=args.workers, on_progress=progress,
-            protocol=args.grading_protocol, tests=args.tests,
+            store, args.run, workers=args.workers, on_progress=progress,
+            protocol=args.grading_protocol, tests=tests, benchmark_file=benchmark_file,
         ).to_dict()
     except (LookupError, ValueError) as exc:
         print(f"rescore: {shown(exc)}", file=sys.stderr)

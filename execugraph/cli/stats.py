@@ -86,6 +86,11 @@ def load_report(args: argparse.Namespace, command: str) -> dict | None:
         report["protocol_sensitivity"] = protocol_sensitivity(
             store, args.runs, args.conditions, family=family_from(args)
         )
+        from execugraph.verdicts.suite_sensitivity import suite_sensitivity
+
+        suites = suite_sensitivity(store, args.runs, args.conditions, family=family_from(args))
+        if any(suites["runs"]["amplified"]):  # only once some run was rescored on amplified tests
+            report["suite_sensitivity"] = suites
         return report
     except (UnknownRunError, UnknownConditionError, ValueError) as exc:
         print(f"{command}: {terminal_text(exc)}", file=sys.stderr)

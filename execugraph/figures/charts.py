@@ -17,6 +17,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from execugraph.figures.theme import MARGIN, NOTE_COLOUR, NOTE_MARGIN_B, TOP_LEGEND, styled
 from execugraph.text_safety import chart_text
 from execugraph.verdicts.compare import significant as significant_at_alpha
 
@@ -29,7 +30,6 @@ NODE_COLOURS = {
     "grade": "#6d4c41",
     "explainer": "#43a047",
 }
-_LAYOUT = {"margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "legend": {"orientation": "v", "x": 1.02, "y": 1}}
 
 
 _TRACE_TEXT = ("name", "x", "y", "text", "hovertext", "customdata")
@@ -44,7 +44,8 @@ def _literal(value: Any) -> Any:
 
 
 def inert_text(build: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
-    """Every string a chart shows (trace names, categories, text, titles, tick labels) as literal text."""
+    """Every string a chart shows (trace names, categories, text, titles, tick labels) as literal text, and the
+    one template (`theme.TEMPLATE`) set on the figure, so page and file look the same."""
 
     @wraps(build)
     def built(*args: Any, **kwargs: Any) -> go.Figure:
@@ -63,9 +64,13 @@ def inert_text(build: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
             for prop in ("categoryarray", "ticktext"):
                 if axis[prop] is not None:
                     axis[prop] = _literal(axis[prop])
-        return fig
+        return styled(fig)
 
     return built
+
+
+ERROR_BAR = {"color": "#424242", "thickness": 1.5, "width": 5}  # dark on every bar colour
+PERCENT_AXIS = {"title": "pass rate (%)", "range": [0, 112], "tickvals": [0, 20, 40, 60, 80, 100]}  # room for labels
 
 
 def _pct(x: float | None) -> float | None:
@@ -84,9 +89,11 @@ def add_note(fig: go.Figure, text: str | None) -> go.Figure:
     """Write `text` (literal) under the plot: what a chart left out, and why."""
     if text:
         fig.add_annotation(text=chart_text(text), xref="paper", yref="paper", x=0, y=0, xanchor="left",
-                           yanchor="top", yshift=-40, showarrow=False, font={"size": 11, "color": "#616161"},
+                           yanchor="top", yshift=-50, showarrow=False, font={"size": 11, "color": NOTE_COLOUR},
                            align="left")
-        fig.update_layout(margin={**_LAYOUT["margin"], "b": 70})
+        grow = NOTE_MARGIN_B - MARGIN["b"]  # a figure with a set height keeps its plot area
+        fig.update_layout(margin={"b": NOTE_MARGIN_B},
+                          height=fig.layout.height + grow if fig.layout.height else None)
     return fig
 
 
@@ -127,8 +134,7 @@ def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = N
             "type": "category",
             "categoryarray": [f"#{s['seq']} {s['node']} (attempt {s['attempt']})" for s in steps],
         },
-        height=max(240, 90 + 32 * len(steps)),
-        **_LAYOUT,
+        height=max(240, 130 + 32 * len(steps)),
     )
     return fig
 
@@ -147,22 +153,34 @@ def rate_bars(rows: Sequence[dict[str, Any]], *, x: str = "arm", title: str = "P
             x=[str(r[x]) for r in rows],
             y=rates,
             error_y={
+                **ERROR_BAR,
                 "type": "data",
                 "symmetric": False,
                 "array": [_pct(r["ci_hi"] - r["pass_rate"]) for r in rows],
                 "arrayminus": [_pct(r["pass_rate"] - r["ci_lo"]) for r in rows],
             },
-            text=[f"{v:.0f}%" for v in rates],
             hovertemplate="%{x}: %{y:.1f}%<extra></extra>",
         )
     )
     fig.update_layout(
         title=title,
         xaxis={"type": "category", "automargin": True},
-        yaxis={"title": "pass rate (%)", "range": [0, 105]},
-        **_LAYOUT,
+        yaxis=PERCENT_AXIS,
     )
-    return add_note(fig, no_data_note(empty))
+    add_note(fig, no_data_note(empty))  # the note first: annotations[0], as on every chart
+    return value_labels(fig, [str(r[x]) for r in rows], rates, [_pct(r["ci_hi"]) for r in rows])
+
+
+
+def value_labels(fig: go.Figure, xs: Sequence[str], values: Sequence[float | None],
+                 tops: Sequence[float | None]) -> go.Figure:
+    """Each bar's value written above the top of its error bar, in the text colour: never white on a light
+    bar, never crossed by the error bar."""
+    for x, value, top in zip(xs, values, tops, strict=True):
+        if value is not None:
+            fig.add_annotation(x=chart_text(x), y=max(value, top if top is not None else value), text=f"{value:.0f}%",
+                               showarrow=False, yanchor="bottom", yshift=2, font={"size": 11})
+    return fig
 
 
 @inert_text
@@ -179,6 +197,7 @@ def category_bars(rows: Sequence[dict[str, Any]]) -> go.Figure:
                 x=[r["category"] for r in mine],
                 y=[_pct(r["pass_rate"]) for r in mine],
                 error_y={
+                    **ERROR_BAR,
                     "type": "data",
                     "symmetric": False,
                     "array": [_pct(r["ci_hi"] - r["pass_rate"]) for r in mine],
@@ -189,9 +208,9 @@ def category_bars(rows: Sequence[dict[str, Any]]) -> go.Figure:
     fig.update_layout(
         title="Pass rate by category (95% CI)",
         barmode="group",
+        showlegend=True,  # one arm is still named
         xaxis={"type": "category"},
         yaxis={"title": "pass rate (%)", "range": [0, 105]},
-        **_LAYOUT,
     )
     return add_note(fig, no_data_note(empty))
 
@@ -237,7 +256,6 @@ def forest(
         xaxis_title="delta (percentage points)",
         height=max(220, 110 + FOREST_ROW_PX * len(rows)),
         yaxis={"autorange": "reversed", "type": "category", "automargin": True, "tickfont": {"size": 12}},
-        **_LAYOUT,
     )
     return add_note(fig, note)
 
@@ -278,7 +296,6 @@ def delta_matrix(
         height=side,
         xaxis={"type": "category", "automargin": True, "tickangle": -45},
         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
-        **_LAYOUT,
     )
     return add_note(fig, note)
 
@@ -323,8 +340,10 @@ def retry_curve(rows: Sequence[dict[str, Any]], *, note: str | None = None) -> g
         title="Retry budget: accuracy and cost",
         xaxis={"title": "retry budget", "tickmode": "array", "tickvals": ticks, "ticktext": [str(b) for b in ticks]},
         yaxis={"title": "pass rate (%)", "range": [0, 105]},
-        yaxis2={"title": "LLM calls per trial", "overlaying": "y", "side": "right"},
-        **_LAYOUT,
+        yaxis2={"title": "LLM calls per trial", "overlaying": "y", "side": "right", "rangemode": "tozero",
+                "tickformat": ".1f", "showgrid": False},
+        legend=TOP_LEGEND,  # the right margin holds the second axis
+        margin={**MARGIN, "t": 110},
     )
     notes = [n for n in (no_data_note(empty, "not drawn"), note) if n]
     return add_note(fig, "; ".join(notes) or None)
@@ -346,6 +365,7 @@ def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -
             text=[str(p.get("name") or p["arm"]) for p in points],
             mode="markers+text",
             textposition="top center",
+            cliponaxis=False,  # a label near the edge is drawn whole
             marker={"size": 12},
             hovertemplate="%{text}: %{y:.1f}% at %{x:.2f}<extra></extra>",
         )
@@ -354,7 +374,6 @@ def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -
         title=f"Cost vs accuracy ({metric} per trial)",
         xaxis_title=f"mean {metric} per trial",
         yaxis={"title": "pass rate (%)", "range": [0, 105]},
-        **_LAYOUT,
     )
     return add_note(fig, no_data_note(empty))
 
@@ -377,9 +396,9 @@ def error_stacks(rows: Sequence[dict[str, Any]]) -> go.Figure:
     fig.update_layout(
         title="Why trials failed (share of failures)",
         barmode="stack",
+        showlegend=True,  # a single error class is still named
         xaxis={"type": "category"},
         yaxis={"title": "share of failed trials (%)", "range": [0, 100]},
-        **_LAYOUT,
     )
     return fig
 
@@ -409,10 +428,9 @@ def heatmap(
     )
     fig.update_layout(
         title=title,
-        height=max(260, 80 + 22 * len(rows_labels)),
+        height=max(260, 120 + 22 * len(rows_labels)),
         yaxis={"type": "category", "autorange": "reversed"},
         xaxis={"type": "category"},
-        **_LAYOUT,
     )
     return fig
 
@@ -433,7 +451,6 @@ def score_bars(hits: Sequence[dict[str, Any]]) -> go.Figure:
         title="Similarity to the query",
         xaxis={"title": "cosine similarity", "range": [0, 1]},
         yaxis={"autorange": "reversed", "type": "category"},
-        height=max(200, 60 + 30 * len(hits)),
-        **_LAYOUT,
+        height=max(200, 110 + 30 * len(hits)),
     )
     return fig

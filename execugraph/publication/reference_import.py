@@ -190,7 +190,7 @@ def _run_row(f: RunFolder, records: list[dict[str, Any]], finished: list[datetim
     benchmarks = [benchmark_of(r.get("source"), r.get("category"), r["problem_id"]) for r in records]
     conditions = list(dict.fromkeys(r["condition"] for r in records))
     now = utcnow()
-    return {
+    row = {
         "kind": "import",
         "title": f.title,
         "status": "done",
@@ -218,6 +218,11 @@ def _run_row(f: RunFolder, records: list[dict[str, Any]], finished: list[datetim
         "progress_done": len(records),
         "progress_passed": sum(1 for r in records if r["passed"]),
     }
+    if f.extra_config:
+        row["config"].update(f.extra_config)
+    if f.run_fields:
+        row.update(f.run_fields)
+    return row
 
 
 def _trial_row(rec: dict[str, Any], finished: datetime | None) -> dict[str, Any]:
@@ -240,6 +245,7 @@ def _trial_row(rec: dict[str, Any], finished: datetime | None) -> dict[str, Any]
         "error_class": error_class,
         "test_source": TEST_SOURCES.get(source, source) if source is not None else None,
         "feedback_source": None,
+        "grading_protocol": rec.get("grading_protocol"),
         "final_code": rec.get("code"),
         "explanation": None,
         "message": None,
@@ -302,7 +308,7 @@ def import_reference(
         result.runs.append(ImportedRun(0, f.title, len(f.records), folder=f.path))
     with bulk_writes(store) as bulk:
         bulk.insert_missing_problems(problem_rows(benchmark_files))
-        written = _write_folders(bulk, [(f, _benchmark_file_for(f, benchmark_files)) for _, f in planned])
+        written = write_folders(bulk, [(f, _benchmark_file_for(f, benchmark_files)) for _, f in planned])
         for (position, _f), run_id in zip(planned, written, strict=True):
             result.runs[position].id = run_id
     if on_progress is not None:
@@ -310,7 +316,7 @@ def import_reference(
     return result
 
 
-def _write_folders(bulk: BulkWriter, folders: list[tuple[RunFolder, BenchmarkFile | None]]) -> list[int]:
+def write_folders(bulk: BulkWriter, folders: list[tuple[RunFolder, BenchmarkFile | None]]) -> list[int]:
     """Insert the folders' runs, trials, steps and executions, table by table; returns the run ids in order.
 
     One INSERT per table and BATCH rows, whatever the number of folders: 10,000 one-record folders are a few
@@ -328,6 +334,7 @@ def _write_folders(bulk: BulkWriter, folders: list[tuple[RunFolder, BenchmarkFil
         moments.extend(finished)
     run_ids = bulk.insert(Run, runs)
     trial_rows = [_trial_row(rec, moment) | {"run_id": run_ids[at]}
+                  | ({"benchmark": folders[at][0].benchmark} if folders[at][0].benchmark else {})
                   for (at, rec, _line), moment in zip(trials, moments, strict=True)]
     trial_ids = bulk.insert(Trial, trial_rows)
     step_rows = [

@@ -72,6 +72,7 @@ RECORD_FIELDS: dict[str, tuple[tuple[type, ...], bool]] = {
     "passed_original": ((bool,), False),
     "error_class_original": (_STR, False),
     "rescore_status": (_STR, False),
+    "grading_protocol": (_STR, False),  # harness readers record how their verdicts were graded
 }
 _NON_NEGATIVE = (
     "seed",
@@ -153,6 +154,10 @@ class RunFolder:
     raw_count: int
     meta: dict[str, Any] | None
     summary: dict[str, Any] | None
+    # Harness readers (publication.harness): config merged into the run's, and run columns set as given.
+    extra_config: dict[str, Any] | None = None
+    run_fields: dict[str, Any] | None = None
+    benchmark: str | None = None  # every trial's benchmark, where the reader knows it (MBPP+), else benchmark_of
 
 
 def check_record(file: str, line: int, rec: dict[str, Any], issues: IssueCollector) -> bool:

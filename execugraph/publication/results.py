@@ -34,10 +34,12 @@ class ImportedRun:
 class ImportResult:
     """The outcome of one import; `to_dict()` is what `python -m execugraph import` prints."""
 
-    source: str  # "bundle" | "reference"
+    source: str  # "bundle" | "reference" | "harness:<formats>"
     runs: list[ImportedRun] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # local facts, also in `warnings`
+    # run id -> second verdict set -> the child run holding it (EvalPlus plus verdicts)
+    verdict_sets: dict[int, dict[str, int]] = field(default_factory=dict)
 
     def note(self, text: str) -> None:
         """Record a fact about this database (not about the input): shown with the warnings, kept apart."""
@@ -55,6 +57,8 @@ class ImportResult:
         out: dict[str, Any] = {"runs": [r.to_dict() for r in self.runs], "source": self.source}
         if self.warnings:
             out["warnings"] = list(self.warnings)
+        if self.verdict_sets:
+            out["verdict_sets"] = {str(k): dict(v) for k, v in self.verdict_sets.items()}
         return out
 
 

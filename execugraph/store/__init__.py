@@ -18,7 +18,8 @@ What lives where:
 - query modules for the other packages: `queries` (run filters, progress, summaries),
   `run_reads` (run headers, listings, lookups), `trace_reads` (trial lists, call totals,
   siblings, retrieval hits), `report_reads` (the statistics report), `verdict_reads`
-  (verdicts by trial key, grading protocols and executions), `bundle_rows` (what an export
+  (verdicts by trial key, grading protocols and executions), `amplified_reads` (stored amplified
+  benchmark versions, passing programs for differential checks), `bundle_rows` (what an export
   reads), `bulk_insert` (imports and rescores written in one transaction), `columns`
   (each table's shape for the bundle codecs).
 """

@@ -244,6 +244,36 @@ def cancel_queued(store: Store, run_id: int) -> int:
     )
 
 
+def cancel_now(store: Store, run_id: int) -> int:
+    """Cancel the run and abandon its trials in flight: they become `cancelled` (partial trace wiped, rerun
+    on resume) and, since their fencing token is gone, their attempts' later writes are refused.
+    Returns how many trials in flight were abandoned."""
+
+    def work(conn: Connection) -> int:
+        conn.execute(update(RUN).where(RUN.c.id == run_id).values(cancel_requested=True))
+        conn.execute(update(TRIAL).where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued").values(status="cancelled"))
+        ids = _lock_trials(conn, and_(TRIAL.c.run_id == run_id, TRIAL.c.status == "running"))
+        if ids:
+            _delete_children(conn, ids)
+            conn.execute(
+                update(TRIAL).where(TRIAL.c.id.in_(ids)).values(status="cancelled", **NO_RESULT, started_at=None)
+            )
+        return len(ids)
+
+    return write_transaction(store.engine, work, what=f"cancel run {run_id} now")
+
+
+def attempts_still_held(store: Store, attempts: dict[int, datetime]) -> set[int]:
+    """Which of these attempts (trial id -> fencing token) still own their trial: running, same token."""
+    if not attempts:
+        return set()
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(TRIAL.c.id, TRIAL.c.started_at).where(TRIAL.c.id.in_(list(attempts)), TRIAL.c.status == "running")
+        ).all()
+    return {int(r.id) for r in rows if r.started_at == attempts[int(r.id)]}
+
+
 def requeue_cancelled(store: Store, run_id: int) -> int:
     """Resume: cancelled and errored trials go back to the queue; completed ones are kept."""
 
@@ -280,7 +310,8 @@ def reset_trial(store: Store, trial_id: int, status: str = "running") -> datetim
     """Wipe one trial's partial trace and results so it can run again; returns its new started_at.
 
     Used when a trial must be rerun inside a live run (its Ray worker died, its LLM
-    endpoint was drained). With status `running` the trial gets a fresh started_at,
+    endpoint was drained), and by an attempt that stops (through its fenced store: refused
+    with SupersededError once the trial was taken from it, say by a cancel now). With status `running` the trial gets a fresh started_at,
     which scale-out workers use as the attempt's fencing token: a superseded
     attempt's writes are refused because the token no longer matches.
     """
@@ -290,6 +321,8 @@ def reset_trial(store: Store, trial_id: int, status: str = "running") -> datetim
     def work(conn: Connection) -> datetime | None:
         if not _lock_trials(conn, TRIAL.c.id == trial_id):
             raise LookupError(f"trial {trial_id} does not exist")
+        if store.fence is not None:  # an attempt putting its own trial back: only while it still owns it
+            store.fence.check(conn)
         started = utcnow() if status == "running" else None
         _delete_children(conn, [trial_id])
         conn.execute(update(TRIAL).where(TRIAL.c.id == trial_id).values(status=status, **NO_RESULT, started_at=started))

@@ -217,6 +217,17 @@ def finished_rescores(store: Store, run_id: int) -> list[tuple[int, dict[str, An
     return [(int(i), dict(config or {})) for i, config in rows]
 
 
+def imported_children(store: Store, run_id: int) -> list[tuple[int, dict[str, Any]]]:
+    """(id, config) of the import runs whose parent is `run_id` (a file's second verdict set), newest first."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(RUN.c.id, RUN.c.config)
+            .where(RUN.c.parent_run_id == run_id, RUN.c.kind == "import")
+            .order_by(RUN.c.id.desc())
+        ).all()
+    return [(int(i), dict(config or {})) for i, config in rows]
+
+
 def run_kinds_and_configs(store: Store, run_ids: Sequence[int]) -> dict[int, tuple[str, dict[str, Any]]]:
     """run id -> (kind, config) for those of `run_ids` that exist."""
     return {h.id: (h.kind, dict(h.config or {})) for h in run_headers(store, run_ids)}

@@ -8,7 +8,8 @@ protocol, under stronger tests. This package owns all of it:
   protocol each run was graded under;
 - `compare`: one family's deltas, CIs, exact p and Holm under every set, and the conclusion
   rule (one ALPHA, one direction, one "survives"); `sensitivity`: that for stored runs, as the
-  Statistics page, `stats --json` and an export's summary.json show it.
+  Statistics page, `stats --json` and an export's summary.json show it; `suite_sensitivity`: the
+  same as run vs under amplified tests (`rescore --suite amplified`), in `stats --json`.
 """
 
 from execugraph.verdicts.report import RescoreReport

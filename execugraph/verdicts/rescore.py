@@ -62,6 +62,7 @@ CHUNK = 256  # jobs handed to the pool at once (progress granularity)
 UNFINISHED = ("queued", "running", "cancelled")
 CARRIED_CONFIG = ("batch", "conditions", "retry_budget", "retry_budget_by_condition", "problem_id", "benchmark_file")
 TEST_CHOICES = ("recorded", "current")
+AMPLIFIED_TESTS = "amplified:"  # tests="amplified:<digest>": a stored amplified benchmark (benchmark_file) grades
 ProgressFn = Callable[[int, int], None]
 _LOADER_ORIGINS = ("internal30", "humaneval")
 
@@ -116,7 +117,9 @@ def _pick(found: list[Resolution], trial: Any, settings: GradingSettings, tests_
         plans.append(_Plan(resolution.problem, tests, suite_digest(tests), resolution.origin, False))
     if not plans:
         return "its stored tests do not grade (every test is an example only)"
-    if tests_choice == "current":
+    if tests_choice.startswith(AMPLIFIED_TESTS):  # the stronger version where it has the problem
+        chosen = next((p for p in plans if p.origin == "recorded"), plans[0])
+    elif tests_choice == "current":
         current = [p for p in plans if p.origin in _LOADER_ORIGINS] or [p for p in plans if p.origin == "store"]
         chosen = (current or plans)[0]
     elif trial.suite_digest:
@@ -317,7 +320,8 @@ def rescore_run(
     `protocol` grades every trial under that grading protocol (default: the one each
     trial recorded, else its condition's, else `standalone`); `tests` is `recorded` (the
     suite each trial was graded on whenever it is stored) or `current` (today's
-    benchmark loaders). `pool` is a running SandboxPool to use (the dashboard shares
+    benchmark loaders) or `amplified:<digest>` (the stored amplified benchmark `benchmark_file` names; a
+    problem it lacks keeps its recorded tests). `pool` is a running SandboxPool to use (the dashboard shares
     one); without it a pool of `workers` workers (default: one per core) is started
     and closed here. `benchmark_file` (`{"benchmark": <stored benchmark>, ...}`, as an
     import records it) names the problems to grade with first, instead of the file the run
@@ -331,8 +335,9 @@ def rescore_run(
 
     if protocol is not None:
         check_protocol(protocol)
-    if tests not in TEST_CHOICES:
-        raise ValueError(f"tests must be one of {', '.join(TEST_CHOICES)}; got {tests!r}")
+    if tests not in TEST_CHOICES and not (tests.startswith(AMPLIFIED_TESTS) and (benchmark_file or {}).get("benchmark")):
+        raise ValueError(f"tests must be one of {', '.join(TEST_CHOICES)} (or amplified:<digest> with a benchmark_file)"
+                         f"; got {tests!r}")
     run = store.get_run(run_id)
     if run is None:
         raise LookupError(f"run {run_id} does not exist")

@@ -144,6 +144,16 @@ def run_verdicts(store: Store, run_id: int, rescored: Mapping[str, Rescored]) ->
     return result
 
 
+def second_verdict_sets(store: Store, run_id: int) -> dict[str, int]:
+    """verdict set -> the child run holding a file's second verdicts for `run_id` (EvalPlus: `evalplus-plus`)."""
+    found: dict[str, int] = {}
+    for child_id, config in run_reads.imported_children(store, run_id):
+        name = config.get("verdict_set")
+        if isinstance(name, str) and name not in found:
+            found[name] = child_id
+    return found
+
+
 def run_protocols(store: Store, run_ids: Sequence[int]) -> dict[int, str | None]:
     """The protocol each run's trials were graded under (most trials win); None when not recorded.
 
@@ -174,6 +184,7 @@ def counterparts(store: Store, run_id: int) -> dict[str, int]:
         return {}
     root, family = found_family
     candidates = [run_id, *([root] if root != run_id else []), *(r for r in family if r != run_id)]
+    candidates = [r for r in candidates if r == run_id or not is_amplified_rescore(store, r)]
     protocols = run_protocols(store, candidates)
     found: dict[str, int] = {}
     for candidate in candidates:
@@ -181,6 +192,13 @@ def counterparts(store: Store, run_id: int) -> dict[str, int]:
         if protocol is not None and protocol not in found:
             found[protocol] = candidate
     return found
+
+
+def is_amplified_rescore(store: Store, run_id: int) -> bool:
+    """Whether `run_id` is a rescore on stronger tests (`rescore --suite amplified`): not a protocol counterpart."""
+    kind, config = run_reads.run_kinds_and_configs(store, [run_id]).get(run_id, ("", {}))
+    tests = (config.get("rescore") or {}).get("tests") if kind == "rescore" else None
+    return isinstance(tests, str) and tests.startswith("amplified:")
 
 
 def protocols_can_differ(store: Store, run_ids: Sequence[int]) -> bool:
@@ -225,7 +243,18 @@ def store_verdict_sets(store: Store, run_ids: Sequence[int]) -> StoreVerdictSets
             source = mapping[r][protocol]
             merged.extend(own[r] if source == r else merge_verdicts(store, own[r], source)[0])
         records[protocol] = merged
+    _add_second_sets(store, ids, own, records, runs)
     return StoreVerdictSets(records, runs, missing)
+
+
+def _add_second_sets(store: Store, ids: list[int], own: Mapping[int, list[dict[str, Any]]],
+                     records: dict[str, list[dict[str, Any]]], runs: dict[str, list[int | None]]) -> None:
+    """A file's second verdict set (EvalPlus plus tests) after the protocols, when every run has one."""
+    second = {r: second_verdict_sets(store, r) for r in ids}
+    names = sorted(set.intersection(*(set(s) for s in second.values()))) if ids else []
+    for name in names:
+        runs[name] = [second[r][name] for r in ids]
+        records[name] = [rec for r in ids for rec in merge_verdicts(store, own[r], second[r][name])[0]]
 
 
 def changed_programs(store: Store, run_a: int, run_b: int, protocol_a: str, protocol_b: str) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from execugraph.batch.spec import check_grid
+from execugraph.views.formatting import counted
 
 
 @dataclass(frozen=True)
@@ -27,13 +28,14 @@ class BatchPlan:
         """The plan in one paragraph (markdown), as the Batch page shows it before launch."""
         per_arm = self.seeds * self.trials_per_seed
         grid = (
-            f"{self.problems} problems x {self.conditions} conditions x {self.seeds} seeds x "
-            f"{self.trials_per_seed} trials = **{self.total_trials} trials**."
+            f"{counted(self.problems, 'problem')} x {counted(self.conditions, 'condition')} x "
+            f"{counted(self.seeds, 'seed')} x {counted(self.trials_per_seed, 'trial')} = "
+            f"**{counted(self.total_trials, 'trial')}**."
         )
         if self.mdd_pp is None:
             return f"{grid} No improvement is reliably detectable ({self.note})."
         detect = (
-            f"With {per_arm} trial(s) per problem and condition, the smallest improvement over a "
+            f"With {counted(per_arm, 'trial')} per problem and condition, the smallest improvement over a "
             f"{self.baseline:.0%} baseline it can detect (paired, 80% power, two-sided alpha 0.05) is "
             f"**{self.mdd_pp:.1f} percentage points**"
         )

@@ -1,4 +1,4 @@
-"""How numbers and names read on screen: durations, model specs, bounded model text, mapped tracebacks."""
+"""How numbers and names read on screen: durations, counts, model specs, bounded model text, mapped tracebacks."""
 
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ def duration(seconds: float | None) -> str:
         return f"{seconds:.1f} s"
     minutes, rest = divmod(int(seconds), 60)
     return f"{minutes} min {rest:02d} s"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """'1 seed', '2 seeds', '1,200 trials': a count with its noun in the right number."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def model_label(provider: str | None, model: str | None) -> str:

@@ -142,6 +142,7 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
                 "errors": p.error,
                 "pass_rate": p.pass_rate,
                 "eta_s": p.eta_s,
+                "eta_text": p.eta_text(),  # ETA with its range, or after a cancel what is still finishing
                 "error": run.error,
                 "waiting": waiting.get(run.id, []),  # `waiting: <endpoint> unreachable since ..., retrying`
             }

@@ -51,6 +51,8 @@ def _dashboard(db: Path, results: Path, dataset: Path, out: Path, monkeypatch: p
     """Upload, untick the figures, press Reproduce on the Export / Import page; unpack its zip into `out`."""
     from streamlit.testing.v1 import AppTest
 
+    from execugraph.settings import load_settings
+    from ui import reproduce_job
     from ui.keys import Reproduce
 
     monkeypatch.setenv("EXECUGRAPH_DB", str(db))
@@ -64,7 +66,11 @@ def _dashboard(db: Path, results: Path, dataset: Path, out: Path, monkeypatch: p
     at.file_uploader(key=Reproduce.DATASET).set_value((dataset.name, dataset.read_bytes(), "application/jsonl")).run()
     at.checkbox(key=Reproduce.FIGURES).uncheck().run()
     at.button(key=Reproduce.RUN).click().run()
+    job = reproduce_job.current(load_settings().db_url)  # it runs in the background: wait for it, then redraw
+    assert job is not None and job.wait(600), "the reproduction did not finish"
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
+    assert job.state == "done", (job.error, job.issues)
     done = at.session_state[Reproduce.DONE]
     with zipfile.ZipFile(io.BytesIO(done.archive)) as archive:
         archive.extractall(out)

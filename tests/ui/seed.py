@@ -280,6 +280,7 @@ def seed_store(store: Store, *, seed: int = 7) -> Seeded:
         conditions=list(CONDITIONS),
         seeds=[0, 1],
         title="internal30 ablation (seeded)",
+        order="condition-major",  # the order this history was first written in: its outcomes stay the same
     )
     batch = enqueue_batch(store, spec, chosen)
     store.update_run(batch, status="running", started_at=utcnow())
@@ -321,6 +322,7 @@ def seed_store(store: Store, *, seed: int = 7) -> Seeded:
         conditions=["single-oneshot", "multi-full"],
         seeds=[0],
         title="internal30 live batch (seeded)",
+        order="condition-major",
     )
     running = enqueue_batch(store, live_spec, chosen)
     store.update_run(
@@ -341,6 +343,7 @@ def seed_store(store: Store, *, seed: int = 7) -> Seeded:
             conditions=["single-retry"],
             seeds=[0],
             title="cancelled batch (seeded)",
+            order="condition-major",
         ),
         [problems["bfs"]],
     )

@@ -120,8 +120,8 @@ def test_statistics_restricts_to_chosen_conditions(app, seeded_db, db_store):
     no_exception(at)
     table = at.table[0].value
     assert list(zip(table["A"], table["B"], strict=True)) == [("single-oneshot", "multi-full")]
-    passk = next(d.value for d in at.dataframe if "pass@1" in d.value.columns)
-    assert list(passk["arm"]) == ["single-oneshot", "multi-full"] and "pass@2" in passk.columns
+    passk = next(d.value for d in at.dataframe if "pass@1 (%)" in d.value.columns)
+    assert list(passk["arm"]) == ["single-oneshot", "multi-full"] and "pass@2 (%)" in passk.columns
 
 
 def test_statistics_says_when_there_is_nothing_to_pair(app, seeded_db):

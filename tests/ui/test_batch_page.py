@@ -27,11 +27,11 @@ def _one_dp_problem(at, conditions=("single-oneshot",)):
 def test_the_plan_shows_the_grid_and_the_minimum_detectable_difference(app):
     at = app("batch")
     plan = " ".join(texts(at, "info"))
-    assert "30 problems x 3 conditions x 1 seeds x 1 trials = **90 trials**" in plan
+    assert "30 problems x 3 conditions x 1 seed x 1 trial = **90 trials**" in plan
     assert "percentage points" in plan and "Holm" in plan
     at.text_input(key=Batch.SEEDS).input("0-4").run()
     at.multiselect(key=Batch.CATEGORIES).set_value(["graph"]).run()
-    assert "10 problems x 3 conditions x 5 seeds x 1 trials = **150 trials**" in " ".join(texts(at, "info"))
+    assert "10 problems x 3 conditions x 5 seeds x 1 trial = **150 trials**" in " ".join(texts(at, "info"))
     at.text_input(key=Batch.SEEDS).input("3-1").run()
     assert any("bad seed range '3-1'" in e for e in texts(at, "error")), texts(at, "error")
     assert at.button(key=Batch.LAUNCH).disabled
@@ -41,7 +41,7 @@ def test_a_batch_launched_from_the_form_runs_to_completion(app, db_store, worker
     chosen = BatchSpec(categories=["dp"], subset=1, subset_seed=0).select(load_benchmark("internal30"))[0]
     worker_thread(lambda: TrialDeps(chat_models=scripted(generator=[fenced(REFERENCE[chosen.id])])))
     at = _one_dp_problem(app("batch"))
-    assert "1 problems x 1 conditions x 1 seeds x 1 trials = **1 trials**" in " ".join(texts(at, "info"))
+    assert "1 problem x 1 condition x 1 seed x 1 trial = **1 trial**" in " ".join(texts(at, "info"))
     at.button(key=Batch.LAUNCH).click().run()
     no_exception(at)
     run_id = at.session_state[Batch.LAUNCHED]

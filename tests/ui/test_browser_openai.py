@@ -122,7 +122,7 @@ def test_batch_form_with_the_openai_model(dashboard):
             budget.fill("3")
             budget.press("Enter")
             _settled(page)
-            page.get_by_text("1 problems x 1 conditions").first.wait_for(timeout=60_000)
+            page.get_by_text("1 problem x 1 condition").first.wait_for(timeout=60_000)
             page.get_by_role("button", name="Launch batch").click()
             page.get_by_text("is queued").first.wait_for(timeout=120_000)
             deadline = time.monotonic() + 600

@@ -1,0 +1,18 @@
+"""Stronger tests: new inputs for a benchmark's problems, graded by a reference solution, and their adequacy.
+
+Why: a suite that a wrong-but-plausible program passes overstates pass rates (EvalPlus found
+HumanEval's tests let through many wrong solutions). Everything here is offline and
+deterministic from a seed, with no LLM:
+
+- `templates`: which part of each existing test is an input (the literal arguments of a call);
+- `mutation`: type-aware mutation of those inputs; `properties`: Hypothesis strategies inferred
+  from them, drawn under a fixed seed; `contracts`: cheap preconditions the originals imply;
+- `references`: where a problem's reference solution comes from;
+- `expected`: the reference's outputs in the sandbox (raising, slow or nondeterministic inputs dropped);
+- `build`: one amplified problem and a whole amplified benchmark (name, digest, provenance), stored;
+- `adequacy`: mutation score of a suite against AST mutants of the reference;
+- `differential`: without a reference, inputs on which stored passing programs disagree;
+- `stored`: which stored amplified version `rescore --suite amplified[:<digest>]` grades a run on.
+
+Amplified tests only grade (rescoring); they never feed a trial's retry loop.
+"""

@@ -1,0 +1,215 @@
+"""One amplified problem, and a whole amplified benchmark: name, digest, provenance, stored like any suite.
+
+Why: an amplified suite is a new version of a benchmark, so it must be named and
+pinned by digest (a rescore records which one graded it) and must say how it was made
+(generator version, seed, reference digest, what was added and dropped per problem, why).
+Original tests come first and unchanged; new ones are call tests marked `"amplified"`
+(with their origin), which grade but never feed a trial's loop (`grading.loop_tests`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from execugraph.amplify.contracts import Shape, arg_shapes, violation
+from execugraph.amplify.expected import reference_answers_many
+from execugraph.amplify.mutation import mutated_inputs, problem_rng
+from execugraph.amplify.properties import draw_inputs
+from execugraph.amplify.references import reference_digest, reference_for
+from execugraph.amplify.templates import Seed, Template, answers_may_differ, problem_seeds
+from execugraph.grading import GradingSettings, problem_grading_tests, suite_digest
+from execugraph.problem import Problem
+
+GENERATOR_VERSION = "amplify-1"
+DEFAULT_PER_PROBLEM = 30
+DRAWS = 5  # Hypothesis examples drawn per new input wanted
+SUFFIX = "+amplified"
+AMPLIFIED_KEY = "amplified"  # on a test: its origin ("mutation" | "hypothesis"); such tests only grade
+
+
+@dataclass
+class ProblemAmplification:
+    """What amplification did to one problem."""
+
+    problem: Problem
+    original: int
+    added: int = 0
+    by_origin: dict[str, int] = field(default_factory=dict)
+    dropped: dict[str, int] = field(default_factory=dict)
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"original": self.original, "added": self.added, "by_origin": dict(self.by_origin),
+                "dropped": dict(sorted(self.dropped.items())), "note": self.note}
+
+
+@dataclass
+class AmplifiedSuite:
+    """An amplified benchmark: its stored name, digest, provenance and problems."""
+
+    benchmark: str
+    name: str
+    digest: str
+    provenance: dict[str, Any]
+    problems: list[ProblemAmplification]
+
+    def stored_problems(self) -> list[Problem]:
+        return [p.problem for p in self.problems]
+
+
+def _seed_int(seed: int, problem_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{seed}:{problem_id}:hypothesis".encode()).digest()[:4], "big")
+
+
+def _by_arity(seeds: list[Seed]) -> dict[int, list[Shape]]:
+    groups: dict[int, list[tuple[Any, ...]]] = {}
+    for seed in seeds:
+        groups.setdefault(len(seed.args), []).append(seed.args)
+    return {arity: arg_shapes(args) for arity, args in groups.items()}
+
+
+def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tuple[str, str]], Counter]:
+    """Up to `limit` (expression, origin) new inputs, mutation and Hypothesis interleaved, within the contract;
+    and the counts of those dropped before running anything (contract, duplicate)."""
+    seeds = problem_seeds(problem)
+    dropped: Counter = Counter()
+    if not seeds:
+        return [], dropped
+    shapes = _by_arity(seeds)
+    main = max(shapes, key=lambda a: sum(1 for s in seeds if len(s.args) == a))
+    template: Template = next(s.template for s in seeds if len(s.args) == main)
+    mutated = mutated_inputs(seeds, problem_rng(seed, problem.id, "mutation"), limit * 3)
+    pool = draw_inputs(shapes[main], _seed_int(seed, problem.id), limit * DRAWS)
+    simple, rest = pool[: limit // 4], pool[limit // 4 :]  # Hypothesis starts simple (small, boundary values)
+    problem_rng(seed, problem.id, "hypothesis").shuffle(rest)  # then take from all it drew
+    pool = simple + rest
+    drawn = [(Seed(template, args), args) for args in pool]
+    streams = [[(s, a, "mutation") for s, a in mutated], [(s, a, "hypothesis") for s, a in drawn]]
+    seen = {s.template.render(s.args) for s in seeds}
+    seen |= {t["expr"] for t in problem.tests if isinstance(t.get("expr"), str)}
+    out: list[tuple[str, str]] = []
+    while len(out) < limit and any(streams):
+        for stream in streams:
+            if not stream or len(out) >= limit:
+                continue
+            source, args, origin = stream.pop(0)
+            why = violation(shapes[len(source.args)], args)
+            if why:
+                dropped[f"breaks contract ({why.split(':', 1)[-1].strip()})"] += 1
+                continue
+            expr = source.template.render(args)
+            if expr in seen:
+                dropped["duplicate"] += 1
+                continue
+            seen.add(expr)
+            out.append((expr, origin))
+    return out, dropped
+
+
+def _plan(problem: Problem, reference: str | None, seed: int, per_problem: int,
+          benchmark: str) -> tuple[ProblemAmplification, list[tuple[str, str]], Counter]:
+    """The problem's result so far, its candidate inputs and what was dropped before running anything."""
+    original = len(problem_grading_tests(problem))
+    result = ProblemAmplification(problem.model_copy(update={"benchmark": benchmark}), original)
+    if not reference:
+        result.note = "no reference solution: nothing added (see differential mode)"
+        return result, [], Counter()
+    why = answers_may_differ(problem)
+    if why:
+        result.note = f"not amplified: correct answers may differ ({why})"
+        return result, [], Counter()
+    candidates, dropped = candidate_inputs(problem, seed, per_problem * 2)
+    if not candidates:
+        result.note = "no test with literal arguments to vary"
+    return result, candidates, dropped
+
+
+def _finish(result: ProblemAmplification, candidates: list[tuple[str, str]], answers: list[Any],
+            dropped: Counter, per_problem: int) -> ProblemAmplification:
+    new_tests: list[dict[str, Any]] = []
+    for (_expr, origin), answer in zip(candidates, answers, strict=True):
+        if answer.test is None:
+            dropped[answer.dropped] += 1
+        elif len(new_tests) < per_problem:
+            new_tests.append({"name": f"amplified {len(new_tests) + 1} ({origin})", **answer.test,
+                              AMPLIFIED_KEY: origin})
+        else:
+            dropped["over --per-problem"] += 1
+    result.added = len(new_tests)
+    result.by_origin = dict(Counter(t[AMPLIFIED_KEY] for t in new_tests))
+    result.dropped = dict(dropped)
+    result.problem = result.problem.model_copy(update={"tests": [*result.problem.tests, *new_tests]})
+    return result
+
+
+def amplify_problems(pool: Any, items: list[tuple[Problem, str | None]], *, seed: int = 0,
+                     per_problem: int = DEFAULT_PER_PROBLEM, settings: GradingSettings | None = None,
+                     benchmark: str = "") -> list[ProblemAmplification]:
+    """Each problem with up to `per_problem` new tests after its own, answered by its reference (None: none
+    added); every reference runs in two batches of sandbox jobs for all the problems together."""
+    plans = [_plan(p, ref, seed, per_problem, benchmark or p.benchmark + SUFFIX) for p, ref in items]
+    answers = reference_answers_many(
+        pool, [(p, ref or "", [e for e, _ in cands]) for (p, ref), (_, cands, _) in zip(items, plans, strict=True)],
+        settings)
+    return [_finish(result, cands, found, dropped, per_problem)
+            for (result, cands, dropped), found in zip(plans, answers, strict=True)]
+
+
+def amplify_problem(pool: Any, problem: Problem, reference: str | None, *, seed: int = 0,
+                    per_problem: int = DEFAULT_PER_PROBLEM, settings: GradingSettings | None = None,
+                    benchmark: str | None = None) -> ProblemAmplification:
+    """One problem amplified (see `amplify_problems`)."""
+    return amplify_problems(pool, [(problem, reference)], seed=seed, per_problem=per_problem, settings=settings,
+                            benchmark=benchmark or "")[0]
+
+
+def suite_of(problems: list[Problem]) -> str:
+    """The digest of a benchmark version: every problem's id and grading tests."""
+    return suite_digest([{"id": p.id, "tests": problem_grading_tests(p)} for p in problems])
+
+
+def amplify_benchmark(pool: Any, benchmark: str, problems: list[Problem], *, seed: int = 0,
+                      per_problem: int = DEFAULT_PER_PROBLEM, references: dict[str, str] | None = None,
+                      settings: GradingSettings | None = None) -> AmplifiedSuite:
+    """Every problem amplified; the suite is named `<benchmark>+amplified:<digest[:12]>`."""
+    import hypothesis
+
+    staged = f"{benchmark}{SUFFIX}"
+    items = [(problem, reference_for(problem, references)) for problem in problems]
+    used = {problem.id: reference for problem, reference in items if reference}
+    results = amplify_problems(pool, items, seed=seed, per_problem=per_problem, settings=settings, benchmark=staged)
+    digest = suite_of([r.problem for r in results])
+    name = f"{staged}:{digest[:12]}"
+    ref_digest = reference_digest(used)
+    for r in results:
+        r.problem = r.problem.model_copy(update={
+            "benchmark": name, "source": f"{r.problem.source or r.problem.id} {SUFFIX}",
+            "rationale": _provenance_line(r, seed, ref_digest)})
+    provenance = {
+        "benchmark": benchmark, "name": name, "digest": digest, "generator": GENERATOR_VERSION,
+        "hypothesis": hypothesis.__version__, "seed": seed, "per_problem": per_problem,
+        "reference_digest": ref_digest, "references": len(used),
+        "problems": {r.problem.id: r.to_dict() for r in results},
+    }
+    return AmplifiedSuite(benchmark, name, digest, provenance, results)
+
+
+def _provenance_line(result: ProblemAmplification, seed: int, ref_digest: str) -> str:
+    """The per-problem provenance kept in the stored problem (its `rationale`), readable on its own."""
+    import hypothesis
+
+    dropped = ", ".join(f"{why}: {n}" for why, n in sorted(result.dropped.items())) or "none"
+    origins = ", ".join(f"{k} {v}" for k, v in sorted(result.by_origin.items())) or "none"
+    return (f"amplified by {GENERATOR_VERSION} (seed {seed}, hypothesis {hypothesis.__version__}, references "
+            f"sha256 {ref_digest[:12]}): {result.original} original grading test(s) kept first, {result.added} "
+            f"added ({origins}); dropped: {dropped}. {result.note}").strip()
+
+
+def provenance_text(provenance: dict[str, Any]) -> str:
+    """The provenance as canonical JSON (what `amplify --json` prints and a rescore records)."""
+    return json.dumps(provenance, sort_keys=True)
+

@@ -1,0 +1,43 @@
+"""Which stored amplified version grades a run: `rescore --suite amplified[:<digest>]` resolved in the store.
+
+Why: the stronger tests live in the run's own store (`amplify` wrote them there), named
+`<benchmark>+amplified:<digest[:12]>`; with several versions the caller must pick one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from execugraph.amplify.build import SUFFIX
+
+
+def _base_name(benchmark: str) -> str:
+    from execugraph.benchmarks import UnknownBenchmarkError, canonical_name
+
+    try:
+        return canonical_name(benchmark)
+    except UnknownBenchmarkError:
+        return benchmark
+
+
+def resolve_suite(store: Any, run_id: int, choice: str) -> tuple[dict[str, Any], str]:
+    """(benchmark_file for `rescore_run`, its `tests` value "amplified:<digest>"); ValueError/LookupError saying why."""
+    from execugraph.store.amplified_reads import benchmarks_with_prefix
+
+    kind, _, digest = choice.partition(":")
+    if kind != "amplified":
+        raise ValueError(f"--suite must be amplified or amplified:<digest>, got {choice!r}")
+    run = store.get_run(run_id)
+    if run is None:
+        raise LookupError(f"run {run_id} does not exist")
+    prefix = f"{_base_name(run.benchmark or '')}{SUFFIX}:"
+    found = {name: n for name, n in benchmarks_with_prefix(store, prefix).items()
+             if name[len(prefix):].startswith(digest)}
+    if not found:
+        raise LookupError(f"no amplified version of {run.benchmark!r}{' matching ' + digest if digest else ''} in this "
+                          f"store; run: python -m execugraph amplify --benchmark {_base_name(run.benchmark or '')}")
+    if len(found) > 1:
+        raise LookupError("several amplified versions; pick one with --suite amplified:<digest>: "
+                          + ", ".join(found))
+    (name, count), = found.items()
+    return {"benchmark": name, "file": "amplified", "problems": count}, f"amplified:{name[len(prefix):]}"

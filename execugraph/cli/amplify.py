@@ -1,0 +1,135 @@
+"""`amplify`: a stronger version of a benchmark (new inputs, a reference's answers), stored beside the original.
+
+`python -m execugraph amplify --benchmark internal30 [--reference FILE] [--seed S] [--per-problem N]`
+writes `<benchmark>+amplified:<digest>` into the store (`rescore --suite amplified` grades
+a run on it) and prints, per problem, tests kept and added, what was dropped and why, and
+(unless `--no-adequacy`) the mutation score of the original and the amplified tests.
+Problems without a reference get differential checks instead: inputs on which the stored
+passing programs disagree are reported as "tests too weak here"; no verdict changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from execugraph.text_safety import terminal_text as shown
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Declare the arguments of `amplify`."""
+    parser.add_argument("--benchmark", required=True, help="internal30, humaneval, or a file benchmark (with --path)")
+    parser.add_argument("--path", help="the benchmark file, for user/apps/published benchmarks")
+    parser.add_argument("--reference", type=Path, help="reference programs: JSONL {id, reference} or JSON id -> program")
+    parser.add_argument("--seed", type=int, default=0, help="generation seed (default 0); same seed, same suite")
+    from execugraph.amplify.build import DEFAULT_PER_PROBLEM
+
+    parser.add_argument("--per-problem", type=int, default=DEFAULT_PER_PROBLEM,
+                        help=f"new tests per problem at most (default {DEFAULT_PER_PROBLEM})")
+    parser.add_argument("--problems", nargs="+", metavar="ID", help="only these problem ids")
+    parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
+    parser.add_argument("--no-adequacy", action="store_true", help="skip the mutation score")
+    parser.add_argument("--no-store", action="store_true", help="print only; store nothing")
+    parser.add_argument("--json", action="store_true", help="print the provenance (and adequacy) as JSON")
+
+
+def _problems(args: argparse.Namespace) -> tuple[str, list[Any]]:
+    from execugraph.benchmarks import FILE_BENCHMARKS, canonical_name, load_benchmark, select_problems
+
+    name = canonical_name(args.benchmark)
+    opts = {"path": args.path} if name in FILE_BENCHMARKS else {}
+    problems = load_benchmark(name, **opts)
+    if args.problems:
+        problems = select_problems(problems, ids=args.problems)
+    return name, problems
+
+
+def run(args: argparse.Namespace) -> int:
+    """Amplify, store, print."""
+    from execugraph.amplify.build import amplify_benchmark
+    from execugraph.amplify.references import read_reference_file
+    from sandbox import SandboxPool
+
+    if args.per_problem < 1:
+        print("amplify: --per-problem must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        name, problems = _problems(args)
+        references = read_reference_file(args.reference) if args.reference else None
+    except (LookupError, ValueError, TypeError, OSError) as exc:
+        print(f"amplify: {shown(exc)}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    with SandboxPool(args.workers) as pool:
+        suite = amplify_benchmark(pool, name, problems, seed=args.seed, per_problem=args.per_problem,
+                                  references=references)
+        elapsed = time.perf_counter() - started
+        adequacy = None if args.no_adequacy else _adequacy(pool, problems, suite, references)
+        differential = _differential(args, pool, suite)
+    if not args.no_store:
+        from execugraph.cli.store import open_store
+
+        store = open_store(args, writes=True)
+        for problem in suite.stored_problems():
+            store.upsert_problem(problem)
+    out = {**suite.provenance, "seconds": round(elapsed, 2), "stored": not args.no_store}
+    if adequacy is not None:
+        out["adequacy"] = adequacy
+    if differential:
+        out["differential"] = differential
+    if args.json:
+        print(json.dumps(out, sort_keys=True))
+    else:
+        _print(out)
+    return 0
+
+
+def _adequacy(pool: Any, problems: list[Any], suite: Any, references: dict[str, str] | None) -> dict[str, Any]:
+    from execugraph.amplify.adequacy import suite_adequacy
+
+    return suite_adequacy(pool, problems, suite.stored_problems(), references)
+
+
+def _differential(args: argparse.Namespace, pool: Any, suite: Any) -> dict[str, Any]:
+    """Differential checks for the problems that had no reference (needs stored passing programs)."""
+    lacking = [p for p in suite.problems if not p.added and p.note.startswith("no reference")]
+    if not lacking:
+        return {}
+    from execugraph.amplify.differential import disagreements
+    from execugraph.cli.store import open_store
+
+    store = open_store(args, writes=False)
+    return disagreements(store, pool, [p.problem for p in lacking], suite.benchmark, args.seed, args.per_problem)
+
+
+def _print(out: dict[str, Any]) -> None:
+    problems = out["problems"]
+    added = sorted(p["added"] for p in problems.values())
+    median = added[len(added) // 2] if added else 0
+    print(f"{shown(out['name'])}: {len(problems)} problem(s), {sum(added)} test(s) added "
+          f"(median {median}, max {max(added, default=0)} per problem) in {out['seconds']} s; "
+          f"seed {out['seed']}, {out['generator']}, hypothesis {out['hypothesis']}, "
+          f"{out['references']} reference(s) sha256 {out['reference_digest'][:12]}"
+          + ("" if out["stored"] else " (not stored)"))
+    scores = (out.get("adequacy") or {}).get("problems", {})
+    for pid, info in problems.items():
+        line = f"  {shown(pid)}: {info['original']} original + {info['added']} new"
+        score = scores.get(pid)
+        if score:
+            line += (f"; mutation score {score['original_killed']}/{score['mutants']} -> "
+                     f"{score['amplified_killed']}/{score['mutants']}")
+        if info["dropped"]:
+            line += "; dropped " + ", ".join(f"{shown(why)} {n}" for why, n in info["dropped"].items())
+        if info["note"]:
+            line += f" ({shown(info['note'])})"
+        print(line)
+    total = (out.get("adequacy") or {}).get("total")
+    if total:
+        print(f"  mutation score: original {total['original_score']:.1%}, amplified {total['amplified_score']:.1%} "
+              f"({total['only_amplified']} mutant(s) only the amplified tests kill, of {total['mutants']})")
+    for pid, items in (out.get("differential") or {}).items():
+        print(f"  {shown(pid)}: tests too weak here: {len(items)} input(s) on which passing programs disagree")

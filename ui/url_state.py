@@ -1,0 +1,64 @@
+"""A page's choices kept in the URL (`?runs=3,4&baseline=...`), so a link reopens the same view.
+
+A value from the URL is applied once (per distinct value), before its widget is drawn; the page then
+writes its current choices back, so the address bar always names what is shown. A marker per key
+remembers the value written, so writing never re-applies it over a later choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from execugraph.text_safety import md_text
+
+ALL = "all"  # ?baseline=all: all pairs
+
+
+def _marker(key: str) -> str:
+    return f"_url.{key}"
+
+
+def split(raw: str) -> list[str]:
+    """'a, b,,c' -> ['a', 'b', 'c']."""
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def adopt(param: str, key: str, parse: Callable[[str], Any] = str) -> str | None:
+    """Set `st.session_state[key]` from `?param=` when the URL holds a value not applied yet; returns that
+    raw value (None when nothing new was applied)."""
+    raw = st.query_params.get(param)
+    if raw is None or st.session_state.get(_marker(key)) == raw:
+        return None
+    st.session_state[_marker(key)] = raw
+    st.session_state[key] = parse(raw)
+    return raw
+
+
+def publish(param: str, key: str, value: str | None) -> None:
+    """Write the current choice to `?param=` (removed when None or empty) and mark it as applied."""
+    if value:
+        if st.query_params.get(param) != value:
+            st.query_params[param] = value
+    elif param in st.query_params:
+        del st.query_params[param]
+    st.session_state[_marker(key)] = value or None
+
+
+def joined(values: Sequence[Any]) -> str:
+    """[3, 4] -> '3,4'."""
+    return ",".join(str(v) for v in values)
+
+
+def flag(raw: str) -> bool:
+    """'1', 'true', 'yes', 'on' -> True; anything else False."""
+    return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
+def warn_unknown(what: str, names: Sequence[Any]) -> None:
+    """Say which values from the link this database does not have (never drop them silently)."""
+    if names:
+        listed = ", ".join(md_text(str(n)) for n in names)
+        st.warning(f"{what} from the link not found, left out: {listed}.", icon=":material/link_off:")
