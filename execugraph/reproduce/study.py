@@ -143,6 +143,7 @@ def _study_run(row: RunHeader, records: list[dict[str, Any]], name: str, folder:
         problems=frozenset(r["problem_id"] for r in records),
         conditions=tuple(dict.fromkeys(r["condition"] for r in records if r["condition"])),
         trials=len(records),
+        group=folder.rpartition("/")[0] if isinstance((row.config or {}).get("harness"), dict) else "",
     )
 
 

@@ -307,3 +307,20 @@ def test_evalplus_mbpp_results_rescore_with_an_mbpp_problem_file(tmp_path: Path,
     for child in rescores:
         summary = child.config["rescore"]
         assert summary["unresolved"] == 0 and summary["flips"] == [] and summary["rescored"] == 4
+
+
+def test_default_families_never_join_harness_files_of_different_folders(tmp_path: Path) -> None:
+    """Two projects' result files of the same benchmark and problems: one family per folder, not one for all."""
+    from execugraph.reproduce import reproduce_path
+
+    for project in ("lab_a", "lab_b"):
+        hf.write_human_eval(tmp_path / "collection" / project, name="model_x.jsonl")
+        hf.write_human_eval(tmp_path / "collection" / project, name="model_y.jsonl")
+    with Store.open(str(tmp_path / "repro.db")) as store:
+        reproduce_path(store, tmp_path / "collection", tmp_path / "out", workers=2, figures=False)
+    report = json.loads((tmp_path / "out" / "reproduce.json").read_text())
+    families = report["families"]
+    assert len(families) == 2, [f["runs"] for f in families]
+    assert all(len(f["comparisons"]) == 1 and f["holm_family_size"]["published"] == 1 for f in families)
+    assert sorted(sorted(f["runs"]) for f in families) == sorted(
+        sorted(r["name"] for r in report["runs"] if project in r["folder"]) for project in ("lab_a", "lab_b"))

@@ -104,6 +104,25 @@ def _reads_as_text(page: Any) -> str:
     return text
 
 
+def _every_page(page: Any, base: str, db: Path) -> None:
+    """The imported hostile runs on every page that shows them: no exception, no payload turned into markup."""
+    from execugraph.store import Store
+
+    with Store.open(str(db)) as store:
+        runs = [r.id for r in store.list_runs(kind="import")]
+        trial = store.trials_for_run(runs[0])[0].id
+    ids = ",".join(map(str, runs))
+    for path in ("runs", f"trace?trial={trial}", f"statistics?runs={ids}", f"ablations?runs={ids}", "retrieval",
+                 "batch", "export"):
+        page.goto(f"{base}/{path}", timeout=120_000)
+        page.locator('[data-testid="stHeading"]').first.wait_for(timeout=120_000)
+        _settled(page)
+        assert page.locator('[data-testid="stException"]').count() == 0, path
+        assert page.locator("img[src='x'], a[href^='javascript'], iframe, object, embed").count() == 0, path
+        assert page.locator("script:not([src])").evaluate_all(
+            "els => els.filter(e => e.textContent.includes('alert(')).length") == 0, path
+
+
 def test_a_hostile_report_is_inert_in_the_dashboard_and_in_its_files(server, tmp_path):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
@@ -135,6 +154,7 @@ def test_a_hostile_report_is_inert_in_the_dashboard_and_in_its_files(server, tmp
                 page.get_by_role("button", name=re.compile(r"Download everything")).click()
             with zipfile.ZipFile(io.BytesIO(Path(download.value.path()).read_bytes())) as archive:
                 archive.extractall(tmp_path / "out")
+            _every_page(page, server, tmp_path / "runs.db")
             app.clean()
         finally:
             browser.close()
