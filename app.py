@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from execugraph.redaction import install_log_scrub, redact_url
+from execugraph.redaction import install_log_scrub
 from execugraph.store import StoreReadOnlyError
 from execugraph.views.health import health_lines
 from ui import access, keys
@@ -14,7 +14,7 @@ from ui.resources import ensure_background_worker, health, preload_chart_fronten
 
 # A local icon: a Material icon name makes the browser fetch it from fonts.gstatic.com on every page load.
 ICON = str(Path(__file__).resolve().parent / "docs" / "favicon.png")
-st.set_page_config(page_title="ExecuGraph", page_icon=ICON, layout="wide")
+st.set_page_config(page_title="ExecuGraph", page_icon=ICON, layout="wide", initial_sidebar_state="auto")
 st.session_state[keys.ROUTED] = True
 keys.init_state(st.session_state)
 install_log_scrub()  # the server's log lines never carry a secret the process holds
@@ -42,7 +42,6 @@ with st.sidebar:
     for check in health_lines(checks):
         st.markdown(f"{icons[check.level]} **{check.name}**")
         st.caption(check.detail + (f" - {check.fix}" if check.fix and check.level != "ok" else ""))
-    st.caption(f"Database: `{redact_url(settings().db_url)}`")
 preload_chart_frontend()  # so the first page with a chart does not wait for the browser to load plotly
 
 current = store()  # a database that cannot be used: the CLI's sentence, and the page stops here

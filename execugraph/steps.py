@@ -49,6 +49,7 @@ class GeneratorOutput(Failed):
     repairs: list[str]
     parsed_ok: bool  # False: no usable code in the reply (the UI then shows the reply itself)
     reason: str  # what asked for this attempt: initial | retry | revise | sample
+    unchanged: NotRequired[bool]  # a retry that returned the previous attempt's program unchanged (no progress)
 
 
 class Review(TypedDict):
@@ -83,6 +84,7 @@ class EvaluatorOutput(TestWriting):
     tests_passed: int
     tests_total: int
     first_failure: dict[str, Any] | None  # the sandbox's record of the first failing test
+    no_progress: NotRequired[bool]  # the program run is a retry's unchanged copy of the previous attempt
 
 
 class OptimizerOutcome(TypedDict):

@@ -75,6 +75,13 @@ def replay_loader(store: Store) -> Callable[[int, str], dict[str, list[str]]]:
     return load
 
 
+def no_progress_message(attempts: list[int]) -> str:
+    """The trial's note when retries returned the previous program unchanged (attempts count from 0)."""
+    which = ", ".join(str(a) for a in attempts)
+    return (f"no progress: {len(attempts)} {'retry' if len(attempts) == 1 else 'retries'} (attempt {which}) returned "
+            "the previous program unchanged; the next retry prompt said so")
+
+
 def run_trial(
     problem: Problem,
     config: RunConfig,
@@ -154,6 +161,8 @@ def run_trial(
         message = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
     grading = state.get("grading") or {}
     passed = bool(grading.get("passed")) and status == "done"
+    if status == "done" and state.get("no_progress"):
+        message = no_progress_message(state["no_progress"])
     verdict = grading.get("verdict") if status == "done" else error_kind
     result = TrialResult(
         trial_id=trial_id,

@@ -25,7 +25,7 @@ progress_panel(store)
 st.subheader("New batch")
 if read_only_notice(store, "Launching a batch"):
     st.stop()
-left, right = st.columns(2, gap="large")
+left, right = st.container(), st.container()  # one above the other: side by side, labels broke mid-word at 800 px
 with left:
     benchmark, problems, options = problem_source(settings.cache_dir / "uploads")
     grid_inputs(problems)

@@ -7,7 +7,7 @@ from execugraph import views
 from execugraph.text_safety import md_text
 from ui import keys, resources
 from ui.keys import Runs
-from ui.run_parts import derived_sections, filter_row, manage_panel, runs_table, summary_panel
+from ui.run_parts import derived_sections, filter_row, linked_run, manage_panel, runs_table, summary_panel
 from ui.widgets import empty_state, read_only_notice
 
 keys.init_state(st.session_state)
@@ -41,13 +41,14 @@ st.session_state[Runs.SELECT] = [r for r in st.session_state[Runs.SELECT] if r i
 selected = st.multiselect("Select runs to compare", list(labels), key=Runs.SELECT, format_func=labels.get)
 st.session_state[keys.SELECTED_RUNS] = selected
 link = {"runs": ",".join(map(str, selected))}
-b = st.columns([1, 1, 4])
-if b[0].button("Compare in Statistics", key=Runs.TO_STATISTICS, disabled=not selected, icon=":material/functions:"):
+row = st.container(horizontal=True)  # buttons as wide as their labels, wrapping on a narrow screen
+if row.button("Compare in Statistics", key=Runs.TO_STATISTICS, disabled=not selected, icon=":material/functions:"):
     st.switch_page("pages/statistics.py", query_params=link)
-if b[1].button("Open in Ablations", key=Runs.TO_ABLATIONS, disabled=not selected, icon=":material/science:"):
+if row.button("Open in Ablations", key=Runs.TO_ABLATIONS, disabled=not selected, icon=":material/science:"):
     st.switch_page("pages/ablations.py", query_params=link)
 
 st.divider()
+linked_run(store, labels)  # ?run=4 opens run 4's detail
 if st.session_state.get(Runs.DETAIL) not in labels:
     latest = views.latest_finished_run(store)
     st.session_state[Runs.DETAIL] = selected[0] if selected else latest if latest in labels else listed[0]["id"]

@@ -44,7 +44,9 @@ if recorded_grading(store, trial, steps) is not None:  # imported or rescored: n
             compare_panel(store, trial, steps)
     st.stop()
 protocol_parts.protocol_caption(trial, steps)
-if trial.message:
+if trial.message and trial.status == "done":  # a finished trial's message is a note (e.g. retries without progress)
+    st.info(md_text(trial.message), icon=":material/info:")
+elif trial.message:
     st.error(md_text(trial.message), icon=":material/error:")
 if not steps:
     empty_state("This trial has no recorded steps yet (it is queued, or stopped before its first agent ran).")

@@ -74,10 +74,11 @@ def grid_inputs(problems: list[Any]) -> None:
     ray = st.session_state[Batch.EXECUTOR] == "ray"
     b.text_input("Ray address (empty = local cluster)", key=Batch.RAY_ADDRESS, disabled=not ray)
     c.text_input(
-        "LLM endpoints (comma-separated)",
+        "LLM endpoints",
         key=Batch.OLLAMA_HOSTS,
+        placeholder="host:11434, host2:11434",
         disabled=not ray,
-        help="Ollama servers (http://host:11434) or OpenAI-compatible ones (http://host:8000/v1) to balance "
+        help="Comma-separated Ollama servers (http://host:11434) or OpenAI-compatible ones (http://host:8000/v1) to balance "
         "trials over; empty: OLLAMA_HOST or EXECUGRAPH_OPENAI_BASE_URL, whichever the models use",
     )
     fault_inputs()

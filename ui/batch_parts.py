@@ -81,14 +81,14 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
         return
     waiting = any(r["status"] in ACTIVE for r in rows)
     if waiting and not store.read_only and not resources.worker_alive():
-        left, right = st.columns([4, 1], vertical_alignment="center")
-        left.warning(
+        st.warning(
             "No background worker is running, so queued batches are not progressing.", icon=":material/warning:"
         )
-        right.button("Start worker", key=Batch.START_WORKER, icon=":material/play_arrow:", on_click=_start_worker)
+        st.button("Start worker", key=Batch.START_WORKER, icon=":material/play_arrow:", on_click=_start_worker)
     for row in rows:
         with st.container(border=True):
-            left, right = st.columns([6, 1], vertical_alignment="center")
+            # the buttons go under the line, in a row that wraps: a narrow column cut them to "C.." at 800 px
+            left, right = st.container(), st.container(horizontal=True)
             status = "cancelling" if row["cancel_requested"] and row["status"] == "running" else row["status"]
             left.markdown(f"**{md_text(row['name'])}** · {status}")
             left.progress(row["done"] / row["total"] if row["total"] else 0.0, text=_line(row))

@@ -20,15 +20,16 @@ def family_picker(arms: list[tuple[str, str]]) -> tuple[str | None, bool]:
     options = [ALL_PAIRS, *names]
     if st.session_state.get(Stats.COMPARE) not in options:
         st.session_state[Stats.COMPARE] = default_choice(arms)
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
-    choice = left.selectbox(
+    row = st.container(horizontal=True, vertical_alignment="bottom")  # wraps: a narrow column cut the toggle
+    choice = row.selectbox(
         "Comparisons",
         options,
+        width=320,
         key=Stats.COMPARE,
         format_func=lambda o: "all pairs" if o == ALL_PAIRS else f"each arm against {names[o]}",
         help="the family of comparisons Holm's correction runs over: all pairs, or each arm against one baseline",
     )
-    right.toggle(
+    row.toggle(
         "Only comparable pairs",
         key=Stats.COMPARABLE_ONLY,
         help="arms that ran the same benchmark and share at least one problem; other pairs are listed apart "

@@ -9,6 +9,7 @@ keeps running and is persisted step by step.
 from __future__ import annotations
 
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from execugraph.config import RunConfig
@@ -16,7 +17,7 @@ from execugraph.events import TrialEvent
 from execugraph.problem import Problem
 from execugraph.single import run_single
 from execugraph.trial import TrialDeps, TrialResult
-from execugraph.views import StepRow
+from execugraph.views import StepRow, duration
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -47,15 +48,22 @@ class SynthesisJob:
         self.finished = threading.Event()
         self._events: list[TrialEvent] = []
         self._lock = threading.Lock()
+        self.started_at: float | None = None  # time.monotonic() when the job started
+        self._node_started_at: float | None = None  # when the node running now started
         self.thread = threading.Thread(target=self._work, name="synthesize", daemon=True)
 
     def start(self) -> SynthesisJob:
+        self.started_at = time.monotonic()
         self.thread.start()
         return self
 
     def _emit(self, event: TrialEvent) -> None:
         with self._lock:
             self._events.append(event)
+            if event["type"] == "node_started":
+                self._node_started_at = time.monotonic()
+            elif event["type"] == "node_finished":
+                self._node_started_at = None
 
     def _work(self) -> None:
         try:
@@ -103,3 +111,24 @@ class SynthesisJob:
                 )
                 running = None
         return finished, running
+
+    def elapsed(self, now: float | None = None) -> tuple[float | None, float | None]:
+        """(seconds the running node has taken so far, seconds since the job started); None where unknown."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            node = self._node_started_at
+        return (None if node is None else max(0.0, now - node),
+                None if self.started_at is None else max(0.0, now - self.started_at))
+
+    def working_line(self, now: float | None = None) -> str:
+        """What the live view says while the trial runs: the node at work and, past a second, for how long."""
+        _, running = self.steps()
+        step_s, total_s = self.elapsed(now)
+        line = f"{running or 'the workflow'} is working..."
+        if running and step_s is not None and step_s >= 1:
+            line += f" {duration(step_s)} in this step"
+            if total_s is not None and total_s - step_s >= 1:
+                line += f", {duration(total_s)} in all"
+        elif total_s is not None and total_s >= 1:
+            line += f" {duration(total_s)} in all"
+        return line

@@ -94,6 +94,7 @@ class Runs:
     DATES = "runs.dates"
     SELECT = "runs.select"
     DETAIL = "runs.detail"
+    LINKED = "_runs.linked"  # the `?run=` value already applied to DETAIL (not a widget)
     RENAME = "runs.rename"
     RENAME_SAVE = "runs.rename_save"
     TAGS = "runs.tags"

@@ -94,10 +94,10 @@ def table_view(table: Table, *, key: str) -> None:
 def tables_download(report: dict, *, key: str, stem: str) -> None:
     """A format choice and one button that downloads every publication table of the report."""
     tables = publication_tables(report)
-    left, right = st.columns([1, 3], vertical_alignment="bottom")
-    label = left.selectbox("Table format", list(TABLE_FORMATS), key=f"{key}.format")
+    row = st.container(horizontal=True, vertical_alignment="bottom")  # wraps: a narrow column cut the label
+    label = row.selectbox("Table format", list(TABLE_FORMATS), key=f"{key}.format", width=180)
     fmt = TABLE_FORMATS[label]
-    right.download_button(
+    row.download_button(
         f"Download the tables for a paper ({label}, {len(tables)} tables, zip)",
         data=partial(tables_zip, tables, fmt),
         file_name=f"{stem}-tables-{fmt}.zip",

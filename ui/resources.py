@@ -71,14 +71,25 @@ def db_url() -> str:
 
 
 @st.cache_data(ttl=30, show_spinner=False)
-def _health(url: str, ollama_host: str, openai_base_url: str = "") -> list[Check]:
+def _health(url: str, ollama_host: str, openai_base_url: str = "", model_loaded: bool = False) -> list[Check]:
     return run_checks(load_settings(url), load_model=False)
 
 
+def _embedded_loaded() -> bool:
+    """Whether this server process holds the embedded model (cheap: no load, no wait)."""
+    from execugraph.llm import LLMError, embedded_model_path, llama_loaded
+
+    try:
+        return llama_loaded(str(embedded_model_path()))
+    except LLMError:
+        return False
+
+
 def health() -> list[Check]:
-    """Provider, database and sandbox checks, refreshed at most every 30 s."""
+    """Provider, database and sandbox checks, refreshed at most every 30 s and as soon as the embedded model
+    loads (its state is part of the cache key, so the line never says it is still to load once it is)."""
     s = settings()
-    return _health(s.db_url, s.ollama_host, s.openai_base_url)
+    return _health(s.db_url, s.ollama_host, s.openai_base_url, _embedded_loaded())
 
 
 def start_worker(url: str) -> bool:

@@ -66,7 +66,9 @@ def problem_inputs() -> list[dict[str, Any]]:
             )
             st.text_input("Assert call", key=Syn.ASSERT_CALL, persist_state=keys.PERSIST)
         else:
-            st.caption("The evaluator model writes the tests; they feed the loop and grade the result.")
+            st.caption("The evaluator model writes the tests; they feed the loop and grade the result. "
+                       "Without an entry point the program reads standard input and prints its answer, "
+                       "and the tests are input/output texts.")
     return list(rows)
 
 
@@ -118,9 +120,9 @@ def request(rows: list[dict[str, Any]], default_model: str, models: dict[str, st
 @st.fragment(run_every=1.0)
 def live(job: SynthesisJob, store: Store) -> None:
     """Redrawn every second while the trial runs; hands over to a full rerun when it ends."""
-    steps, running = job.steps()
+    steps, _ = job.steps()
     render_steps(steps, store)
-    st.caption(f":material/hourglass_top: {running or 'the workflow'} is working...")
+    st.caption(f":material/hourglass_top: {job.working_line()}")  # with the running step's elapsed time
     if job.done:
         st.rerun()
 
@@ -136,6 +138,8 @@ def result_panel(job: SynthesisJob, store: Store) -> None:
             f"{'Passed' if result.passed else 'Failed'}: {result.verdict}, {result.tests_passed}/{result.tests_total} "
             f"{result.test_source or ''} tests, {retries}."
         )
+        if result.message:  # a note on a finished trial, e.g. retries that changed nothing
+            st.caption(f":material/info: {result.message}")
     st.page_link(
         "pages/trace.py",
         label=f"Open run #{job.run_id}, trial {result.trial_id} in Trace",

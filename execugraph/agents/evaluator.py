@@ -25,19 +25,25 @@ from execugraph.grading import (
     with_generated,
 )
 from execugraph.grading import grading_tests as rule_grading_tests
-from execugraph.parsing import parse_generated_tests
+from execugraph.parsing import parse_generated_stdio_tests, parse_generated_tests
 from execugraph.state import Sample, TrialState
 from execugraph.steps import Decision, EvaluatorOutput, TestWriting
 
 
 def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> TrialState:
-    """Ask the evaluator model for tests once per trial; malformed ones are dropped and counted."""
+    """Ask the evaluator model for tests once per trial; malformed ones are dropped and counted.
+
+    A problem without an entry point is a stdin/stdout program (see `task_values`): its tests are
+    stdio tests (input text -> expected output text), never calls of `solve`.
+    """
     if "generated_tests" in state:
         return {}
     values = task_values(ctx.problem)
-    prompt = render("test_writer", **values)
-    parsed = parse_generated_tests(ctx.ask("evaluator", prompt), values["entry_point"], ctx.problem.aliases,
-                                   ctx.problem.signature)
+    if ctx.problem.entry_point:
+        parsed = parse_generated_tests(ctx.ask("evaluator", render("test_writer", **values)),
+                                       values["entry_point"], ctx.problem.aliases, ctx.problem.signature)
+    else:
+        parsed = parse_generated_stdio_tests(ctx.ask("evaluator", render("test_writer_stdio", **values)))
     tests = list(parsed.value)
     dropped = int(getattr(parsed, "dropped", 0))
     out.update(TestWriting(generated_tests=len(tests), generated_dropped=dropped, repairs=parsed.repairs))
@@ -87,6 +93,8 @@ def evaluate(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
         out.update(EvaluatorOutput(verdict=result["verdict"], passed=ok, decision=decision, test_source=source,
                                    feedback=feedback, tests_passed=result["tests_passed"],
                                    tests_total=result["tests_total"], first_failure=failure))
+        if state.get("unchanged"):  # this retry's program is the previous attempt's, unchanged
+            out["no_progress"] = True
     update.update(
         feedback_result=result,
         feedback_passed=ok,

@@ -1,4 +1,9 @@
-"""Generator: plan-conditioned code; on a retry it sees structured execution feedback."""
+"""Generator: plan-conditioned code; on a retry it sees structured execution feedback.
+
+A retry that returns the previous attempt's program unchanged makes no progress: it is recorded
+(`unchanged` in this step, `no_progress` in the evaluator's and in the trial's message), and the
+next retry prompt says so, asking for a different program (the README's Conditions section).
+"""
 
 from __future__ import annotations
 
@@ -10,12 +15,26 @@ from execugraph.parsing import extract_code
 from execugraph.state import TrialState
 from execugraph.steps import GeneratorOutput
 
+UNCHANGED_NOTE = (
+    "Your last answer repeated this same program unchanged, so it failed the same way again. "
+    "Do not send it back as it is: find what is wrong and write a program that differs from it."
+)
+
+
+def _same_program(a: str, b: str) -> bool:
+    """Whether two programs are the same text, ignoring trailing whitespace on lines and at the ends."""
+    def norm(code: str) -> str:
+        return "\n".join(line.rstrip() for line in code.strip().splitlines())
+
+    return bool(a.strip()) and norm(a) == norm(b)
+
 
 def _prompt(state: TrialState, ctx: TrialContext) -> str:
     common = task_values(ctx.problem)
     decision = state.get("decision")
     if decision == "retry":
-        return render("generator_retry", **common, code=state.get("code", ""), feedback=state.get("feedback", ""))
+        return render("generator_retry", **common, code=state.get("code", ""), feedback=state.get("feedback", ""),
+                      unchanged=UNCHANGED_NOTE if state.get("unchanged") else "")
     if decision == "revise":
         review = format_review(state.get("review", {}))
         return render("generator_revise", **common, code=state.get("code", ""), review=review)
@@ -38,13 +57,19 @@ def generate(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
         parsed = extract_code(text, ctx.problem.entry_point, ctx.problem.aliases)
         out.update(GeneratorOutput(code=parsed.value, repairs=parsed.repairs, parsed_ok=parsed.ok,
                                    reason=decision or "initial"))
+        unchanged = decision == "retry" and _same_program(parsed.value, state.get("code", ""))
+        if unchanged:
+            out["unchanged"] = True
     update: TrialState = {
         "code": parsed.value,
         "attempt": attempt + 1,
         "repairs": [*state.get("repairs", []), *parsed.repairs],
+        "unchanged": unchanged,
     }
     if decision == "retry":
         update["retries_used"] = state.get("retries_used", 0) + 1
+    if unchanged:
+        update["no_progress"] = [*state.get("no_progress", []), attempt]
     if decision == "revise":
         update["review_gated"] = True
     return update

@@ -23,6 +23,7 @@ PROMPT_NAMES = (
     "generator_revise",
     "reviewer",
     "test_writer",
+    "test_writer_stdio",
     "optimizer",
     "explainer",
     "single",
@@ -111,8 +112,8 @@ def task_values(problem: Any) -> dict[str, str]:
         }
     return {
         "statement": problem.statement,
-        "signature": "solve() -> None: read the input from standard input, print the answer to standard output;"
-        " call solve() at the end of the file",
+        "signature": "solve() -> None: a whole program that reads the input from standard input and prints the"
+        " answer to standard output (no prompts, nothing else printed); call solve() at the end of the file",
         "entry_point": "solve",
     }
 

@@ -12,6 +12,8 @@ Public functions:
 - `parse_review(text)`, `normalise_severity(raw)`: the reviewer's critique (`review`).
 - `parse_generated_tests(text, entry_point, aliases, signature)`: sandbox call tests a model wrote
   (`generated_tests`).
+- `parse_generated_stdio_tests(text)`: sandbox stdio tests (input text -> output text) a model wrote
+  for a program without an entry point (`stdio_tests`).
 - `parse_json_object(text, required, aliases)`: a JSON object fitted to required keys (`json_object`).
 - `loads_lenient(text)`, `iter_json_candidates(text)`: JSON-ish values, repaired (`lenient_json`).
 - `clean_model_text(text)`, `find_fenced_blocks(text)`: the shared first clean-up (`model_text`).
@@ -25,6 +27,7 @@ from execugraph.parsing.model_text import clean_model_text, find_fenced_blocks
 from execugraph.parsing.plan import parse_plan
 from execugraph.parsing.result import Parsed, add_repair
 from execugraph.parsing.review import normalise_severity, parse_review
+from execugraph.parsing.stdio_tests import parse_generated_stdio_tests
 
 __all__ = [
     "JSONRepairError",
@@ -36,6 +39,7 @@ __all__ = [
     "iter_json_candidates",
     "loads_lenient",
     "normalise_severity",
+    "parse_generated_stdio_tests",
     "parse_generated_tests",
     "parse_json_object",
     "parse_plan",

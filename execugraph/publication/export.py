@@ -62,7 +62,34 @@ def _read_rows(store: Store, run_ids: Sequence[int]) -> BundleRows:
     rows = bundle_rows.rows_of_runs(store, wanted)
     run_rank = {rid: i for i, rid in enumerate(wanted)}
     rows.trials.sort(key=lambda t: (run_rank[t["run_id"]], t["id"]))
+    rows.problems = _with_benchmark_problems(rows.problems, rows.trials)
     return rows
+
+
+def _with_benchmark_problems(stored: list[dict[str, Any]], trials: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every problem an exported trial names: the store's copy, else the named suite's own (a run whose problems
+    were never stored, e.g. one written before batches stored them, used to export only the few that were).
+
+    Only suites that load without a file are consulted; a problem found nowhere is left out, as before.
+    """
+    from execugraph.benchmarks import FILE_BENCHMARKS, BenchmarkError, canonical_name, load_benchmark
+    from execugraph.store.models import ProblemRecord
+
+    have = {(p["benchmark"], p["problem_id"]) for p in stored}
+    missing = sorted({(t["benchmark"], t["problem_id"]) for t in trials} - have)
+    added: list[dict[str, Any]] = []
+    for benchmark in sorted({b for b, _ in missing}):
+        try:
+            if not benchmark or canonical_name(benchmark) in FILE_BENCHMARKS:
+                continue
+            suite = {p.id: p for p in load_benchmark(benchmark)}
+        except (BenchmarkError, OSError, TypeError, ValueError):
+            continue
+        for _, problem_id in (k for k in missing if k[0] == benchmark):
+            if problem_id in suite:
+                record = ProblemRecord.from_problem(suite[problem_id]).model_dump()
+                added.append(record | {"benchmark": benchmark})
+    return sorted([*stored, *added], key=lambda p: (p["benchmark"], p["problem_id"]))
 
 
 def _number(rows: Iterable[dict[str, Any]], key: Any = None) -> dict[int, int]:

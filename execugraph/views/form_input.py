@@ -155,6 +155,11 @@ class SynthesisRequest:
                 )
         else:
             tests = []
+        if tests and not entry:  # without an entry point the program is a stdin/stdout one: calls cannot test it
+            raise ValueError(
+                "the tests call a function, so name it in Entry point (e.g. the `add` of `add(1, 2)`); "
+                "or clear the tests to have a stdin/stdout program written and tested on input/output text"
+            )
         aliases = parse_aliases(self.aliases)
         if aliases and not entry:
             raise ValueError("aliases need an entry point: name the function the tests call")

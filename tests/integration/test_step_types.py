@@ -84,6 +84,8 @@ def _scenarios(problem: Problem, retriever) -> list[tuple[str, Problem, str, dic
         ("model-written tests", bare, "single-oneshot",
          {"generator": [fenced(GOOD)], "evaluator": ['[{"call": "add(2, 3)", "expected": 5}, {"oops": 1}]']}, {}),
         ("best of n", problem, "best-of-n@2", {"generator": [fenced(WRONG), fenced(GOOD)]}, {}),
+        ("retry without progress", problem, "single-retry",
+         {"generator": [fenced(WRONG), fenced(WRONG), fenced(GOOD)]}, {}),
         ("unparsable reply", problem, "single-oneshot", {"generator": ["no code at all"]}, {}),
     ]
 

@@ -255,3 +255,11 @@ def test_hit_matrix_is_dense_and_can_be_cut(seeded_db, db_store):
     cut = views.hit_matrix(db_store, seeded_db.batch, max_problems=2, max_techniques=1)
     assert len(cut["problems"]) == 2 and len(cut["techniques"]) == 1 and cut["truncated"]
     assert views.runs_with_hits(db_store) == [(seeded_db.batch, "internal30 ablation (seeded)", 24)]
+
+
+def test_call_tests_without_an_entry_point_ask_for_it():
+    """Without an entry point the program is a stdin/stdout one, which call tests cannot test: the form says so."""
+    with pytest.raises(ValueError, match="name it in Entry point"):
+        views.SynthesisRequest("Add two numbers.", rows=[{"call": "add(1, 2)", "expected": "3"}]).build()
+    problem, _ = views.SynthesisRequest("Read n, print 2n.", tests_mode=views.TEST_MODES[2]).build()
+    assert problem.entry_point is None and problem.tests == []

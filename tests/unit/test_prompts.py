@@ -24,10 +24,11 @@ from execugraph.problem import Problem
 EXPECTED_PLACEHOLDERS = {
     "planner": {"statement", "signature", "techniques"},
     "generator": {"statement", "signature", "entry_point", "plan"},
-    "generator_retry": {"statement", "signature", "entry_point", "code", "feedback"},
+    "generator_retry": {"statement", "signature", "entry_point", "code", "feedback", "unchanged"},
     "generator_revise": {"statement", "signature", "entry_point", "code", "review"},
     "reviewer": {"statement", "code"},
     "test_writer": {"statement", "signature", "entry_point"},
+    "test_writer_stdio": {"statement"},
     "optimizer": {"statement", "code", "entry_point"},
     "explainer": {"statement", "code"},
     "single": {"statement", "signature", "entry_point"},
@@ -109,11 +110,12 @@ def test_node_calling_conventions_render() -> None:
     common = {"statement": "s", "signature": "def f(x)", "entry_point": "f"}
     render("planner", statement="s", signature="def f(x)", techniques="")
     render("generator", **common, plan="")
-    render("generator_retry", **common, code="def f(x): pass", feedback="Verdict: wrong_answer")
+    render("generator_retry", **common, code="def f(x): pass", feedback="Verdict: wrong_answer", unchanged="")
     render("generator_revise", **common, code="def f(x): pass", review="{}")
     render("single", **common)
     render("reviewer", statement="s", code="c")
     render("test_writer", **common)
+    render("test_writer_stdio", **common)
     render("optimizer", statement="s", code="c", entry_point="f")
     render("explainer", statement="s", code="c")
 
@@ -121,11 +123,13 @@ def test_node_calling_conventions_render() -> None:
 def test_prompts_ask_for_the_formats_the_parsers_read() -> None:
     common = {"statement": "s", "signature": "def add(a, b)", "entry_point": "add"}
     for name in ("generator", "single", "generator_retry", "generator_revise", "optimizer"):
-        values = common | {"plan": "", "code": "c", "feedback": "fb", "review": "r"}
+        values = common | {"plan": "", "code": "c", "feedback": "fb", "review": "r", "unchanged": ""}
         text = render(name, **values)
         assert "```python" in text and "`add`" in text
     assert '"severity"' in render("reviewer", statement="s", code="c")
     assert '"args"' in render("test_writer", **common) and '"expected"' in render("test_writer", **common)
+    stdio = render("test_writer_stdio", statement="s")
+    assert '"input"' in stdio and '"output"' in stdio and "standard input" in stdio
 
 
 def test_system_prompts() -> None:
