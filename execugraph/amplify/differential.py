@@ -7,11 +7,14 @@ tell: that is worth reporting. Nothing is stored and no verdict changes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.amplify.build import candidate_inputs
 from execugraph.grading import build_suite
 from execugraph.problem import Problem
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 MAX_PROGRAMS = 10
 CPU_S = 0.5
@@ -44,7 +47,7 @@ def problem_disagreements(pool: Any, problem: Problem, programs: list[str], seed
     return out
 
 
-def disagreements(store: Any, pool: Any, problems: list[Problem], benchmark: str, seed: int,
+def disagreements(store: Store, pool: Any, problems: list[Problem], benchmark: str, seed: int,
                   per_problem: int) -> dict[str, list[dict[str, Any]]]:
     """problem id -> its disagreements, for problems whose stored passing programs disagree somewhere."""
     from execugraph.store.amplified_reads import passing_programs

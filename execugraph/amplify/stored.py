@@ -6,9 +6,12 @@ Why: the stronger tests live in the run's own store (`amplify` wrote them there)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.amplify.build import SUFFIX
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 
 def _base_name(benchmark: str) -> str:
@@ -20,7 +23,7 @@ def _base_name(benchmark: str) -> str:
         return benchmark
 
 
-def resolve_suite(store: Any, run_id: int, choice: str) -> tuple[dict[str, Any], str]:
+def resolve_suite(store: Store, run_id: int, choice: str) -> tuple[dict[str, Any], str]:
     """(benchmark_file for `rescore_run`, its `tests` value "amplified:<digest>"); ValueError/LookupError saying why."""
     from execugraph.store.amplified_reads import benchmarks_with_prefix
 

@@ -133,7 +133,8 @@ def test_a_trial_records_its_limits_its_rescore_agrees_and_stats_lists_it_near_t
         recorded = grade.output["time_limits"]
         assert recorded["calibrated"] and recorded["cpu_floor_s"] == 0.2 and recorded["cpu_s"][0] > 0.35
         (execution,) = [e for e in store.executions_for_trial(trials[1].id) if e.purpose == "feedback"]
-        assert execution.results[0]["cpu_limit_s"] == recorded["cpu_s"][0] and execution.results[0]["cpu_s"] >= 0.37
+        # the meter reads the kernel's counters from outside: within a scheduler tick of the program's own clock
+        assert execution.results[0]["cpu_limit_s"] == recorded["cpu_s"][0] and execution.results[0]["cpu_s"] >= 0.36
         same = rescore_run(store, run_id, pool=pool)
         assert (same.rescored, same.agree, same.flips) == (2, 2, [])
     assert cli(["--db", db, "stats", "--runs", str(run_id), "--near-limit"]) == 0
