@@ -311,17 +311,7 @@ class FileView(Mapping[str, bytes]):
 
     def jsonl(self, name: str, file: str, issues: IssueCollector) -> Iterator[tuple[int, dict[str, Any]]]:
         """(line number, object) for every non-blank line of `name`, streamed; bad lines become issues on `file`."""
-        for number, raw in self.fileset.lines(self.prefix + name):
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                issues.add(file, number, None, f"not UTF-8 text ({exc})")
-                continue
-            value = json_line_object(text, file, number, issues)
-            if value is not None:
-                yield number, value
+        return jsonl_objects(self.fileset, self.prefix + name, file, issues)
 
     def digest(self, names: tuple[str, ...] | list[str] | None = None) -> str:
         """`results.content_digest` of these files (default: all below this folder), streamed."""
@@ -330,6 +320,27 @@ class FileView(Mapping[str, bytes]):
         chosen = [n for n in (names if names is not None else self._names) if n in self]
         return digest_of_hashes({name: self.fileset.sha256(self.prefix + name) for name in chosen})
 
+
+def jsonl_objects(fileset: FileSet, path: str, file: str, issues: IssueCollector,
+                  *, read_as: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of `path`, streamed; a line that is not UTF-8, not JSON or not
+    an object becomes an issue on `file` (its message prefixed `read as <read_as>: ` when a format was tried)."""
+    tag = f"read as {read_as}: " if read_as else ""
+    for number, raw in fileset.lines(path):
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            issues.add(file, number, None, f"{tag}not UTF-8 text ({exc})")
+            continue
+        found = IssueCollector() if tag else issues
+        value = json_line_object(text, file, number, found)
+        if tag:
+            for issue in found.issues:
+                issues.add(issue.file, issue.line, issue.field, f"{tag}{issue.message}")
+        if value is not None:
+            yield number, value
 
 def _ignored(path: PurePosixPath) -> bool:
     return any(part in _IGNORED_PARTS for part in path.parts) or path.name in _IGNORED_NAMES

@@ -61,29 +61,52 @@ def protocol_sensitivity(
     }
     if found.missing:
         return out
-    records = found.records
+    changes = {r: changed_programs(store, *(found.runs[p][i] for p in PROTOCOLS), *PROTOCOLS)  # type: ignore[misc]
+               for i, r in enumerate(ids)}
+    out |= side_by_side(store, ids, found.records, changes, conditions, family=family, n_boot=n_boot, seed=seed,
+                        renumber=new, meta=meta)
+    for pair in out["pairs"]:
+        pair["by_protocol"] = {p: pair["by_set"][p] for p in PROTOCOLS}
+    return out
+
+
+def side_by_side(
+    store: Store,
+    ids: Sequence[int],
+    records: Mapping[str, list[dict[str, Any]]],
+    changes: Mapping[int, list[dict[str, Any]]],
+    conditions: Sequence[str] | None = None,
+    *,
+    family: Family | None = None,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    renumber: Mapping[int, int] | None = None,
+    meta: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The family under every verdict set of `records` (the engine), each pair with the programs that changed.
+
+    `changes[run]` lists a run's trials whose verdict differs between the sets; runs keep their
+    ids unless `renumber` (database id -> bundle id) says otherwise.
+    """
+    new = {r: int((renumber or {}).get(r, r)) for r in ids}
     if renumber is not None:
         records = {name: [rec | {"run_id": str(new[int(rec["run_id"])])} for rec in recs]
                    for name, recs in records.items()}
     compared = compare_verdict_sets(records, [new[r] for r in ids], conditions, family=family, n_boot=n_boot,
                                     seed=seed, runs_meta=meta or runs_meta(run_reads.run_headers(store, ids)))
-    changes = {r: changed_programs(store, *(found.runs[p][i] for p in PROTOCOLS), *PROTOCOLS)  # type: ignore[misc]
-               for i, r in enumerate(ids)}
     old = {v: k for k, v in new.items()}
     arms = {a["label"]: (old[int(a["run"])], a["condition"]) for a in compared["reports"][AS_RUN]["arms"]}
+    pairs = []
     for pair in compared["pairs"]:
         changed = [c | {"run": new[run]} for run, condition in (arms[pair["a"]], arms[pair["b"]])
                    for c in changes[run] if condition is None or c["condition"] == condition]
-        out["pairs"].append({
+        pairs.append({
             "a": pair["a_name"], "b": pair["b_name"], "a_label": pair["a"], "b_label": pair["b"],
             "by_set": pair["by_set"],
-            "by_protocol": {p: pair["by_set"][p] for p in PROTOCOLS},
             "conclusion": pair["conclusion"],
             "survives": pair["survives"],
             "same_conclusion": pair["same_conclusion"],
             "changed": changed,
         })
-    out["sets"] = compared["sets"]
-    out["holm_family_size"] = compared["holm_family_size"]
-    out["changed_programs"] = sum(len(c) for c in changes.values())
-    return out
+    return {"pairs": pairs, "sets": compared["sets"], "holm_family_size": compared["holm_family_size"],
+            "changed_programs": sum(len(c) for c in changes.values())}

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.family import Family
 from execugraph.store import run_reads
-from execugraph.verdicts.compare import compare_verdict_sets, runs_meta
 from execugraph.verdicts.rescore import AMPLIFIED_TESTS
+from execugraph.verdicts.sensitivity import side_by_side
 from execugraph.verdicts.verdict_sets import AS_RUN, changed_programs, merge_verdicts, trial_records
 
 if TYPE_CHECKING:
@@ -57,17 +57,5 @@ def suite_sensitivity(
     own = {r: trial_records(store, r) for r in ids}
     records = {AS_RUN: [rec for r in ids for rec in own[r]],
                AMPLIFIED: [rec for r in ids for rec in merge_verdicts(store, own[r], children[r][0])[0]]}  # type: ignore[index]
-    compared = compare_verdict_sets(records, ids, conditions, family=family, n_boot=n_boot, seed=seed,
-                                    runs_meta=runs_meta(run_reads.run_headers(store, ids)))
     changes = {r: changed_programs(store, r, children[r][0], AS_RUN, AMPLIFIED) for r in ids}  # type: ignore[index]
-    arms = {a["label"]: (int(a["run"]), a["condition"]) for a in compared["reports"][AS_RUN]["arms"]}
-    for pair in compared["pairs"]:
-        changed = [c | {"run": run} for run, condition in (arms[pair["a"]], arms[pair["b"]])
-                   for c in changes[run] if condition is None or c["condition"] == condition]
-        out["pairs"].append({"a": pair["a_name"], "b": pair["b_name"], "a_label": pair["a"], "b_label": pair["b"],
-                             "by_set": pair["by_set"], "conclusion": pair["conclusion"], "survives": pair["survives"],
-                             "same_conclusion": pair["same_conclusion"], "changed": changed})
-    out["sets"] = compared["sets"]
-    out["holm_family_size"] = compared["holm_family_size"]
-    out["changed_programs"] = sum(len(c) for c in changes.values())
-    return out
+    return out | side_by_side(store, ids, records, changes, conditions, family=family, n_boot=n_boot, seed=seed)

@@ -25,7 +25,7 @@ from tests.support.waiting import wait_until
 def small_disk(tmp_path: Path):
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], capture_output=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(disk)], capture_output=True)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here (needs root): {mounted.stderr.decode().strip()}")
     try:
@@ -35,16 +35,23 @@ def small_disk(tmp_path: Path):
 
 
 def fill(disk: Path) -> Path:
-    """Write a file until the disk refuses another byte."""
+    """Write a file until the disk refuses another byte (none, if the disk is full already)."""
     filler = disk / "filler"
-    with open(filler, "wb") as out:  # a plain file of its own, not the database
-        try:
+    try:
+        with open(filler, "wb") as out:  # a plain file of its own, not the database
             while True:
                 out.write(b"\0" * 65536)
                 out.flush()
-        except OSError:
-            pass
+    except OSError:  # full: the loop's end, or a batch under load filled the disk before this began
+        pass
     return filler
+
+
+def ballast(disk: Path, size: int = 1024**2) -> Path:
+    """Space set aside before a test fills the disk, so deleting it gives space back whoever filled it."""
+    reserve = disk / "ballast"
+    reserve.write_bytes(b"\0" * size)
+    return reserve
 
 
 def cli(db: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -60,6 +67,7 @@ def done_trials(db: Path) -> int:
 
 def test_a_disk_filling_under_a_batch_ends_it_in_one_sentence_and_loses_nothing(small_disk: Path) -> None:
     db = small_disk / "runs.db"
+    reserve = ballast(small_disk)
     with OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL], latency_s=0.05) as server:
         env = {"OLLAMA_HOST": server.url}
         batch = subprocess.Popen(
@@ -68,7 +76,9 @@ def test_a_disk_filling_under_a_batch_ends_it_in_one_sentence_and_loses_nothing(
             cwd=PROJECT_ROOT, env=os.environ | env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         try:
-            wait_until(lambda: db.exists() and done_trials(db) >= 5, 600, "5 finished trials")
+            wait_until(lambda: batch.poll() is not None or (db.exists() and done_trials(db) >= 5), 600,
+                       "5 finished trials")
+            assert batch.poll() is None, f"the batch ended before the disk was filled: {batch.communicate()[1][-3000:]}"
             filler = fill(small_disk)
             _out, err = batch.communicate(timeout=600)
         finally:
@@ -87,7 +97,8 @@ def test_a_disk_filling_under_a_batch_ends_it_in_one_sentence_and_loses_nothing(
         refused = cli(db, "batch", "--problems", "fib", "--conditions", "single-oneshot", env=env)
         assert refused.returncode == 2 and "is full" in refused.stderr and "Traceback" not in refused.stderr
 
-        filler.unlink()  # space again: a worker takes the run over and carries on from what was kept
+        filler.unlink(missing_ok=True)  # space again: a worker takes the run over and carries on from what was kept
+        reserve.unlink()
         cli(db, "worker", "--once", env=env)
         assert done_trials(db) > kept
 

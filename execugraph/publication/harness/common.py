@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from execugraph.publication.formats import IssueCollector, json_line_object
+from execugraph.publication.formats import IssueCollector
 from execugraph.publication.source import FileSet
+from execugraph.publication.source import jsonl_objects as stream_jsonl
 
 DEFAULT_CONDITION = "imported"
 PLUS_VERDICT_SET = "evalplus-plus"
@@ -95,22 +96,7 @@ def numbered(task_ids: list[str]) -> list[int]:
 def jsonl_objects(fileset: FileSet, path: str, issues: IssueCollector, what: str) -> list[tuple[int, dict[str, Any]]]:
     """(line, object) of every non-blank line; bad JSON and non-objects become issues naming the line and `what`
     the file was read as."""
-    out = []
-    for number, raw in fileset.lines(path):
-        if not raw.strip():
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            issues.add(path, number, None, f"read as {what}: not UTF-8 text ({exc})")
-            continue
-        found = IssueCollector()
-        value = json_line_object(text, path, number, found)
-        for issue in found.issues:
-            issues.add(issue.file, issue.line, issue.field, f"read as {what}: {issue.message}")
-        if value is not None:
-            out.append((number, value))
-    return out
+    return list(stream_jsonl(fileset, path, path, issues, read_as=what))
 
 
 def json_document(fileset: FileSet, path: str, issues: IssueCollector, what: str) -> Any:
