@@ -7,8 +7,8 @@ from execugraph import views
 from execugraph.batch.control import enqueue_batch
 from execugraph.benchmarks import FILE_BENCHMARKS
 from ui import keys, protocol_parts, resources
-from ui.batch_form import grid_inputs, problem_source, spec_from_form
-from ui.batch_parts import launched_notice, progress_panel
+from ui.batch_form import grid_inputs, problem_source, sequential_design, spec_from_form
+from ui.batch_parts import launched_notice, progress_panel, sequential_plan
 from ui.keys import Batch
 from ui.widgets import model_pickers, read_only_notice, show_model_problems
 
@@ -43,15 +43,24 @@ try:
                                         protocol_parts.BATCH_PROTOCOL)
     if problems:
         plan = views.plan_batch(spec, problems, st.session_state[Batch.BASELINE])
+        design = sequential_design(plan.mdd_pp)
+        if design is not None:
+            spec = type(spec)(**(spec.model_dump() | {"sequential": design.model_dump()}))
 except ValueError as exc:  # pydantic's ValidationError is a ValueError
+    spec = None  # never launch a batch other than the one the form describes
     st.error(f"Fix the form: {views.readable_error(exc)}", icon=":material/error:")
 
 if plan is not None:
     st.info(plan.describe(), icon=":material/straighten:")
+    if spec is not None and spec.sequential is not None and plan.problems >= 2:
+        st.info(sequential_plan(plan.problems, plan.seeds * plan.trials_per_seed, st.session_state[Batch.BASELINE],
+                                spec.sequential.model_dump_json(), len(spec.conditions) - 1),
+                icon=":material/fast_forward:")
 elif not problems and benchmark in FILE_BENCHMARKS:
     st.info(f"Upload a {benchmark} JSONL file to plan the batch.", icon=":material/upload_file:")
 
-if st.button("Launch batch", type="primary", key=Batch.LAUNCH, disabled=plan is None, icon=":material/rocket_launch:"):
+if st.button("Launch batch", type="primary", key=Batch.LAUNCH, disabled=plan is None or spec is None,
+             icon=":material/rocket_launch:"):
     missing = views.model_problems([default_model, *models.values()], settings.ollama_host)
     if missing:
         show_model_problems(missing)

@@ -82,6 +82,34 @@ def grid_inputs(problems: list[Any]) -> None:
         "trials over; empty: OLLAMA_HOST or EXECUGRAPH_OPENAI_BASE_URL, whichever the models use",
     )
     fault_inputs()
+    sequential_inputs()
+
+
+def sequential_inputs() -> None:
+    """Opt-in sequential batch: looks and the smallest difference worth finding."""
+    st.checkbox(
+        "Sequential: stop each comparison once it is decided",
+        key=Batch.SEQUENTIAL,
+        help="Interim looks at equal shares of the problems; each condition is compared to the first listed with "
+        "O'Brien-Fleming-type alpha spending (Bonferroni over the comparisons) and stops for efficacy, or for "
+        "futility when even the difference below could no longer become significant. Needs paired order.",
+    )
+    on = bool(st.session_state[Batch.SEQUENTIAL])
+    a, b = st.columns(2)
+    a.number_input("Looks", min_value=2, max_value=50, step=1, key=Batch.LOOKS, disabled=not on)
+    b.number_input("Difference worth finding (pp; 0 = the planned MDD)", min_value=0.0, max_value=100.0, step=1.0,
+                   key=Batch.SEQ_MDD, disabled=not on)
+
+
+def sequential_design(plan_mdd_pp: float | None) -> Any:
+    """The form's SequentialDesign (None unless chosen); its MDD is the form's, else the plan's."""
+    from execugraph.sequential.design import SequentialDesign
+
+    s = st.session_state
+    if not s[Batch.SEQUENTIAL]:
+        return None
+    mdd_pp = float(s[Batch.SEQ_MDD]) or plan_mdd_pp
+    return SequentialDesign(looks=int(s[Batch.LOOKS]), mdd=None if not mdd_pp else min(100.0, mdd_pp) / 100.0)
 
 
 def fault_inputs() -> None:

@@ -95,6 +95,8 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
             if row["error"]:
                 left.caption(f":red[{md_text(row['error'])}]")
             _waiting(left, row)
+            for line in row.get("sequential") or []:
+                left.caption(md_text(line))
             if row["status"] in ACTIVE:
                 right.button(
                     "Cancel",
@@ -116,7 +118,8 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
                         kwargs={"now": True},
                         help="abandon the trials in progress too: recorded as cancelled, rerun on resume",
                     )
-            elif row["status"] in ("cancelled", "failed") or row["done"] < row["total"]:
+            elif row["status"] in ("cancelled", "failed") or (row["done"] < row["total"]
+                                                               and not row.get("sequential_stopped")):
                 right.button(
                     "Resume",
                     key=f"{Batch.RESUME}{row['id']}",
@@ -127,6 +130,15 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
                 )
             else:
                 right.page_link("pages/runs.py", label="Results", icon=":material/history:")
+
+
+@st.cache_data(max_entries=64, show_spinner="Simulating the sequential design...")
+def sequential_plan(problems: int, per_arm: int, baseline: float, design_json: str, comparisons: int) -> str:
+    """The expected savings of a sequential design (simulated once per design, then cached)."""
+    from execugraph.sequential.design import SequentialDesign
+
+    design = SequentialDesign.model_validate_json(design_json)
+    return views.sequential_plan_text(problems, per_arm, baseline, design, max(1, comparisons))
 
 
 def launched_notice(store: Store, run_id: int) -> None:

@@ -74,6 +74,9 @@ class Batch:
     LLM_TIMEOUT_S = "batch.llm_timeout_s"
     TITLE = "batch.title"
     BASELINE = "batch.baseline"
+    SEQUENTIAL = "batch.sequential"  # opt-in: stop each comparison once decided (execugraph.sequential)
+    LOOKS = "batch.looks"
+    SEQ_MDD = "batch.sequential_mdd"  # pp; 0: the plan's MDD
     LAUNCH = "batch.launch"
     START_WORKER = "batch.start_worker"
     CANCEL = "batch.cancel."  # + run id
@@ -227,6 +230,9 @@ DEFAULTS: dict[str, Any] = {
     Batch.LLM_TIMEOUT_S: 900.0,
     Batch.TITLE: "",
     Batch.BASELINE: 0.5,
+    Batch.SEQUENTIAL: False,
+    Batch.LOOKS: 10,
+    Batch.SEQ_MDD: 0.0,
     Batch.LAUNCHED: None,
     Runs.KIND: "any",
     Runs.STATUS: "any",

@@ -74,6 +74,7 @@ class LeasedRun:
         self.cancel_every_s = cancel_every_s
         self.progress_every_s = progress_every_s
         self.cancelled = False  # a cancel was seen; it stays seen for this hold of the run
+        self.after_progress: Callable[[], object] | None = None  # e.g. a sequential batch's looks
         self._next_cancel_check = 0.0
         self._last_report: float | None = None
 
@@ -176,6 +177,14 @@ class LeasedRun:
         self.store.update_run(
             self.run_id, progress_done=p.get("done", 0) + p.get("error", 0), progress_passed=p.get("passed", 0)
         )
+        if self.after_progress is not None and not self.lease.lost:
+            try:
+                self.after_progress()
+            except (StoreBusyError, SupersededError, leases.LeaseLostError):
+                raise
+            except Exception:  # a look that cannot be taken leaves the batch running its full grid
+                log.exception("run %s: the sequential look failed; the batch runs on without stopping early",
+                              self.run_id)
 
     def report(self, *, force: bool = False) -> None:
         """Tell the caller following the run (`batch --wait`) where it stands, at most every `progress_every_s`."""

@@ -120,6 +120,10 @@ class Worker:
             on_progress=on_progress,
         )
         spec = batch_spec_of(self.store.get_run(run_id))
+        if spec.sequential is not None:
+            from execugraph.sequential.monitor import SequentialMonitor
+
+            run.after_progress = SequentialMonitor(self.store, run_id, spec).update
         executor = self.executors.get(spec.executor)
         if executor is None:
             return run.give_up(

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from execugraph.conditions import resolve_condition
 from execugraph.config import FeedbackSource, GradingProtocol, RunConfig, TechniqueLibraryRef
+from execugraph.sequential.design import SequentialDesign
 from execugraph.settings import EMBEDDED_MODEL
 
 DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
@@ -119,6 +120,8 @@ class BatchSpec(BaseModel):
     # The order trials are queued (and so claimed) in; see `trial_order`. order_seed None: the first seed
     order: TrialOrder = "paired"
     order_seed: int | None = None
+    # Sequential (opt-in): interim looks that stop each comparison once it is decided (execugraph.sequential)
+    sequential: SequentialDesign | None = None
 
     @field_validator("conditions")
     @classmethod
@@ -194,6 +197,19 @@ class BatchSpec(BaseModel):
                                          ("endpoint_concurrency", self.endpoint_concurrency)) if value]
         if used and self.executor != "ray":
             raise ValueError(f"{', '.join(used)} only apply to executor 'ray' (got executor {self.executor!r})")
+        return self
+
+    @model_validator(mode="after")
+    def _sequential_is_paired(self) -> BatchSpec:
+        if self.sequential is None:
+            return self
+        if self.order != "paired":
+            raise ValueError("a sequential batch runs in paired order (got order 'condition-major')")
+        if len(self.conditions) < 2:
+            raise ValueError("a sequential batch compares conditions: list at least two")
+        if self.sequential.baseline and self.sequential.baseline not in self.conditions:
+            raise ValueError(f"sequential baseline {self.sequential.baseline!r} is not one of the batch's conditions "
+                             f"({', '.join(self.conditions)})")
         return self
 
     def run_config(self, condition: str) -> RunConfig:

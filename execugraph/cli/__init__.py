@@ -45,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("execugraph.cli.publication:import", "import a bundle or a published results tree (folder or .zip)"),
     "rescore": ("execugraph.cli.publication:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
     "reproduce": ("execugraph.cli.reproduce", "import a published study, rescore it under both protocols, report what holds"),
+    "sequential-replay": ("execugraph.cli.sequential", "what a sequential batch would have decided and saved on two finished runs"),
     "amplify": ("execugraph.cli.amplify", "stronger tests: new inputs answered by a reference, stored as a benchmark version"),
 }
 

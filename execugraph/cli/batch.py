@@ -68,9 +68,39 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
                         "condition-major: every trial of one condition before the next")
     parser.add_argument("--order-seed", type=int, default=None,
                         help="seed of the paired order (default: the batch's first seed); recorded in the run")
+    add_sequential_flags(parser)
     parser.add_argument("--title", default="")
     parser.add_argument("--config", type=Path, help="rerun from an exported config.json (other grid flags ignored)")
     parser.add_argument("--wait", action="store_true", help="run here (or wait for the worker) with a progress bar")
+
+
+def add_sequential_flags(parser: argparse.ArgumentParser) -> None:
+    """--sequential and its design: interim looks that stop each comparison once decided (README: Sequential)."""
+    parser.add_argument("--sequential", action="store_true",
+                        help="stop each comparison against the baseline once it is decided: group-sequential looks "
+                        "with O'Brien-Fleming-type alpha spending and a futility rule (needs --order paired)")
+    parser.add_argument("--looks", type=int, default=None, help="--sequential: equally spaced looks (default 10)")
+    parser.add_argument("--mdd", type=float, default=None, metavar="PP",
+                        help="--sequential: the smallest difference worth finding, in percentage points "
+                        "(default: the planned batch's MDD at 80%% power)")
+    parser.add_argument("--futility", type=float, default=None,
+                        help="--sequential: stop for futility below this conditional power (default 0.10; 0: never)")
+    parser.add_argument("--baseline", default=None, help="--sequential: the condition the others are compared "
+                        "to (default: the first listed)")
+
+
+def sequential_design(args: argparse.Namespace):
+    """The SequentialDesign the flags ask for, or None; design flags without --sequential are refused."""
+    from execugraph.sequential.design import SequentialDesign
+
+    given = {"looks": args.looks, "mdd": None if args.mdd is None else args.mdd / 100.0,
+             "futility": args.futility, "baseline": args.baseline}
+    given = {k: v for k, v in given.items() if v is not None}
+    if not args.sequential:
+        if given:
+            raise ValueError(f"--{', --'.join(given)} only apply with --sequential")
+        return None
+    return SequentialDesign(**given)
 
 
 def add_fault_flags(parser: argparse.ArgumentParser) -> None:
@@ -126,6 +156,7 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         title=args.title,
         order=args.order,
         order_seed=args.order_seed,
+        sequential=sequential_design(args),
         **fault_settings(args),
     )
 
@@ -236,6 +267,8 @@ def run_status(args: argparse.Namespace) -> int:
     if missing:
         print(f"status: no such run: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
+    from execugraph.sequential.summary import alpha_of, describe, state_of
+
     rows, lines = [], []
     waiting = active_waits(store, runs)
     for run in runs:
@@ -244,12 +277,14 @@ def run_status(args: argparse.Namespace) -> int:
                      "errors": p.error, "total": p.total, "finished": p.done, "done": p.done, "running": p.running,
                      "pass_rate": p.pass_rate, "pass_rate_of": "graded", "eta_s": p.eta_s,
                      "eta": None if p.eta is None else p.eta.as_json(), "cancelling": p.cancelling,
-                     "finishing": finishing_json(p), "waiting": waiting.get(run.id, [])})
+                     "finishing": finishing_json(p), "waiting": waiting.get(run.id, []),
+                     "sequential": state_of(run)})
         lines.append(f"#{run.id:<5} {p.status:<16} {p.done:>5}/{p.total:<5} {p.counts.rate_text()}, "
                      f"{p.error} errors  {terminal_text(run.title)}")
         if p.eta_text():
             lines.append(f"       {p.eta_text()}")
         lines.extend(f"       {terminal_text(line)}" for line in waiting.get(run.id, []))
+        lines.extend(f"       {terminal_text(line)}" for line in describe(state_of(run), alpha=alpha_of(run)))
     print(json.dumps(rows, indent=2) if args.json else "\n".join(lines))
     return 0
 

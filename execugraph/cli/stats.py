@@ -91,6 +91,11 @@ def load_report(args: argparse.Namespace, command: str) -> dict | None:
         suites = suite_sensitivity(store, args.runs, args.conditions, family=family_from(args))
         if any(suites["runs"]["amplified"]):  # only once some run was rescored on amplified tests
             report["suite_sensitivity"] = suites
+        from execugraph.sequential.summary import report_section
+
+        stops = report_section(store, list(args.runs))
+        if stops:  # only for sequential batches
+            report["sequential"] = stops
         return report
     except (UnknownRunError, UnknownConditionError, ValueError) as exc:
         print(f"{command}: {terminal_text(exc)}", file=sys.stderr)
@@ -176,6 +181,24 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def format_report(report: dict) -> str:
     """Human-readable rendering of a report: runs, arms (when not the runs), categories, pairs."""
+    return "\n".join([_format_report(report), *_sequential_lines(report)])
+
+
+def _sequential_lines(report: dict) -> list[str]:
+    """The sequential batches' own decisions: what their p-values and intervals may claim."""
+    rows = report.get("sequential") or []
+    if not rows:
+        return []
+    out = ["", "Sequential batches (the paired p-values above ignore the interim looks; these do not)"]
+    shown: set[int] = set()
+    for row in rows:
+        if row["run"] not in shown:
+            shown.add(row["run"])
+            out += [f"run {row['run']}: {line}" if i == 0 else f"  {line}" for i, line in enumerate(row["lines"])]
+    return out
+
+
+def _format_report(report: dict) -> str:
     out = ["Runs"]
     out.append(
         _table(

@@ -445,6 +445,24 @@ def has_sampling_control(report: dict) -> bool:
     return any(c["kind"] == "best-of-N" or c["n"] for c in report["sampling"].get("control", []))
 
 
+def sequential_table(report: dict) -> Table:
+    """Each comparison of a sequential batch: where it stopped, its repeated CI and adjusted p, trials saved."""
+    columns = [
+        Column("run", "Run", INT),
+        Column("comparison", "Comparison"),
+        Column("decision", "Decision"),
+        Column("look", "Look"),
+        Column("problems", "Problems", INT),
+        Column("delta", "Delta (pp)", PP),
+        Column("ci", "Repeated 95% CI (pp)", CI_PP),
+        Column("p_repeated", "Adjusted p", P),
+        Column("saved_trials", "Trials saved", INT),
+    ]
+    notes = ["Group-sequential looks (Lan-DeMets O'Brien-Fleming-type spending, Bonferroni over the comparisons "
+             "of a batch, non-binding futility); the repeated CI and the repeated p hold whichever look stopped."]
+    return Table("sequential", "Sequential stops", columns, list(report.get("sequential") or []), notes)
+
+
 def publication_tables(report: dict) -> list[Table]:
     """Every table the report has data for, in the order a paper would show them."""
     tables = [category_table(report), paired_table(report), ablation_table(report)]
@@ -455,6 +473,7 @@ def publication_tables(report: dict) -> list[Table]:
         (error_table, any(a["errors"] for a in report["arms"])),
         (sampling_table, has_sampling_control(report)),
         (cross_model_table, len({a.get("model") for a in report["arms"] if a.get("model")}) > 1),
+        (sequential_table, bool(report.get("sequential"))),
     ]
     for build, wanted in optional:
         if wanted:

@@ -13,7 +13,7 @@ Nothing here imports streamlit, writes to the store, or builds a graph.
 - `batch_plan`: a batch's size and the smallest difference it can detect.
 """
 
-from execugraph.views.batch_plan import BatchPlan, plan_batch
+from execugraph.views.batch_plan import BatchPlan, plan_batch, sequential_plan_text
 from execugraph.views.form_input import (
     CONDITION_DEFAULT,
     TEST_MODES,
@@ -76,6 +76,7 @@ __all__ = [
     "prune_uploads",
     "parse_upload",
     "plan_batch",
+    "sequential_plan_text",
     "readable_error",
     "OUTCOMES",
     "CONDITION_DEFAULT",

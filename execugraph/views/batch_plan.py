@@ -73,3 +73,18 @@ def plan_batch(
     return BatchPlan(
         len(chosen), k, len(spec.seeds), spec.trials, total, pairs, mdd.mdd_pp, strict.mdd_pp, mdd.note, baseline
     )
+
+
+def sequential_plan_text(problems: int, per_arm: int, baseline: float, design: Any, comparisons: int) -> str:
+    """What a sequential design is expected to save, under the planned difference and under none (simulated)."""
+    from execugraph.sequential.simulate import expected_savings
+
+    mdd = design.resolved_mdd(problems, per_arm)
+    got = expected_savings(problems, per_arm, min(baseline, 0.99), design=design, mdd=mdd, comparisons=comparisons)
+    return (
+        f"Sequential: {len(design.look_sizes(problems))} looks, each of {counted(comparisons, 'comparison')} against "
+        f"the first condition at level {design.alpha:g}/{comparisons}. Expected to save about "
+        f"**{got['saved_under_effect']:.0%}** of a comparison's trials if the difference is {mdd * 100:.1f} pp and "
+        f"**{got['saved_under_null']:.0%}** if there is none; power {got['power']:.0%} against "
+        f"{got['fixed_power']:.0%} for the full grid (300 simulated batches)."
+    )

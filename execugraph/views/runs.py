@@ -119,6 +119,7 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
     """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
     from execugraph.batch.progress import progress
     from execugraph.outages import waiting_lines
+    from execugraph.sequential.summary import alpha_of, describe, state_of
 
     active = [r for s in ACTIVE_STATUSES for r in store.list_runs(kind="batch", status=s, limit=50)]
     waiting = waiting_lines(store, [r.id for r in active])
@@ -145,6 +146,8 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
                 "eta_text": p.eta_text(),  # ETA with its range, or after a cancel what is still finishing
                 "error": run.error,
                 "waiting": waiting.get(run.id, []),  # `waiting: <endpoint> unreachable since ..., retrying`
+                "sequential": describe(state_of(run), alpha=alpha_of(run)),  # looks and decisions, in words
+                "sequential_stopped": bool((state_of(run) or {}).get("stopped")),
             }
         )
     return rows
