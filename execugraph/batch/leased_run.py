@@ -74,7 +74,7 @@ class LeasedRun:
         self.cancel_every_s = cancel_every_s
         self.progress_every_s = progress_every_s
         self.cancelled = False  # a cancel was seen; it stays seen for this hold of the run
-        self.after_progress: Callable[[], object] | None = None  # e.g. a sequential batch's looks
+        self.after_progress: Callable[[bool], object] | None = None  # e.g. a sequential batch's looks (arg: final)
         self._next_cancel_check = 0.0
         self._last_report: float | None = None
 
@@ -127,7 +127,7 @@ class LeasedRun:
             leases.requeue_inflight(self.store, self.run_id)  # attempts cut short run again on resume
             if status == "cancelled":
                 leases.cancel_queued(self.store, self.run_id)
-            self.refresh_progress()
+            self.refresh_progress(final=True)
             leases.release_run(self.store, self.run_id, self.worker_id, status, error)
         if not busy:
             self.report(force=True)
@@ -171,15 +171,18 @@ class LeasedRun:
                 f"run {self.run_id}: the lease could not be renewed for {self.lease.wait_budget_s:.0f} s"
             )
 
-    def refresh_progress(self) -> None:
-        """Store the run's finished and passed counts on the run (what the run lists show)."""
+    def refresh_progress(self, *, final: bool = False) -> None:
+        """Store the run's finished and passed counts on the run (what the run lists show).
+
+        `final`: the run is about to be released, so whatever follows progress must not wait.
+        """
         p = run_with_retry(lambda: self.store.run_progress(self.run_id), what=f"count the trials of run {self.run_id}")
         self.store.update_run(
             self.run_id, progress_done=p.get("done", 0) + p.get("error", 0), progress_passed=p.get("passed", 0)
         )
         if self.after_progress is not None and not self.lease.lost:
             try:
-                self.after_progress()
+                self.after_progress(final)
             except (StoreBusyError, SupersededError, leases.LeaseLostError):
                 raise
             except Exception:  # a look that cannot be taken leaves the batch running its full grid

@@ -12,6 +12,7 @@ What every look saw and decided is kept in the run's config under `sequential_st
 from __future__ import annotations
 
 import logging
+import time
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -53,14 +54,26 @@ def initial_state(spec: BatchSpec, planned: int) -> dict[str, Any]:
 class SequentialMonitor:
     """Takes a sequential batch's due looks and stops the arms they decide."""
 
-    def __init__(self, store: Store, run_id: int, spec: BatchSpec) -> None:
+    def __init__(self, store: Store, run_id: int, spec: BatchSpec, *, share: float = 0.1) -> None:
         if spec.sequential is None:
             raise ValueError("not a sequential batch")
         self.store, self.run_id, self.spec = store, run_id, spec
+        # a look reads every finished trial; on a big grid that costs, so looks take at most this share of the
+        # time (a read of 20 ms may follow every trial, one of 0.5 s waits 5 s): a look is late, never skipped
+        self.share = share
+        self._last = float("-inf")
+        self._cost = 0.0
         self._enforced = False  # stopped arms' queued trials (a resume requeues them) cancelled this hold
 
-    def update(self) -> dict[str, Any] | None:
-        """Take every look now due; returns the state (None if the run has no recorded order)."""
+    def update(self, final: bool = False) -> dict[str, Any] | None:
+        """Take every look now due (within the time share, unless `final`); the state, or None if not read."""
+        now = time.monotonic()
+        if not final and now - self._last < self._cost / self.share:
+            return None
+        self._last = now
+        return self._update()
+
+    def _update(self) -> dict[str, Any] | None:
         run = self.store.get_run(self.run_id)
         if run is None:
             return None
@@ -92,8 +105,10 @@ class SequentialMonitor:
         assert design is not None
         baseline, per_arm = state["baseline"], state["trials_per_arm"]
         passes: dict[tuple[str, str], list[bool]] = defaultdict(list)
+        started = time.monotonic()
         for problem, condition, passed in sequential_rows.finished_outcomes(self.store, self.run_id):
             passes[(problem, condition)].append(passed)
+        self._cost = time.monotonic() - started  # the part that grows with the grid (writes happen only on news)
 
         def complete(problem: str, arm: str) -> bool:
             return len(passes[(problem, arm)]) >= per_arm and len(passes[(problem, baseline)]) >= per_arm

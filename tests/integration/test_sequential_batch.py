@@ -68,9 +68,10 @@ def test_a_strong_effect_stops_at_an_early_look_and_saves_the_rest(sqlite_store:
     done = [t for t in trials if t.status == "done"]
     cancelled = [t for t in trials if t.status == "cancelled"]
     assert len(done) + len(cancelled) == len(trials) == 2 * PROBLEMS
-    assert state["saved_trials"] == len(cancelled) >= 2 * (PROBLEMS - 13)  # at most one problem beyond the look ran
+    # looks are throttled to a share of the time, so on a loaded machine a problem or two past the look may run
+    assert state["saved_trials"] == len(cancelled) >= 2 * (PROBLEMS - 15)
     order = store.get_run(run_id).config["order"]["problems"]
-    assert {t.problem_id for t in done} <= set(order[:13])
+    assert {t.problem_id for t in done} <= set(order[:15])
     assert store.get_run(run_id).status == "done"
     # the stored look is the rule's own, recomputed from the stored verdicts
     by = {(t.problem_id, t.condition): float(bool(t.passed)) for t in done}
