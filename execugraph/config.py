@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from execugraph.settings import EMBEDDED_MODEL
 
@@ -101,6 +102,29 @@ class RunConfig(BaseModel):
     def model_for(self, role: str) -> str:
         """The provider spec for a role (falls back to the default model)."""
         return self.models.get(role) or self.default_model
+
+    @classmethod
+    def from_stored(cls, data: Mapping[str, Any]) -> tuple[RunConfig, list[str]]:
+        """A config as stored with a run (perhaps by an older version, or imported), and what was not kept.
+
+        Keys this version does not know are dropped and fields whose stored value no longer validates
+        fall back to their defaults; each is named in the notes, so a caller can say so (nothing is
+        changed silently). A record that is not a mapping raises ValueError.
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a stored run config must be an object, got {type(data).__name__}")
+        notes = [f"unknown field {key!r} dropped" for key in data if key not in cls.model_fields]
+        values = {k: v for k, v in data.items() if k in cls.model_fields}
+        try:
+            return cls.model_validate(values), notes
+        except ValidationError as exc:
+            bad = {str(err["loc"][0]) for err in exc.errors() if err.get("loc")}
+            if not bad:  # the fields disagree with each other: no default can be picked for one of them
+                raise ValueError(f"stored run config is not valid: {exc.errors()[0]['msg']}") from None
+            kept = {k: v for k, v in values.items() if k not in bad}
+            notes += [f"field {name!r}: stored value {values[name]!r} is not valid here, default used"
+                      for name in sorted(bad) if name in values]
+            return cls.model_validate(kept), notes
 
     @property
     def cache_enabled(self) -> bool:

@@ -18,7 +18,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
 from execugraph.batch.leased_run import LeasedRun
-from execugraph.batch.spec import BatchSpec
+from execugraph.batch.spec import BatchSpec, condition_configs
 from execugraph.outages import TrialInterrupted
 from execugraph.store import SupersededError, leases
 from execugraph.store.retry import run_with_retry
@@ -42,7 +42,7 @@ class LocalExecutor:
         return run.serve(lambda leased: (self._drain(leased, spec), None))
 
     def _drain(self, run: LeasedRun, spec: BatchSpec) -> str:
-        configs = {c: spec.run_config(c) for c in spec.conditions}  # retrieving ones name their pinned library
+        configs = condition_configs(run.store.get_run(run.run_id), spec)  # as recorded when queued
         lease, store = run.lease, run.store
         problems: dict[tuple[str, str], Any] = {}
         running: dict[Future[Any], int] = {}

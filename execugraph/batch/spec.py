@@ -278,3 +278,25 @@ def batch_spec_of(run: Any) -> BatchSpec:
     stored = dict(run.config["batch"])
     stored.setdefault("order", "condition-major")
     return BatchSpec(**stored)
+
+
+def condition_configs(run: Any, spec: BatchSpec) -> dict[str, RunConfig]:
+    """Each condition's RunConfig as stored when the batch was queued: what runs is what was recorded.
+
+    Code that changed while the batch waited (a condition's defaults, say) does not change what it
+    runs. Runs queued before configs were stored per condition take them from the spec; a stored
+    config this version cannot read exactly is read tolerantly and the differences are logged.
+    """
+    import logging
+
+    stored = (getattr(run, "config", None) or {}).get("conditions") or {}
+    configs: dict[str, RunConfig] = {}
+    for condition in spec.conditions:
+        if condition not in stored:
+            configs[condition] = spec.run_config(condition)
+            continue
+        configs[condition], notes = RunConfig.from_stored(stored[condition])
+        for note in notes:
+            logging.getLogger("execugraph.batch").warning("run %s, condition %s: %s", getattr(run, "id", "?"),
+                                                          condition, note)
+    return configs

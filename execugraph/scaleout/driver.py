@@ -40,7 +40,7 @@ from ray.exceptions import RayError, RayTaskError
 
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
-from execugraph.batch.spec import BatchSpec, batch_spec_of
+from execugraph.batch.spec import BatchSpec, batch_spec_of, condition_configs
 from execugraph.config import ROLES, RunConfig
 from execugraph.llm import parse_spec
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
@@ -168,7 +168,7 @@ class RayBatchDriver:
     # -- setup
 
     def _drive(self, spec: BatchSpec) -> tuple[str, str | None]:
-        configs = {c: spec.run_config(c) for c in spec.conditions}
+        configs = condition_configs(self.store.get_run(self.run_id), spec)
         self.kind, hosts = batch_endpoints(spec, configs)
         models = served_models(configs, self.kind)
         self.concurrency = spec.concurrency
