@@ -549,10 +549,6 @@ class OllamaStandIn:
         with self._lock:
             return list(self._requests)
 
-    def clear_requests(self) -> None:
-        with self._lock:
-            self._requests.clear()
-
     def _tag_entry(self, name: str) -> dict[str, Any]:
         return {
             "name": name,

@@ -13,8 +13,8 @@ The package holds the command layer only (the work is done in the core):
 - `store`: `open_store`, how every command opens the run store.
 
 Each command group is one module exposing `configure(parser)` and `run(args) -> int`
-(or `configure_<name>` / `run_<name>` for several commands); `COMMANDS` lists them,
-so adding a command is one module here and one line there.
+(or `configure_<name>` / `run_<name>` for several commands); `COMMANDS` names each one's module and
+functions, so adding a command is one module here and one line there.
 A database that cannot be used (StoreUnavailableError, or a corrupt file met
 while reading) ends any command here with one line on stderr and exit 2.
 Every command writes through `terminal.inert_output`: no control sequence from
@@ -26,27 +26,37 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NamedTuple
 
-# command name -> ("module" or "module:name", one-line help). A plain module exposes
-# configure()/run(); "module:name" means configure_name()/run_name() in that module.
+
+class Command(NamedTuple):
+    """Where a command lives: its module (imported only when the parser is built), the function that
+    declares its arguments and the one that runs it, both named in full so a search finds the caller."""
+
+    module: str
+    configure: str
+    run: str
+    help: str
+
+
 # Command modules keep heavy imports (torch, scipy) inside their functions.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "doctor": ("execugraph.cli.doctor", "check the database, embedded model, Ollama and sandbox"),
-    "run": ("execugraph.cli.run", "run one problem (ad-hoc or from a benchmark) under one condition"),
-    "batch": ("execugraph.cli.batch:batch", "enqueue a benchmark x conditions x seeds grid (--wait to follow it)"),
-    "worker": ("execugraph.cli.batch:worker", "run queued batches in this process until stopped"),
-    "status": ("execugraph.cli.batch:status", "progress of batch runs"),
-    "cancel": ("execugraph.cli.batch:cancel", "cancel a batch after its in-flight trials"),
-    "resume": ("execugraph.cli.batch:resume", "queue a cancelled or interrupted batch again"),
-    "retrieval-eval": ("execugraph.cli.retrieval", "recall@1 and recall@k of the technique retriever on the labelled set"),
-    "stats": ("execugraph.cli.stats:stats", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
-    "report": ("execugraph.cli.stats:report", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
-    "export": ("execugraph.cli.publication:export", "write runs as a publication bundle (folder or .zip)"),
-    "import": ("execugraph.cli.publication:import", "import a bundle or a published results tree (folder or .zip)"),
-    "rescore": ("execugraph.cli.publication:rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
-    "reproduce": ("execugraph.cli.reproduce", "import a published study, rescore it under both protocols, report what holds"),
-    "sequential-replay": ("execugraph.cli.sequential", "what a sequential batch would have decided and saved on two finished runs"),
-    "amplify": ("execugraph.cli.amplify", "stronger tests: new inputs answered by a reference, stored as a benchmark version"),
+COMMANDS: dict[str, Command] = {
+    "doctor": Command("execugraph.cli.doctor", "configure", "run", "check the database, embedded model, Ollama and sandbox"),
+    "run": Command("execugraph.cli.run", "configure", "run", "run one problem (ad-hoc or from a benchmark) under one condition"),
+    "batch": Command("execugraph.cli.batch", "configure_batch", "run_batch", "enqueue a benchmark x conditions x seeds grid (--wait to follow it)"),
+    "worker": Command("execugraph.cli.batch", "configure_worker", "run_worker", "run queued batches in this process until stopped"),
+    "status": Command("execugraph.cli.batch", "configure_status", "run_status", "progress of batch runs"),
+    "cancel": Command("execugraph.cli.batch", "configure_cancel", "run_cancel", "cancel a batch after its in-flight trials"),
+    "resume": Command("execugraph.cli.batch", "configure_resume", "run_resume", "queue a cancelled or interrupted batch again"),
+    "retrieval-eval": Command("execugraph.cli.retrieval", "configure", "run", "recall@1 and recall@k of the technique retriever on the labelled set"),
+    "stats": Command("execugraph.cli.stats", "configure_stats", "run_stats", "paired comparisons of runs or conditions: delta, bootstrap CI, Wilcoxon, McNemar, Holm"),
+    "report": Command("execugraph.cli.stats", "configure_report", "run_report", "publication tables (LaTeX, CSV, Markdown) and figures (SVG, PDF) of runs"),
+    "export": Command("execugraph.cli.publication", "configure_export", "run_export", "write runs as a publication bundle (folder or .zip)"),
+    "import": Command("execugraph.cli.publication", "configure_import", "run_import", "import a bundle or a published results tree (folder or .zip)"),
+    "rescore": Command("execugraph.cli.publication", "configure_rescore", "run_rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
+    "reproduce": Command("execugraph.cli.reproduce", "configure", "run", "import a published study, rescore it under both protocols, report what holds"),
+    "sequential-replay": Command("execugraph.cli.sequential", "configure", "run", "what a sequential batch would have decided and saved on two finished runs"),
+    "amplify": Command("execugraph.cli.amplify", "configure", "run", "stronger tests: new inputs answered by a reference, stored as a benchmark version"),
 }
 
 
@@ -54,12 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m execugraph", description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="database path or SQLAlchemy URL (default: EXECUGRAPH_DB or ./runs.db)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (target, help_text) in COMMANDS.items():
-        module_name, _, suffix = target.partition(":")
-        module = importlib.import_module(module_name)
-        configure = getattr(module, f"configure_{suffix}" if suffix else "configure")
-        run = getattr(module, f"run_{suffix}" if suffix else "run")
-        cmd = sub.add_parser(name, help=help_text, description=help_text)
+    for name, command in COMMANDS.items():
+        module = importlib.import_module(command.module)
+        configure, run = getattr(module, command.configure), getattr(module, command.run)
+        cmd = sub.add_parser(name, help=command.help, description=command.help)
         # --db is accepted after the command too (`import PATH --db URL`).
         cmd.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         configure(cmd)

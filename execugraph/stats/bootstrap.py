@@ -120,13 +120,3 @@ def bootstrap_mean_ci(
     return batch.mean_ci(batch.add(d), d.size)
 
 
-def ratio_bootstrap_ci(
-    trials: Iterable[float] | np.ndarray,
-    passed: Iterable[float] | np.ndarray,
-    *,
-    n_boot: int = DEFAULT_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
-) -> tuple[float, float]:
-    """Percentile 95% CI of sum(passed) / sum(trials) when whole problems are resampled."""
-    batch = BootstrapBatch(n_boot, seed)
-    return batch.ratio_ci(batch.add(passed), batch.add(trials))

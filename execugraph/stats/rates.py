@@ -67,13 +67,6 @@ def defer_rate(tallies: Iterable[ProblemTally], batch: BootstrapBatch) -> Callab
     return finish
 
 
-def summarise_rate(
-    tallies: Iterable[ProblemTally], *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED
-) -> RateSummary:
-    """Pooled pass rate (passed trials / trials) of some problems, with its bootstrap CI."""
-    return defer_rate(tallies, BootstrapBatch(n_boot, seed))()
-
-
 def defer_category_rates(
     tallies: Mapping[str, ProblemTally], batch: BootstrapBatch
 ) -> Callable[[], dict[str, RateSummary]]:

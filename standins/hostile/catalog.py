@@ -1083,7 +1083,3 @@ def suite_for(case: HostileCase, ctx: HostContext) -> dict[str, Any]:
         source = f"def check(candidate):\n    assert candidate() == '{ctx.expected_secret}'\n"
         return {"entry_point": "f", "tests": [{"kind": "assert", "source": source}]}
     return case.job_suite()
-
-
-def by_name(name: str) -> HostileCase:
-    return next(case for case in CASES if case.name == name)
