@@ -71,7 +71,7 @@ def embedded_model_path() -> Path:
     raise LLMError(f"package {EMBEDDED_PACKAGE!r} is installed but carries no .gguf file; reinstall it")
 
 
-def default_threads() -> int:
+def generation_threads() -> int:
     """Half the cores, at least one: OpenMP spinning on every core of a busy 2-core box costs ~10x."""
     return max(1, (os.cpu_count() or 2) // 2)
 
@@ -82,7 +82,7 @@ _LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 
 def load_llama(path: str, n_ctx: int = 4096, n_threads: int | None = None) -> tuple[Any, threading.Lock]:
     """One llama.cpp model per (path, context, threads) per process, with the lock that serialises it."""
-    threads = n_threads or default_threads()
+    threads = n_threads or generation_threads()
     key = (path, n_ctx, threads)
     with _LLAMA_LOCK:
         if key not in _LLAMAS:

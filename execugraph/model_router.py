@@ -64,7 +64,7 @@ def shared_chat_model(
                            repeat_penalty=repeat_penalty)
 
 
-def describe_failure(spec: str, summary: str, endpoint: str | None) -> str:
+def describe_model_failure(spec: str, summary: str, endpoint: str | None) -> str:
     """Turn a provider failure that waiting cannot fix into one sentence naming server, model and the fix."""
     provider, _, name = spec.partition(":")
     lowered = summary.lower()
@@ -241,12 +241,12 @@ class ModelRouter:
             except LLMError:
                 raise
             except Exception as exc:  # providers raise anything from httpx to ValueError
-                raise LLMError(f"{role}: {describe_failure(spec, f'{type(exc).__name__}: {exc}', None)}") from exc
+                raise LLMError(f"{role}: {describe_model_failure(spec, f'{type(exc).__name__}: {exc}', None)}") from exc
         waiter = EndpointWaiter(endpoint, self.run_id, budget_s=self.config.outage_budget_s, store=self.store,
                                 interrupted=self.interrupted)
         try:
             return waiter.call(attempt), latency
         except GiveUp as exc:
             if exc.permanent:
-                raise LLMError(f"{role}: {describe_failure(spec, str(exc), endpoint)}") from exc
+                raise LLMError(f"{role}: {describe_model_failure(spec, str(exc), endpoint)}") from exc
             raise EndpointUnreachableError(f"{role}: {exc} (model {spec})", endpoint) from exc

@@ -66,7 +66,7 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def default_threads(cores: int | None = None) -> int:
+def embedding_threads(cores: int | None = None) -> int:
     """Torch threads for embedding: half the cores, at most 4, at least 1 (1 on this 2-core machine).
 
     In a trial the embedder shares the CPU with the LLM server and sandbox
@@ -109,7 +109,7 @@ class MiniLMEmbedder:
 
         self.model_dir = model_dir or locate_model_dir()
         cores = available_cores()
-        wanted = threads if threads is not None else default_threads(cores)
+        wanted = threads if threads is not None else embedding_threads(cores)
         self.threads = max(1, min(wanted, cores))
         torch.set_num_threads(self.threads)
         self._lock = threading.Lock()

@@ -95,11 +95,6 @@ def served_models(configs: dict[str, RunConfig], kind: str = "ollama") -> list[s
     return sorted(names)
 
 
-def ollama_models(configs: dict[str, RunConfig]) -> list[str]:
-    """The Ollama model names any role of any condition uses."""
-    return served_models(configs, "ollama")
-
-
 def batch_endpoints(spec: BatchSpec, configs: dict[str, RunConfig]) -> tuple[str, list[str]]:
     """(kind, urls) of the endpoints to balance over: the batch's own, else the configured server its models use."""
     listed = spec.endpoint_list()

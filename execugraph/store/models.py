@@ -51,7 +51,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class CleanText(TypeDecorator[str]):
+class CleanTextColumn(TypeDecorator[str]):
     """Unbounded text that any backend accepts.
 
     Program output is hostile input: PostgreSQL refuses NUL characters and no
@@ -76,7 +76,7 @@ class CleanText(TypeDecorator[str]):
         return redaction.scrub(text) if redaction.holds_secrets() else text
 
 
-class MessageText(CleanText):
+class MessageText(CleanTextColumn):
     """An error message: also scrubbed of the database password (see `redaction`)."""
 
     cache_ok = True
@@ -183,8 +183,8 @@ class Trial(SQLModel, table=True):
     # How the program met its tests (None: not recorded, e.g. a published log) and which tests they were.
     grading_protocol: str | None = None
     suite_digest: str | None = None
-    final_code: str | None = Field(default=None, sa_type=CleanText)
-    explanation: str | None = Field(default=None, sa_type=CleanText)
+    final_code: str | None = Field(default=None, sa_type=CleanTextColumn)
+    explanation: str | None = Field(default=None, sa_type=CleanTextColumn)
     message: str | None = Field(default=None, sa_type=MessageText)
     wallclock_s: float = 0.0
     tokens_in: int = 0
@@ -222,7 +222,7 @@ class LLMCall(SQLModel, table=True):
     provider: str = ""
     model: str = ""
     messages: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
-    response: str = Field(default="", sa_type=CleanText)
+    response: str = Field(default="", sa_type=CleanTextColumn)
     tokens_in: int = 0
     tokens_out: int = 0
     latency_s: float = 0.0
@@ -242,13 +242,13 @@ class Execution(SQLModel, table=True):
     trial_id: int = Field(foreign_key="trial.id", index=True)
     step_id: int | None = Field(default=None, foreign_key="step.id", index=True)
     purpose: str = "grading"
-    code: str = Field(default="", sa_type=CleanText)
+    code: str = Field(default="", sa_type=CleanTextColumn)
     verdict: str = ""
     tests_passed: int = 0
     tests_total: int = 0
     results: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
-    stdout: str = Field(default="", sa_type=CleanText)
-    stderr: str = Field(default="", sa_type=CleanText)
+    stdout: str = Field(default="", sa_type=CleanTextColumn)
+    stderr: str = Field(default="", sa_type=CleanTextColumn)
     policy_version: str = ""
     isolation: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
     duration_s: float = 0.0
@@ -266,7 +266,7 @@ class RetrievalHit(SQLModel, table=True):
     technique_name: str = ""
     score: float = 0.0
     rank: int = 0
-    query: str = Field(default="", sa_type=CleanText)
+    query: str = Field(default="", sa_type=CleanTextColumn)
 
 
 class ProblemRecord(SQLModel, table=True):
@@ -277,15 +277,15 @@ class ProblemRecord(SQLModel, table=True):
     benchmark: str = Field(primary_key=True)
     problem_id: str = Field(primary_key=True)
     category: str = ""
-    statement: str = Field(default="", sa_type=CleanText)
+    statement: str = Field(default="", sa_type=CleanTextColumn)
     entry_point: str | None = None
     aliases: list[str] = Field(default_factory=list, sa_type=JSON)
-    signature: str = Field(default="", sa_type=CleanText)
+    signature: str = Field(default="", sa_type=CleanTextColumn)
     tests: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
     source: str = ""
     difficulty: str = ""
-    rationale: str = Field(default="", sa_type=CleanText)
-    preamble: str = Field(default="", sa_type=CleanText)
+    rationale: str = Field(default="", sa_type=CleanTextColumn)
+    preamble: str = Field(default="", sa_type=CleanTextColumn)
     timeout_s: float | None = None
 
     @classmethod
@@ -334,7 +334,7 @@ class LLMCacheEntry(SQLModel, table=True):
     key: str = Field(primary_key=True)
     provider: str = ""
     model: str = ""
-    response: str = Field(default="", sa_type=CleanText)
+    response: str = Field(default="", sa_type=CleanTextColumn)
     tokens_in: int = 0
     tokens_out: int = 0
     created_at: datetime = Field(default_factory=utcnow)

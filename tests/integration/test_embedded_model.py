@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage
 
-from execugraph.llm import LlamaCppChat, LLMError, default_threads, embedded_model_path, make_chat_model, parse_spec
+from execugraph.llm import LlamaCppChat, LLMError, embedded_model_path, generation_threads, make_chat_model, parse_spec
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +34,7 @@ def test_greedy_decoding_is_deterministic():
 def test_threads_never_oversubscribe_the_cores():
     import os
 
-    assert 1 <= default_threads() <= max(1, (os.cpu_count() or 1) // 2)
+    assert 1 <= generation_threads() <= max(1, (os.cpu_count() or 1) // 2)
 
 
 def test_bad_specs_and_missing_files_are_clear_errors(tmp_path):
