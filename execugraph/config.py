@@ -8,15 +8,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from execugraph.settings import EMBEDDED_MODEL
+from execugraph.vocabulary import ROLES as ROLES  # re-exported: the forms and drivers read them here
+from execugraph.vocabulary import FeedbackSource as FeedbackSource
+from execugraph.vocabulary import GradingProtocol as GradingProtocol
+from execugraph.vocabulary import Role as Role
 
-ROLES = ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")
 # The explainer writes prose for people, and small models loop: its replies are capped and, where the
 # provider supports it (llama.cpp, Ollama), repetition is penalised.
 EXPLAINER_MAX_TOKENS = 320
 EXPLAINER_REPEAT_PENALTY = 1.15
-Role = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "explainer"]
-FeedbackSource = Literal["grading", "visible", "generated"]
-GradingProtocol = Literal["standalone", "with-prompt"]  # see execugraph.grading
 
 
 class TechniqueLibraryRef(BaseModel):

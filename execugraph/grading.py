@@ -23,12 +23,12 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from execugraph.problem import Problem
+from execugraph.vocabulary import GRADING_PROTOCOLS as PROTOCOLS
+from execugraph.vocabulary import GradingProtocol
 
-PROTOCOLS: tuple[str, ...] = ("standalone", "with-prompt")
-GradingProtocol = Literal["standalone", "with-prompt"]
 DEFAULT_PROTOCOL: GradingProtocol = "standalone"
 # An assert test may carry the check's source for `with-prompt`, where the helpers come from the module.
 WITH_PROMPT_SOURCE = "source_with_prompt"

@@ -11,8 +11,9 @@ exist at all and what they hold.
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypedDict
 
-NodeName = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "grade", "explainer"]
-NODES: tuple[NodeName, ...] = ("planner", "generator", "reviewer", "evaluator", "optimizer", "grade", "explainer")
+from execugraph.vocabulary import NODES as NODES  # re-exported: the trace and the graph read them here
+from execugraph.vocabulary import NodeName as NodeName
+
 RECORD_NODE = "reference_record"  # the one step of a trial imported from a published results tree
 Decision = Literal["evaluate", "retry", "revise", "optimize", "grade", "sample"]
 Severity = Literal["low", "medium", "high"]

@@ -6,6 +6,7 @@ import streamlit as st
 from execugraph import views
 from execugraph.batch.control import enqueue_batch
 from execugraph.benchmarks import FILE_BENCHMARKS
+from execugraph.vocabulary import FEEDBACK_SOURCES
 from ui import keys, protocol_parts, resources
 from ui.batch_form import grid_inputs, problem_source, sequential_design, spec_from_form
 from ui.batch_parts import launched_notice, progress_panel, sequential_plan
@@ -32,7 +33,7 @@ with left:
 with right:
     choices, why_missing = resources.model_choices(settings.ollama_host)
     default_model, models = model_pickers(Batch.DEFAULT_MODEL, Batch.ROLE_MODEL, choices, why_missing)
-    st.selectbox("Feedback tests", ["grading", "visible", "generated"], key=Batch.FEEDBACK)
+    st.selectbox("Feedback tests", FEEDBACK_SOURCES, key=Batch.FEEDBACK)
     protocol_parts.protocol_select(protocol_parts.BATCH_PROTOCOL)
     st.text_input("Title (optional)", key=Batch.TITLE)
     st.slider("Expected baseline pass rate (for planning)", 0.0, 0.95, step=0.05, key=Batch.BASELINE)

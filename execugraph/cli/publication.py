@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from execugraph.text_safety import terminal_text as shown
+from execugraph.vocabulary import GRADING_PROTOCOLS
 
 
 def _store(args: argparse.Namespace, *, writes: bool = True):
@@ -98,7 +99,7 @@ def configure_rescore(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", type=int, required=True, metavar="ID", help="run whose stored programs to re-grade")
     parser.add_argument(
         "--grading-protocol",
-        choices=["standalone", "with-prompt"],
+        choices=GRADING_PROTOCOLS,
         help="grade every program under this protocol (default: each condition's own; standalone when unrecorded)",
     )
     parser.add_argument(

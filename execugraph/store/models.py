@@ -23,13 +23,13 @@ from sqlmodel import Field, SQLModel
 
 from execugraph import redaction
 from execugraph.problem import Problem
+from execugraph.vocabulary import FEEDBACK_SOURCES as FEEDBACK_SOURCES  # re-exported for the store's checks
+from execugraph.vocabulary import GRADING_PROTOCOLS as GRADING_PROTOCOLS
 
 RUN_KINDS = ("single", "batch", "import", "rescore")
 RUN_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 TRIAL_STATUSES = ("queued", "running", "done", "error", "cancelled")
 TEST_SOURCES = ("problem", "generated", "smoke")
-FEEDBACK_SOURCES = ("grading", "visible", "generated")
-GRADING_PROTOCOLS = ("standalone", "with-prompt")  # execugraph.grading.PROTOCOLS
 EXECUTION_PURPOSES = ("grading", "feedback", "optimizer", "smoke")
 
 
