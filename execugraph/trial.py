@@ -20,7 +20,8 @@ from execugraph.outages import TrialInterrupted
 from execugraph.problem import Problem
 from execugraph.settings import load_settings
 from execugraph.store import StoreBusyError, SupersededError
-from execugraph.store.leases import llm_calls_for_run, reset_trial
+from execugraph.store.leases import reset_trial
+from execugraph.store.trace_reads import llm_calls_for_run
 from sandbox import default_pool
 
 if TYPE_CHECKING:

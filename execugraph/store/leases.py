@@ -296,16 +296,6 @@ def requeue_cancelled(store: Store, run_id: int) -> int:
     return write_transaction(store.engine, work, what=f"resume run {run_id}")
 
 
-def llm_calls_for_run(store: Store, run_id: int, role: str | None = None) -> list[Any]:
-    """Every recorded LLM call of a run in order (for replay)."""
-    call = LLMCall.__table__  # type: ignore[attr-defined]
-    stmt = select(call).join(TRIAL, TRIAL.c.id == call.c.trial_id).where(TRIAL.c.run_id == run_id)
-    if role is not None:
-        stmt = stmt.where(call.c.role == role)
-    with store.engine.connect() as conn:
-        return list(conn.execute(stmt.order_by(call.c.id)))
-
-
 def reset_trial(store: Store, trial_id: int, status: str = "running") -> datetime | None:
     """Wipe one trial's partial trace and results so it can run again; returns its new started_at.
 

@@ -151,3 +151,12 @@ def hit_cells(store: Store, run_id: int) -> list[tuple[str, str, float, int]]:
     )
     with store.engine.connect() as conn:
         return [(p, tech, float(score), int(n)) for p, tech, score, n in conn.execute(stmt)]
+
+
+def llm_calls_for_run(store: Store, run_id: int, role: str | None = None) -> list[Any]:
+    """Every recorded LLM call of a run in order (what a replay answers from)."""
+    stmt = select(CALL).join(TRIAL, TRIAL.c.id == CALL.c.trial_id).where(TRIAL.c.run_id == run_id)
+    if role is not None:
+        stmt = stmt.where(CALL.c.role == role)
+    with store.engine.connect() as conn:
+        return list(conn.execute(stmt.order_by(CALL.c.id)))
