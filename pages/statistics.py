@@ -8,7 +8,7 @@ import streamlit as st
 from execugraph import views
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.text_safety import md_text
-from ui import keys, protocol_parts, resources, statistics_parts, statistics_url, url_state
+from ui import keys, protocol_parts, resources, sequential_parts, statistics_parts, statistics_url, url_state
 from ui.family_picker import family_picker
 from ui.keys import Stats
 from ui.widgets import empty_state, run_picker
@@ -52,8 +52,10 @@ except (UnknownRunError, UnknownConditionError, ValueError) as exc:
 for flagged in views.ungraded_flags(report):
     st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
 statistics_parts.comparisons(report)
+sequential_parts.stops(store, run_ids)
 if report["pairs"]:
     protocol_parts.sensitivity_section(store, run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
 statistics_parts.rates(report)
 statistics_parts.method(report)
 statistics_parts.downloads(report)
+sequential_parts.replay_section(store, arms, run_ids)

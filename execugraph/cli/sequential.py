@@ -10,13 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import defaultdict
-from typing import TYPE_CHECKING
 
 from execugraph.text_safety import terminal_text
-
-if TYPE_CHECKING:
-    from execugraph.store import Store
 
 EXIT_BAD_REQUEST = 2
 
@@ -34,51 +29,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
-def arm_rates(store: Store, arm: str) -> tuple[str, dict[str, tuple[float, int]]]:
-    """(label, problem -> (mean pass rate, finished trials)) of `RUN` or `RUN:CONDITION`; ValueError if unclear."""
-    run_text, _, condition = arm.partition(":")
-    try:
-        run_id = int(run_text)
-    except ValueError:
-        raise ValueError(f"bad arm {arm!r}: use RUN or RUN:CONDITION, e.g. 4 or 4:multi-full") from None
-    if store.get_run(run_id) is None:
-        raise ValueError(f"run {run_id} does not exist")
-    trials = [t for t in store.trials_for_run(run_id) if t.status in ("done", "error")]
-    conditions = sorted({t.condition for t in trials})
-    if condition:
-        if condition not in conditions:
-            raise ValueError(f"run {run_id} has no finished trials of {condition!r} (it has {', '.join(conditions)})")
-    elif len(conditions) > 1:
-        raise ValueError(f"run {run_id} has {len(conditions)} conditions ({', '.join(conditions)}): "
-                         f"name one, e.g. {run_id}:{conditions[0]}")
-    elif not conditions:
-        raise ValueError(f"run {run_id} has no finished trials")
-    else:
-        condition = conditions[0]
-    passes: dict[str, list[bool]] = defaultdict(list)
-    for t in trials:
-        if t.condition == condition:
-            passes[t.problem_id].append(t.status == "done" and bool(t.passed))
-    return f"{run_id}:{condition}", {p: (sum(v) / len(v), len(v)) for p, v in passes.items()}
-
-
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from execugraph.cli.store import open_store
     from execugraph.sequential.design import SequentialDesign
-    from execugraph.sequential.replay import replay
+    from execugraph.sequential.replay import replay_runs
 
     store = open_store(args, writes=False)
     try:
-        (label_a, a), (label_b, b) = (arm_rates(store, arm) for arm in args.runs)
-        common = sorted(set(a) & set(b))
         design = SequentialDesign(looks=args.looks, alpha=args.alpha, futility=args.futility,
                                   mdd=None if args.mdd is None else args.mdd / 100.0)
-        per_arm = max(1, round(sum(a[p][1] for p in common) / max(1, len(common))))
-        mdd = design.resolved_mdd(len(common), per_arm)
-        result = replay([b[p][0] - a[p][0] for p in common], [a[p][1] + b[p][1] for p in common],
-                        design=design, mdd=mdd, orders=args.orders, seed=args.seed)
+        (label_a, label_b), result = replay_runs(store, args.runs[0], args.runs[1], design=design,
+                                                 orders=args.orders, seed=args.seed)
     except (ValueError, ValidationError) as exc:
         print(f"sequential-replay: {terminal_text(str(exc))}", file=sys.stderr)
         return EXIT_BAD_REQUEST

@@ -9,14 +9,19 @@ how often it would have claimed a difference that is not there (`type1_error`).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import norm
 
 from execugraph.sequential.design import SequentialDesign
 from execugraph.sequential.rule import EFFICACY, first_stop, score_z
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 
 @dataclass(frozen=True)
@@ -72,3 +77,43 @@ def replay(
         false += first_stop(flipped.tolist(), design=design, mdd=mdd).decision == EFFICACY
     return Replay(n, orders, len(design.look_sizes(n)), mdd, float(values.mean()), full_z, bool(significant),
                   agree / orders, used / orders, looks / orders, false / orders, stops)
+
+
+def arm_rates(store: Store, arm: str) -> tuple[str, dict[str, tuple[float, int]]]:
+    """(label, problem -> (mean pass rate, finished trials)) of `RUN` or `RUN:CONDITION`; ValueError if unclear."""
+    run_text, _, condition = arm.partition(":")
+    try:
+        run_id = int(run_text)
+    except ValueError:
+        raise ValueError(f"bad arm {arm!r}: use RUN or RUN:CONDITION, e.g. 4 or 4:multi-full") from None
+    if store.get_run(run_id) is None:
+        raise ValueError(f"run {run_id} does not exist")
+    trials = [t for t in store.trials_for_run(run_id) if t.status in ("done", "error")]
+    conditions = sorted({t.condition for t in trials})
+    if condition:
+        if condition not in conditions:
+            raise ValueError(f"run {run_id} has no finished trials of {condition!r} (it has {', '.join(conditions)})")
+    elif len(conditions) > 1:
+        raise ValueError(f"run {run_id} has {len(conditions)} conditions ({', '.join(conditions)}): "
+                         f"name one, e.g. {run_id}:{conditions[0]}")
+    elif not conditions:
+        raise ValueError(f"run {run_id} has no finished trials")
+    else:
+        condition = conditions[0]
+    passes: dict[str, list[bool]] = defaultdict(list)
+    for t in trials:
+        if t.condition == condition:
+            passes[t.problem_id].append(t.status == "done" and bool(t.passed))
+    return f"{run_id}:{condition}", {p: (sum(v) / len(v), len(v)) for p, v in passes.items()}
+
+
+def replay_runs(store: Store, arm_a: str, arm_b: str, *, design: SequentialDesign, orders: int = 200,
+                seed: int = 0) -> tuple[tuple[str, str], Replay]:
+    """Replay `design` on two stored arms (`RUN` or `RUN:CONDITION`), paired on the problems both finished."""
+    (label_a, a), (label_b, b) = arm_rates(store, arm_a), arm_rates(store, arm_b)
+    common = sorted(set(a) & set(b))
+    per_arm = max(1, round(sum(a[p][1] for p in common) / max(1, len(common))))
+    mdd = design.resolved_mdd(len(common), per_arm)
+    result = replay([b[p][0] - a[p][0] for p in common], [a[p][1] + b[p][1] for p in common],
+                    design=design, mdd=mdd, orders=orders, seed=seed)
+    return (label_a, label_b), result
