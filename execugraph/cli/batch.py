@@ -97,6 +97,8 @@ def sequential_design(args: argparse.Namespace):
     given = {"looks": args.looks, "mdd": None if args.mdd is None else args.mdd / 100.0,
              "futility": args.futility, "baseline": args.baseline}
     given = {k: v for k, v in given.items() if v is not None}
+    if args.mdd is not None and not 0 < args.mdd <= 100:
+        raise ValueError(f"--mdd is in percentage points, within (0, 100]; got {args.mdd:g}")
     if not args.sequential:
         if given:
             raise ValueError(f"--{', --'.join(given)} only apply with --sequential")
@@ -188,7 +190,9 @@ def run_batch(args: argparse.Namespace) -> int:
     try:
         spec = _spec_from_args(args)
     except (ValueError, ValidationError, OSError) as exc:
-        print(f"batch: {exc}", file=sys.stderr)
+        from execugraph.views.form_input import readable_error
+
+        print(f"batch: {terminal_text(readable_error(exc))}", file=sys.stderr)
         return 2
     from execugraph.batch.control import enqueue_batch
     from execugraph.batch.runner import Worker

@@ -45,6 +45,7 @@ class Recorded:
     stderr: str = ""
     test_source: str | None = None
     results: list[dict[str, Any]] = field(default_factory=list)  # per-test results of its grading execution
+    source_words: str | None = None  # what the original harness file said of this sample (untrusted, bounded)
 
 
 @dataclass
@@ -138,6 +139,44 @@ def _timeout_cause(then: Recorded, now: Regraded) -> str | None:
     text = f"a timeout then: {_stopped(then.results, now.timeout_s)}"
     other = _used(now.results)
     return text + (f"; now {other}" if other else "")
+
+
+SOURCE_QUOTE_CHARS = 160  # a quoted source verdict in a flip reason is at most this long
+
+
+def quote(text: str, limit: int = SOURCE_QUOTE_CHARS) -> str:
+    """A source's words as one bounded, quoted line: shown as data wherever the reason goes (writers escape it)."""
+    flat = " ".join(str(text).split())
+    return '"' + (flat if len(flat) <= limit else flat[: limit - 3] + "...") + '"'
+
+
+def _cpu_here(results: list[dict[str, Any]]) -> str:
+    used = [float(t["cpu_s"]) for t in results if isinstance(t.get("cpu_s"), int | float)]
+    return f" in {sum(used):.2g} s CPU" if used else ""
+
+
+def _failure_here(now: Regraded) -> str:
+    """Our own failure in our words: the verdict and the first failing test's status and detail."""
+    test = next((t for t in now.results if not t.get("passed")), None)
+    words = now.error_class or "failed"
+    if test is not None:
+        detail = " ".join(str(test.get("detail") or test.get("message") or "").split())[:SOURCE_QUOTE_CHARS]
+        name = f" test {test.get('name')!r}" if test.get("name") else ""
+        status = test.get("status") or "failed"
+        words += f" ({name.strip() or 'a test'}: {status}" + (f", {detail}" if detail else "") + ")"
+    return words
+
+
+def source_lead(then: Recorded, now: Regraded) -> str | None:
+    """The flip in the original harness's own words beside ours, e.g. `timed out in the original environment
+    ("timed out"); passes here in 0.2 s CPU`; None when the source said nothing of the sample."""
+    if not (then.source_words or "").strip() or then.passed == now.passed:
+        return None
+    said = quote(then.source_words or "")
+    if then.passed:
+        return f"passed in the original ({said}); fails here: {_failure_here(now)}"
+    where = "timed out in the original environment" if then.error_class == "timeout" else "failed in the original"
+    return f"{where} ({said}); passes here{_cpu_here(now.results)}"
 
 
 def explain(then: Recorded, now: Regraded) -> list[dict[str, str]]:

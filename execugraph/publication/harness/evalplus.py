@@ -21,6 +21,7 @@ from execugraph.publication.harness.common import (
     jsonl_objects,
     numbered,
     record,
+    source_words,
     stem,
 )
 from execugraph.publication.source import FileSet
@@ -58,6 +59,11 @@ def _samples(fileset: FileSet, path: str | None, issues: IssueCollector) -> dict
     return out
 
 
+def _details(verdict: Any) -> Any:
+    """The details of an old-layout `[status, details]` verdict (failing inputs), None when it has none."""
+    return verdict[1] if isinstance(verdict, list) and len(verdict) > 1 else None
+
+
 def _status(value: Any, file: str, where: str, issues: IssueCollector) -> bool:
     if isinstance(value, str):
         return True
@@ -65,8 +71,11 @@ def _status(value: Any, file: str, where: str, issues: IssueCollector) -> bool:
     return False
 
 
-def _new_layout(task_id: str, entries: list[Any], file: str, issues: IssueCollector) -> list[tuple[str, str, Any, Any]]:
-    """(code, protocol, base status, plus status) per entry of the new layout."""
+Row = tuple[str, str, Any, Any, Any, Any]  # code, protocol, base status, plus status, base details, plus details
+
+
+def _new_layout(task_id: str, entries: list[Any], file: str, issues: IssueCollector) -> list[Row]:
+    """(code, protocol, base status, plus status, failing base tests, failing plus tests) per new-layout entry."""
     out = []
     for i, entry in enumerate(entries):
         where = f"eval[{task_id!r}][{i}]"
@@ -75,13 +84,15 @@ def _new_layout(task_id: str, entries: list[Any], file: str, issues: IssueCollec
             issues.add(file, None, f"{where}.solution", f"read as {FORMAT} eval results: missing or not text")
             continue
         if _status(entry.get("base_status"), file, f"{where}.base_status", issues):
-            out.append((*code, entry["base_status"], entry.get("plus_status")))
+            out.append((*code, entry["base_status"], entry.get("plus_status"), entry.get("base_fail_tests"),
+                        entry.get("plus_fail_tests")))
     return out
 
 
 def _old_layout(task_id: str, entry: dict[str, Any], samples: list[tuple[int, dict]], file: str,
-                samples_file: str | None, issues: IssueCollector) -> list[tuple[str, str, Any, Any]]:
-    """(code, protocol, base status, plus status) per sample of the old layout (code from the samples file)."""
+                samples_file: str | None, issues: IssueCollector) -> list[Row]:
+    """(code, protocol, base status, plus status, base details, plus details) per sample of the old layout (code
+    from the samples file; each verdict a `[status, details]` list)."""
     where = f"eval[{task_id!r}]"
     base, plus = entry.get("base"), entry.get("plus") or []
     if not isinstance(base, list) or not isinstance(plus, list):
@@ -102,7 +113,7 @@ def _old_layout(task_id: str, entry: dict[str, Any], samples: list[tuple[int, di
         plus_first = plus_status[0] if isinstance(plus_status, list) and plus_status else plus_status
         code = _code(sample)
         if code is not None and _status(first, file, f"{where}.base[{i}]", issues):
-            out.append((*code, first, plus_first))
+            out.append((*code, first, plus_first, _details(status), _details(plus_status)))
     return out
 
 
@@ -117,7 +128,7 @@ def read_evalplus(fileset: FileSet, results: str, samples: str | None, options: 
         issues.add(results, None, "eval", f"read as {FORMAT} eval results: expected an object of task ids")
         return None
     by_task = _samples(fileset, samples, issues)
-    rows: list[tuple[str, str, str, Any, Any]] = []
+    rows: list[tuple[Any, ...]] = []
     layout = "new"
     for task_id, entry in evals.items():
         if isinstance(entry, list):
@@ -134,16 +145,20 @@ def read_evalplus(fileset: FileSet, results: str, samples: str | None, options: 
     model = options.model or title
     indices = numbered([r[0] for r in rows])
     base, plus, missing_plus = [], [], 0
-    for position, ((task_id, code, protocol, base_status, plus_status), index) in enumerate(
+    for position, ((task_id, code, protocol, base_status, plus_status, base_details, plus_details), index) in enumerate(
             zip(rows, indices, strict=True), start=1):
         verdict = status_verdict(base_status)
         missing_plus += verdict[0] and plus_status is None
         plus_verdict = status_verdict(plus_status) if verdict[0] and plus_status is not None else (
             verdict if not verdict[0] else (False, "failed"))
         raw = {"base_status": base_status, "plus_status": plus_status}
-        base.append((position, record(task_id, index, code, protocol, options, model, verdict, harness_result=raw)))
+        base_said = source_words(("base_status", base_status), ("base_fail_tests", base_details))
+        plus_said = source_words(("base_status", base_status), ("plus_status", plus_status),
+                                 ("plus_fail_tests", plus_details))
+        base.append((position, record(task_id, index, code, protocol, options, model, verdict, harness_result=raw,
+                                      stderr=base_said)))
         plus.append((position, record(task_id, index, code, protocol, options, model, plus_verdict,
-                                      harness_result=raw)))
+                                      harness_result=raw, stderr=plus_said)))
     files = {k: v for k, v in (("eval_results", results), ("samples", samples)) if v}
     warnings = [f"{results}: {missing_plus} sample(s) carry no plus_status; counted as failing the plus tests"
                 ] if missing_plus else []

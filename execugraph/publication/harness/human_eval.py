@@ -18,6 +18,7 @@ from execugraph.publication.harness.common import (
     jsonl_objects,
     numbered,
     record,
+    source_words,
     stem,
 )
 from execugraph.publication.source import FileSet
@@ -39,6 +40,12 @@ def verdict_of(result: Any, passed: Any) -> tuple[bool, str | None] | str:
     if passed:
         return (True, None)
     return (False, "timeout" if word.startswith("timed out") else "failed")
+
+
+def _said(obj: dict[str, Any]) -> str | None:
+    """The results line's own words for the sample (`result`, e.g. "timed out" or "failed: AssertionError")."""
+    result = obj.get("result")
+    return source_words(("", result)) if isinstance(result, str) else source_words(("passed", obj.get("passed")))
 
 
 def _lines(fileset: FileSet, path: str, issues: IssueCollector, graded: bool,
@@ -95,7 +102,7 @@ def read_human_eval(fileset: FileSet, samples: str | None, results: str | None, 
         verdict = verdict_of(obj.get("result"), obj.get("passed")) if results else None
         assert not isinstance(verdict, str)
         records.append((number, record(obj["task_id"], index, completion_text(raw) or "", PROTOCOL, options, model,
-                                       verdict, harness_result=obj.get("result") if results else None)))
+                                       verdict, stderr=_said(obj) if results else None)))
     if api_objects:
         warnings.append(f"{main}: {api_objects} completion(s) are API response objects; their single choice's "
                         "text was read")
