@@ -28,8 +28,16 @@ PAGES = [
     st.Page("pages/retrieval.py", title="Retrieval", icon=":material/search:"),
     st.Page("pages/ablations.py", title="Ablations", icon=":material/science:"),
     st.Page("pages/statistics.py", title="Statistics", icon=":material/functions:"),
+    st.Page("pages/tests.py", title="Tests", icon=":material/fact_check:"),
     st.Page("pages/export.py", title="Export / Import", icon=":material/ios_share:"),
 ]
+
+# Narrow screens: Streamlit collapses the sidebar only below 768 px, so at 800 px it kept 300 px of an 800 px
+# window. Below 1000 px it is 13rem wide instead (the page links and health lines still fit); style only, no space.
+st.html(
+    "<style>@media (max-width: 1000px) { section[data-testid='stSidebar'] "
+    "{ width: 13rem !important; min-width: 13rem !important; max-width: 13rem !important; } }</style>"
+)
 
 page = st.navigation(PAGES, position="hidden")  # drawn below: config.toml hides the pages/ list Streamlit shows first
 

@@ -8,6 +8,7 @@ from execugraph.text_safety import md_text
 from ui import keys, resources
 from ui.keys import Runs
 from ui.run_parts import derived_sections, filter_row, linked_run, manage_panel, runs_table, summary_panel
+from ui.trace_picker import link_params
 from ui.widgets import empty_state, read_only_notice
 
 keys.init_state(st.session_state)
@@ -62,7 +63,7 @@ st.caption(
 st.page_link(
     "pages/trace.py",
     label="Step through its trials in Trace",
-    query_params={"run": str(run.id)},
+    query_params=link_params(store, run.id),  # both ids: Trace need not rewrite the URL (one Back leaves)
     icon=":material/timeline:",
 )
 summary_panel(store, run, row)

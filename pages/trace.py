@@ -24,13 +24,14 @@ if trial_id is None:
 
 trial = store.get_trial(trial_id)
 steps = views.step_rows(store, trial_id)
-m = st.columns(6)
-m[0].metric("Outcome", "passed" if trial.passed else trial.status if trial.status != "done" else "failed")
-m[1].metric("Tests", f"{trial.tests_passed}/{trial.tests_total}")
-m[2].metric("Retries", trial.retries_used)
-m[3].metric("Wall clock", duration(trial.wallclock_s))
-m[4].metric("Tokens", f"{trial.tokens_in + trial.tokens_out:,}")
-m[5].metric("LLM calls", trial.llm_calls)
+# A wrapping row of content-wide metrics: six equal columns cut "passed" to "pa..." at 800 px.
+row = st.container(horizontal=True, gap="large")
+row.metric("Outcome", "passed" if trial.passed else trial.status if trial.status != "done" else "failed", width="content")
+row.metric("Tests", f"{trial.tests_passed}/{trial.tests_total}", width="content")
+row.metric("Retries", trial.retries_used, width="content")
+row.metric("Wall clock", duration(trial.wallclock_s), width="content")
+row.metric("Tokens", f"{trial.tokens_in + trial.tokens_out:,}", width="content")
+row.metric("LLM calls", trial.llm_calls, width="content")
 limits_note = views.trial_time_limits(store, trial_id)  # CPU limit, backstop, and how near the program came
 if limits_note:
     st.caption(md_text(limits_note))  # test names may come from a published log: shown, never rendered

@@ -27,6 +27,16 @@ if TYPE_CHECKING:
     from execugraph.store import Store
 
 
+def _prepare_bundle(store: Store, run_ids: tuple[int, ...], include_host: bool) -> None:
+    """Build the selection's bundle into the session (the Prepare button's callback)."""
+    try:
+        with st.spinner("Collecting every trial, step, LLM call and sandbox run..."):
+            files = bundle_files(store, list(run_ids), include_host=include_host)
+            st.session_state[Export.BUNDLE] = ((run_ids, include_host), zip_bytes(files), sorted(files))
+    except (ExportError, LookupError, ValueError) as exc:
+        st.session_state[Export.BUNDLE_ERROR] = str(exc)
+
+
 def export_panel(store: Store) -> None:
     """Pick runs, build their bundle (zip) on request, and offer it and its summary.json for download."""
     run_ids = run_picker(Export.RUNS, store, label="Runs to export")
@@ -42,14 +52,13 @@ def export_panel(store: Store) -> None:
         help="off: the bundle names no host, user or local folder, and a suite file is recorded by file name and "
         "SHA-256; on: everything as stored",
     )
-    if st.button("Prepare the bundle", key=Export.PREPARE, type="primary", icon=":material/inventory_2:"):
-        try:
-            with st.spinner("Collecting every trial, step, LLM call and sandbox run..."):
-                files = bundle_files(store, run_ids, include_host=include_host)
-                prepared_for = (tuple(run_ids), include_host)
-                st.session_state[Export.BUNDLE] = (prepared_for, zip_bytes(files), sorted(files))
-        except (ExportError, LookupError, ValueError) as exc:
-            st.error(f"Cannot export: {md_text(exc)}", icon=":material/error:")
+    # a callback, not `if st.button(...)`: it runs before the rerun the click causes, so a rerun that another
+    # event (the sidebar's refresh, a widget) starts at the same moment cannot swallow the click
+    st.button("Prepare the bundle", key=Export.PREPARE, type="primary", icon=":material/inventory_2:",
+              on_click=_prepare_bundle, args=(store, tuple(run_ids), include_host))
+    failed = st.session_state.pop(Export.BUNDLE_ERROR, None)
+    if failed:
+        st.error(f"Cannot export: {md_text(failed)}", icon=":material/error:")
     prepared = st.session_state.get(Export.BUNDLE)
     name = "execugraph-runs-" + "-".join(map(str, run_ids))
     if prepared and prepared[0] == (tuple(run_ids), include_host):

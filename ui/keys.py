@@ -169,6 +169,7 @@ class Export:
     RUNS = "export.runs"
     PREPARE = "export.prepare"
     BUNDLE = "export.bundle"  # ((run ids, include host), zip bytes, file names) of the last bundle (not a widget)
+    BUNDLE_ERROR = "_export.bundle_error"  # why the last Prepare failed, shown once (not a widget)
     DOWNLOAD = "export.download"
     SUMMARY = "export.summary"
     INCLUDE_HOST = "export.include_host"

@@ -143,7 +143,7 @@ def result_panel(job: SynthesisJob, store: Store) -> None:
     st.page_link(
         "pages/trace.py",
         label=f"Open run #{job.run_id}, trial {result.trial_id} in Trace",
-        query_params={"trial": str(result.trial_id)},
+        query_params={"run": str(job.run_id), "trial": str(result.trial_id)},  # as Trace names it
         icon=":material/timeline:",
     )
     if result.final_code:

@@ -58,7 +58,7 @@ def pick_trial(store: Store) -> int | None:
     if wanted not in runs:
         latest = views.latest_finished_run(store)
         st.session_state[Trace.RUN] = latest if latest in runs else next(iter(runs))
-    top = st.columns([3, 2, 2, 1])
+    top = st.columns([3, 2, 2, 2])  # 1: at 800 px the Outcome box showed "a" of "any"
     run_id = top[0].selectbox("Run", list(runs), key=Trace.RUN, format_func=runs.get)
     options = views.trial_filter_choices(store, run_id)
     filters = (
@@ -88,6 +88,32 @@ def pick_trial(store: Store) -> int | None:
         st.session_state[Trace.TRIAL] = next(finished, trials[0]["id"])
     shown = f"{len(trials)}{'+' if len(trials) == LIMIT else ''} shown"
     trial_id = st.selectbox(f"Trial ({shown})", list(labels), key=Trace.TRIAL, format_func=labels.get)
-    st.query_params.update({"run": str(run_id), "trial": str(trial_id)})
+    _name_in_url(run_id, trial_id)
     st.session_state.update({"_trace.linked": str(trial_id), "_trace.linked_run": str(run_id)})
     return trial_id
+
+
+def _name_in_url(run_id: int, trial_id: int) -> None:
+    """Write `?run=&trial=` only when the address does not already name this view.
+
+    Streamlit pushes a history entry for every query-string change, so a rewrite on arrival made leaving
+    Trace take two Back presses: links into Trace carry both ids, and a bare `/trace` (the sidebar) stays
+    bare until the user picks another trial.
+    """
+    params = {"run": str(run_id), "trial": str(trial_id)}
+    bare = "run" not in st.query_params and "trial" not in st.query_params
+    if bare and st.session_state.get("_trace.bare") in (None, (run_id, trial_id)):
+        st.session_state["_trace.bare"] = (run_id, trial_id)
+        return
+    st.session_state.pop("_trace.bare", None)
+    if any(st.query_params.get(name) != value for name, value in params.items()):
+        st.query_params.update(params)
+
+
+def link_params(store: Store, run_id: int, trial_id: int | None = None) -> dict[str, str]:
+    """`{"run": .., "trial": ..}` for a link into Trace: the trial Trace would open first when none is given."""
+    if trial_id is None:
+        trials = views.trial_rows(store, run_id, condition=None, problem_id=None, outcome=None, limit=LIMIT)
+        finished = (t["id"] for t in trials if t["status"] in ("done", "error"))
+        trial_id = next(finished, trials[0]["id"] if trials else None)
+    return {"run": str(run_id)} if trial_id is None else {"run": str(run_id), "trial": str(trial_id)}

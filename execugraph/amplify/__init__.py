@@ -11,6 +11,8 @@ deterministic from a seed, with no LLM:
 - `expected`: the reference's outputs in the sandbox (raising, slow or nondeterministic inputs dropped);
 - `build`: one amplified problem and a whole amplified benchmark (name, digest, provenance), stored;
 - `adequacy`: mutation score of a suite against AST mutants of the reference;
+- `distinguish`: of the mutants the original tests miss, which some input distinguishes (a large
+  independent search), and the share of those the amplified tests kill (the 95% target);
 - `differential`: without a reference, inputs on which stored passing programs disagree;
 - `stored`: which stored amplified version `rescore --suite amplified[:<digest>]` grades a run on.
 

@@ -37,7 +37,7 @@ def _string(value: str) -> list[Any]:
 
 def _sequence(value: list | tuple) -> list[Any]:
     items = list(value)
-    out: list[list[Any]] = [[], items[:1], items + items, items[::-1], items[:-1], items[1:]]
+    out: list[list[Any]] = [[], items[:1], items + items, items[::-1], *_shaped(items), items[:-1], items[1:]]
     try:
         out.append(sorted(items))
         out.append(sorted(items, reverse=True))
@@ -51,6 +51,24 @@ def _sequence(value: list | tuple) -> list[Any]:
                 out.append(items[:index] + [changed] + items[index + 1 :])
         out.append([items])  # nested one level deeper
     return [tuple(v) for v in out] if isinstance(value, tuple) else out
+
+
+def _shaped(items: list[Any]) -> list[list[Any]]:
+    """Inputs whose survivors the distinguishability search found: a palindrome and one that breaks only
+    inside (an inner pair differs, the outer matches), and every small int between the smallest and
+    largest seen (a lookup table's keys, all covered at once)."""
+    out: list[list[Any]] = []
+    if len(items) >= 2:
+        out.append(items + items[::-1])
+        inner = mutate_value(items[1])
+        if inner:
+            out.append(items[:1] + [items[1]] + [inner[0]] + items[:1])
+    ints = [v for v in items if type(v) is int]
+    if ints and len(ints) == len(items) and 1 < max(ints) - min(ints) + 1 <= LONG:
+        sweep = list(range(min(ints), max(ints) + 1))
+        if sweep != items:
+            out.append(sweep)
+    return out
 
 
 def _mapping(value: dict) -> list[Any]:

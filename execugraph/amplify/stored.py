@@ -44,3 +44,19 @@ def resolve_suite(store: Store, run_id: int, choice: str) -> tuple[dict[str, Any
                           + ", ".join(found))
     (name, count), = found.items()
     return {"benchmark": name, "file": "amplified", "problems": count}, f"amplified:{name[len(prefix):]}"
+
+
+def amplified_suites(store: Store) -> dict[str, int]:
+    """Every stored amplified benchmark version (name -> problem count), for the dashboard's Tests view."""
+    from execugraph.store.amplified_reads import benchmarks_with_prefix
+
+    return {name: n for name, n in benchmarks_with_prefix(store, "").items() if f"{SUFFIX}:" in name}
+
+
+def suite_problems(store: Store, name: str) -> list[Any]:
+    """The stored problems of one benchmark version, by id."""
+    from execugraph.store.amplified_reads import problem_ids
+
+    ids = problem_ids(store, name)
+    found = (store.get_problem(name, pid) for pid in ids)
+    return [p for p in found if p is not None]

@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from execugraph.text_safety import terminal_text as shown
 from execugraph.vocabulary import GRADING_PROTOCOLS
+
+if TYPE_CHECKING:
+    from execugraph.publication.reference_problems import BenchmarkFile
 
 
 def _store(args: argparse.Namespace, *, writes: bool = True):
@@ -51,7 +55,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def configure_import(parser: argparse.ArgumentParser) -> None:
-    """`import PATH [--max-size SIZE] [--condition C] [--model M]` (a bundle, a results tree or harness files)."""
+    """`import PATH [--max-size SIZE] [--condition C] [--model M] [--dataset FILE] [--quiet]` (a bundle, a results
+    tree or harness files)."""
     parser.add_argument("path", type=Path, help="an ExecuGraph bundle, a published results tree, or human-eval, "
                         "EvalPlus or bigcode results (folder, .zip, or one .jsonl/.json file)")
     parser.add_argument(
@@ -64,12 +69,30 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
                         "under (default: imported)")
     parser.add_argument("--model", help="human-eval/EvalPlus/bigcode files: the model that wrote them "
                         "(default: the file name, or bigcode's config.model)")
+    parser.add_argument("--dataset", type=Path, metavar="FILE",
+                        help="harness samples without verdicts: the problem file they are graded on (MBPP lines, "
+                        "HumanEval.jsonl(.gz) or the published layout); HumanEval needs none, MBPP does not ship")
+    parser.add_argument("--quiet", action="store_true", help="no grading progress lines on stderr")
+
+
+def _dataset(path: Path | None, limit: int | None) -> BenchmarkFile | None:
+    """The `--dataset` problem file, parsed as `reproduce --dataset` parses it (ReproduceError names the line)."""
+    if path is None:
+        return None
+    from execugraph.reproduce import load_dataset, read_small_file
+    from execugraph.settings import load_settings
+
+    return load_dataset(read_small_file(path, limit or load_settings().import_max_bytes, "benchmark file"), path.name)
 
 
 def run_import(args: argparse.Namespace) -> int:
-    """Import and print `{"runs": [{"id", "name", "trials", ...}]}`; a bad input exits 2 naming file, line and field."""
+    """Import and print `{"runs": [{"id", "name", "trials", ...}]}`; a bad input exits 2 naming file, line and field.
+
+    Samples graded on import print `grading N/M samples...` on stderr at most every second, then a final line."""
     from execugraph.publication import BundleFormatError, import_path
     from execugraph.publication.harness import HarnessOptions
+    from execugraph.reproduce import ReproduceError
+    from execugraph.reproduce.progress import grading_printer
     from execugraph.settings import parse_size
 
     try:
@@ -79,8 +102,11 @@ def run_import(args: argparse.Namespace) -> int:
         return 2
     try:
         options = HarnessOptions(getattr(args, "condition", None), getattr(args, "model", None))
-        result = import_path(_store(args), args.path, max_bytes=limit, options=options)
-    except BundleFormatError as exc:
+        dataset = _dataset(getattr(args, "dataset", None), limit)
+        grading = None if getattr(args, "quiet", False) else grading_printer(sys.stderr)
+        result = import_path(_store(args), args.path, max_bytes=limit, options=options, dataset=dataset,
+                             on_grading=grading)
+    except (BundleFormatError, ReproduceError) as exc:
         print(f"import: nothing imported: {shown(exc)}", file=sys.stderr)
         for issue in exc.issues[1:]:
             print(f"  {shown(issue)}", file=sys.stderr)

@@ -17,6 +17,7 @@ from execugraph.publication.bundle_import import find_bundle_root, import_bundle
 from execugraph.publication.formats import BundleFormatError, Issue
 from execugraph.publication.harness import HarnessOptions, import_harness
 from execugraph.publication.reference_import import import_reference
+from execugraph.publication.reference_problems import BenchmarkFile
 from execugraph.publication.reference_records import TRIALS_FILE, run_folders
 from execugraph.publication.results import ImportResult
 from execugraph.publication.source import FileSet, read_input, read_zip_bytes
@@ -31,16 +32,19 @@ def import_fileset(
     on_progress: Callable[[int, int], None] | None = None,
     *,
     options: HarnessOptions | None = None,
+    dataset: BenchmarkFile | None = None,
+    on_grading: Callable[[int, int], None] | None = None,
 ) -> ImportResult:
     """Import an input already read into memory; `on_progress(done, total)` follows a results tree's folders.
 
-    `options` (condition, model) name what a harness's files do not say."""
+    `options` (condition, model) name what a harness's files do not say; `dataset` (a problem file, e.g.
+    MBPP) grades harness samples without verdicts, `on_grading(done, total)` following that grading."""
     root = find_bundle_root(fileset)
     if root is not None:
         return import_bundle(store, fileset, root)
     if run_folders(fileset):
         return import_reference(store, fileset, on_progress)
-    harness = import_harness(store, fileset, options)
+    harness = import_harness(store, fileset, options, dataset=dataset, on_grading=on_grading)
     if harness is not None:
         if on_progress is not None:
             on_progress(1, 1)
@@ -68,13 +72,14 @@ def _limit(max_bytes: int | None) -> int:
 
 
 def import_path(store: Store, path: str | Path, *, max_bytes: int | None = None,
-                options: HarnessOptions | None = None) -> ImportResult:
+                options: HarnessOptions | None = None, dataset: BenchmarkFile | None = None,
+                on_grading: Callable[[int, int], None] | None = None) -> ImportResult:
     """Import a bundle or results tree from a folder or a .zip file, or a harness's .jsonl/.json file.
 
     `max_bytes` caps what the input may unpack to (default: the import_max_bytes setting, 1 GiB).
     """
     with read_input(path, max_bytes=_limit(max_bytes)) as fileset:
-        return import_fileset(store, fileset, options=options)
+        return import_fileset(store, fileset, options=options, dataset=dataset, on_grading=on_grading)
 
 
 def import_zip_bytes(store: Store, data: bytes, name: str = "upload", *, max_bytes: int | None = None,

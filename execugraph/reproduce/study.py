@@ -40,7 +40,7 @@ from execugraph.publication.source import FileSet
 from execugraph.reproduce import conclusions, naming, report_tables
 from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
 from execugraph.reproduce.inputs import FamilyRequest, ReproduceError
-from execugraph.reproduce.progress import Progress
+from execugraph.reproduce.progress import Progress, grading_text, throttled
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.records import COUNTED_STATUSES
 from execugraph.stats.tables import Table
@@ -312,9 +312,11 @@ def run_study(
     _check_family_names(inputs)
 
     progress.update("import", 0.0, f"importing {inputs.results.label}")
+    grading = throttled(lambda d, t: progress.update("grading", d / t if t else 1.0, grading_text(d, t)))
     imported = import_fileset(store, inputs.results,
                               on_progress=lambda d, t: progress.update("import", d / t if t else 1.0,
-                                                                       f"importing {inputs.results.label}"))
+                                                                       f"importing {inputs.results.label}"),
+                              dataset=inputs.dataset, on_grading=grading)
     _store_dataset(store, inputs.dataset)
     warnings = imported.study_warnings + (list(inputs.dataset.warnings) if inputs.dataset else [])
     for note in imported.notes:  # this database's business, not the study's: said here, kept under `local`

@@ -38,3 +38,10 @@ def passing_programs(store: Store, benchmark: str, problem_id: str, limit: int =
             .group_by(T.final_code).order_by(func.max(T.id).desc()).limit(limit))
     with store.engine.connect() as conn:
         return [str(code) for code, _ in conn.execute(stmt) if str(code or "").strip()]
+
+
+def problem_ids(store: Store, benchmark: str) -> list[str]:
+    """The ids of one stored benchmark version's problems, sorted."""
+    stmt = select(P.problem_id).where(P.benchmark == benchmark).order_by(P.problem_id)
+    with store.engine.connect() as conn:
+        return [str(pid) for pid, in conn.execute(stmt)]

@@ -215,3 +215,100 @@ def republish(path: Path, changes: dict[int, dict[str, Any]]) -> Path:
         lines[number] = json.dumps({**json.loads(lines[number]), **fields})
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return path
+
+
+# bigcode-evaluation-harness on MBPP: the harness evaluates MBPP's test split (task ids 11..510, in order), prompts
+# with the text plus the first test in a docstring, and saves whole programs (prompt + generated text). The problems
+# below are MBPP-format lines written for these tests in the shape of the split's first tasks (MBPP does not ship).
+MBPP_PROBLEMS = (
+    {"task_id": 11, "text": "Write a python function to remove first and last occurrence of a given character "
+     "from the string.", "test_setup_code": "", "challenge_test_list": [],
+     "code": "def remove_Occ(s, ch):\n    s = s.replace(ch, '', 1)\n    i = s.rfind(ch)\n"
+             "    return s if i < 0 else s[:i] + s[i + 1:]\n",
+     "test_list": ['assert remove_Occ("hello","l") == "heo"', 'assert remove_Occ("abcda","a") == "bcd"',
+                   'assert remove_Occ("PHP","P") == "H"']},
+    {"task_id": 12, "text": "Write a function to sort a given matrix in ascending order according to the sum of "
+     "its rows.", "test_setup_code": "", "challenge_test_list": [],
+     "code": "def sort_matrix(M):\n    return sorted(M, key=sum)\n",
+     "test_list": ["assert sort_matrix([[1, 2, 3], [2, 4, 5], [1, 1, 1]])==[[1, 1, 1], [1, 2, 3], [2, 4, 5]]",
+                   "assert sort_matrix([[5, 8, 9], [6, 4, 3], [2, 1, 4]])==[[2, 1, 4], [6, 4, 3], [5, 8, 9]]"]},
+    {"task_id": 13, "text": "Write a python function to find the volume of a triangular prism.",
+     "test_setup_code": "", "challenge_test_list": [],
+     "code": "def find_Volume(l, b, h):\n    return (l * b * h) / 2\n",
+     "test_list": ["assert find_Volume(10,8,6) == 240", "assert find_Volume(3,2,2) == 6",
+                   "assert find_Volume(1,2,1) == 1"]},
+    {"task_id": 14, "text": "Write a function to look a key up in a table of codes.",
+     "test_setup_code": "CODES = {'a': 1, 'b': 2}", "challenge_test_list": [],
+     "code": "def code_of(table, key):\n    return table.get(key, -1)\n",
+     "test_list": ["assert code_of(CODES, 'a') == 1", "assert code_of(CODES, 'z') == -1"]},
+)
+# Per task, its 10 generations by kind: right (the reference), wrong, raises, prompt (nothing generated after the
+# prompt), empty (an empty string). Task 13 is the task whose generations are empty.
+MBPP_KINDS = {
+    11: "right wrong right empty right raises prompt right wrong right".split(),
+    12: "right right right right right right right right right wrong".split(),
+    13: "empty empty empty empty empty wrong wrong prompt prompt raises".split(),
+    14: "right wrong wrong wrong wrong wrong wrong wrong wrong wrong".split(),
+}
+
+
+def mbpp_prompt(problem: dict[str, Any]) -> str:
+    """bigcode's MBPP prompt (InCoder style): the text and the first test in a docstring."""
+    return f'"""\n{problem["text"]}\n{problem["test_list"][0]}\n"""\n'
+
+
+def _mbpp_program(problem: dict[str, Any], kind: str) -> str:
+    name = problem["code"].split("def ", 1)[1].split("(", 1)[0]
+    generated = {"right": problem["code"], "wrong": f"def {name}(*args):\n    return None\n",
+                 "raises": f"def {name}(*args):\n    raise ValueError('no')\n", "prompt": ""}
+    return "" if kind == "empty" else mbpp_prompt(problem) + generated[kind]
+
+
+def bigcode_mbpp_generations() -> list[list[str]]:
+    """generations_mbpp.json: one list of whole programs per task, in the test split's order."""
+    return [[_mbpp_program(p, kind) for kind in MBPP_KINDS[p["task_id"]]] for p in MBPP_PROBLEMS]
+
+
+def mbpp_expected_passes() -> dict[str, int]:
+    """Problem id -> how many of its generations pass (the right ones)."""
+    return {f"mbpp_{n}": kinds.count("right") for n, kinds in MBPP_KINDS.items()}
+
+
+def mbpp_pass_at_k(k: int) -> float:
+    """The harness's unbiased pass@k (1 - C(n-c, k) / C(n, k), averaged over tasks) of the fixture's verdicts."""
+    import math
+
+    values = []
+    for kinds in MBPP_KINDS.values():
+        n, c = len(kinds), kinds.count("right")
+        values.append(1.0 if n - c < k else 1 - math.comb(n - c, k) / math.comb(n, k))
+    return sum(values) / len(values)
+
+
+def write_mbpp_problems(path: Path) -> Path:
+    """The MBPP-format problem file (`--dataset mbpp.jsonl`) of the bigcode MBPP fixture."""
+    return _jsonl(path, list(MBPP_PROBLEMS))
+
+
+def write_bigcode_mbpp(folder: Path, *, evaluation: bool = True, pass_at_1: float | None = None,
+                       task: str = "mbpp") -> Path:
+    """`generations_<task>.json` and `evaluation_results.json` as the harness writes them after
+    `--tasks mbpp --n_samples 10 --save_generations`: the task's pass@k and the run's `config` block."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"generations_{task}.json"
+    path.write_text(json.dumps(bigcode_mbpp_generations(), indent=2), encoding="utf-8")
+    if evaluation:
+        scores = {"pass@1": mbpp_pass_at_k(1) if pass_at_1 is None else pass_at_1, "pass@10": mbpp_pass_at_k(10)}
+        config = {"prefix": "", "do_sample": True, "temperature": 0.8, "top_k": 0, "top_p": 0.95, "n_samples": 10,
+                  "eos": "<|endoftext|>", "seed": 0, "model": "bigcode/santacoder", "modeltype": "causal",
+                  "peft_model": None, "revision": None, "use_auth_token": False, "trust_remote_code": True,
+                  "tasks": task, "instruction_tokens": None, "batch_size": 10, "max_length_generation": 512,
+                  "precision": "fp32", "load_in_8bit": False, "load_in_4bit": False, "limit": None,
+                  "limit_start": 0, "postprocess": True, "allow_code_execution": True, "generation_only": False,
+                  "load_generations_path": None, "load_data_path": None,
+                  "metric_output_path": "evaluation_results.json", "save_generations": True,
+                  "save_generations_path": "generations.json", "save_references": False, "prompt": "prompt",
+                  "max_memory_per_gpu": None, "check_references": False}
+        (folder / "evaluation_results.json").write_text(json.dumps({task: scores, "config": config}, indent=2),
+                                                         encoding="utf-8")
+    return path

@@ -22,7 +22,7 @@ from tests.ui.seed import Seeded, seed_store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 APP = str(PROJECT_ROOT / "app.py")
-PAGES = ("synthesize", "batch", "runs", "trace", "retrieval", "ablations", "statistics", "export")
+PAGES = ("synthesize", "batch", "runs", "trace", "retrieval", "ablations", "statistics", "export", "tests")
 APP_TIMEOUT_S = 120  # the first run of a process imports LangGraph, SciPy and friends on a busy 2-core box
 
 

@@ -84,3 +84,29 @@ def test_the_chart_on_the_page_is_the_chart_downloaded(server, tmp_path):  # noq
     assert ticks.findall(screen) == ticks.findall(exported)
     print(f"download times (s): first {times[0]:.2f}, again {times[1]:.2f}")
     assert times[1] < times[0]
+
+
+def test_one_click_on_prepare_the_bundle_offers_the_download(server):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.goto(f"{server}/export", timeout=120_000)
+            picker = page.get_by_text("Runs to export").first
+            picker.wait_for(timeout=120_000)
+            _settled(page)
+            box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Runs to export").first
+            box.locator("input").click()
+            page.keyboard.type("fib (multi-full)")  # a finished run (a running one cannot be exported)
+            page.get_by_role("option", name=re.compile(r"fib \(multi-full\)")).first.click()
+            page.keyboard.press("Escape")
+            prepare = page.get_by_role("button", name=re.compile("Prepare the bundle"))
+            prepare.wait_for(timeout=60_000)
+            _settled(page)
+            prepare.click()  # once: the download must follow without a second click
+            page.get_by_role("button", name=re.compile(r"Download execugraph-runs-\d+")).wait_for(timeout=120_000)
+            assert page.get_by_text("Cannot export").count() == 0
+        finally:
+            browser.close()

@@ -113,7 +113,7 @@ def _every_page(page: Any, base: str, db: Path) -> None:
         trial = store.trials_for_run(runs[0])[0].id
     ids = ",".join(map(str, runs))
     for path in ("runs", f"trace?trial={trial}", f"statistics?runs={ids}", f"ablations?runs={ids}", "retrieval",
-                 "batch", "export"):
+                 "batch", "export", "tests"):
         page.goto(f"{base}/{path}", timeout=120_000)
         page.locator('[data-testid="stHeading"]').first.wait_for(timeout=120_000)
         _settled(page)

@@ -13,7 +13,8 @@ from ui import serve
 from ui.statistics_parts import pass_at_k_table
 from ui.trace_picker import trial_label
 
-PAGE_TITLES = ["Synthesize", "Batch", "Runs", "Trace", "Retrieval", "Ablations", "Statistics", "Export / Import"]
+PAGE_TITLES = ["Synthesize", "Batch", "Runs", "Trace", "Retrieval", "Ablations", "Statistics", "Tests",
+               "Export / Import"]
 
 
 def test_the_toolbar_has_no_deploy_button_and_the_raw_page_list_is_never_shown():

@@ -3,7 +3,10 @@
 Why graded on import: the harness publishes only pass@k per task, no verdict per
 sample, so every generation (a whole program: prompt plus generated text, graded
 `standalone`) is graded here and the file's pass@k is checked against ours.
-Generations are one list per task in task order: list i is HumanEval/i.
+Generations are one list per task in the task's dataset order, from `config.limit_start`
+(default 0): for `humaneval` list i is HumanEval/i; for `mbpp` it is the i-th task of
+MBPP's test split (task ids 11..510, the split the harness evaluates), whose prompt
+was the text plus the first test and whose tests come from the `--dataset` file.
 """
 
 from __future__ import annotations
@@ -18,7 +21,14 @@ from execugraph.publication.source import FileSet
 FORMAT = "bigcode"
 GENERATIONS = re.compile(r"^generations(?:_(?P<task>[A-Za-z0-9_.+-]+))?\.json$")
 EVALUATION_FILE = "evaluation_results.json"
-TASKS = ("humaneval",)
+TASKS = ("humaneval", "mbpp")
+TASK_COUNT = {"humaneval": 164, "mbpp": 500}
+MBPP_FIRST_TEST_TASK = 11  # MBPP's test split is task ids 11..510, in order
+
+
+def task_id_of(task: str, position: int) -> str:
+    """The harness task id of a generations list at dataset `position` (`mbpp`, 0 -> `Mbpp/11`)."""
+    return f"Mbpp/{MBPP_FIRST_TEST_TASK + position}" if task == "mbpp" else f"HumanEval/{position}"
 
 
 def task_of(path: str) -> str:
@@ -33,16 +43,13 @@ def read_bigcode(fileset: FileSet, generations: str, evaluation: str | None, opt
     task = task_of(generations)
     if task not in TASKS:
         issues.add(generations, None, None, f"read as {FORMAT} generations: task {task!r} is not one ExecuGraph "
-                   f"can grade ({', '.join(TASKS)})")
+                   f"can grade; the bigcode tasks supported are {', '.join(TASKS)}")
         return None
     doc = json_document(fileset, generations, issues, f"{FORMAT} generations")
     if doc is None:
         return None
     if not isinstance(doc, list) or not all(isinstance(x, list) for x in doc):
         issues.add(generations, None, None, f"read as {FORMAT} generations: expected a list of lists of programs")
-        return None
-    if len(doc) > 164:
-        issues.add(generations, None, None, f"read as {FORMAT} generations: {len(doc)} tasks; HumanEval has 164")
         return None
     config: dict[str, Any] = {}
     published: dict[str, Any] = {}
@@ -54,6 +61,12 @@ def read_bigcode(fileset: FileSet, generations: str, evaluation: str | None, opt
             config = ev.get("config") if isinstance(ev.get("config"), dict) else {}
             scores = ev.get(task)
             published = {k: v for k, v in scores.items() if k.startswith("pass@")} if isinstance(scores, dict) else {}
+    start = config.get("limit_start", 0)
+    start = start if isinstance(start, int) and not isinstance(start, bool) and start >= 0 else 0
+    if start + len(doc) > TASK_COUNT[task]:
+        issues.add(generations, None, None, f"read as {FORMAT} generations: {len(doc)} tasks from {start}; "
+                   f"{task} has {TASK_COUNT[task]}")
+        return None
     model_name = config.get("model") if isinstance(config.get("model"), str) else None
     model = options.model or model_name or generations.rpartition("/")[2].removesuffix(".json")
     records = []
@@ -63,8 +76,8 @@ def read_bigcode(fileset: FileSet, generations: str, evaluation: str | None, opt
                 issues.add(generations, None, f"[{number}][{index}]", f"read as {FORMAT} generations: expected a "
                            f"program (text), got {type(program).__name__}")
                 continue
-            records.append((len(records) + 1, record(f"HumanEval/{number}", index, program, "standalone", options,
-                                                     model, None)))
+            records.append((len(records) + 1, record(task_id_of(task, start + number), index, program,
+                                                     "standalone", options, model, None)))
     files = {k: v for k, v in (("generations", generations), ("evaluation", evaluation)) if v}
     sha = {path: fileset.sha256(path) for path in files.values()}
     title = generations.rpartition("/")[0].rpartition("/")[2] or fileset.name  # the run's folder names it

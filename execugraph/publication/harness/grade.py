@@ -5,41 +5,88 @@ as graded or not (`passed` None is "unfinished" and rescoring skips unfinished
 trials), so an ungraded import would be an empty run. The grading is the one rule
 (`execugraph.grading`: the trial's protocol, the benchmark's grading tests, calibrated
 CPU limits), so a rescore of the run under the same protocol agrees with it.
+HumanEval ships here; any other benchmark (MBPP) is graded on the problems of the
+`--dataset` file the caller passes. Grading thousands of samples takes minutes, so
+`on_progress(done, total)` hears every finished sample (callers throttle what they show).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from execugraph.grading import GradingSettings, error_class, grading_tests, passed, sandbox_job
+from execugraph.problem import Problem
 from execugraph.publication.formats import IssueCollector
 
 GRADED_ON_IMPORT = "graded on import"
+ProgressFn = Callable[[int, int], None]
+NO_MBPP = ("MBPP does not ship with ExecuGraph: pass its problem file (task_id, text, code, test_list, "
+           "test_setup_code) with --dataset mbpp.jsonl")
 
 
-def _problems() -> dict[str, Any]:
+def gradable_problems(dataset: Iterable[Problem] | None = None) -> dict[str, Problem]:
+    """The problems samples without verdicts can be graded on: HumanEval, and the dataset file's (which win)."""
     from execugraph.benchmarks import load_humaneval
 
-    return {p.id: p for p in load_humaneval()}
+    problems = {p.id: p for p in load_humaneval()}
+    problems.update({p.id: p for p in dataset or ()})
+    return problems
 
 
-def check_gradable(file: str, records: list[tuple[int, dict[str, Any]]], issues: IssueCollector) -> None:
-    """Refuse records this machine cannot grade (no benchmark we hold), naming the first such line."""
+def check_gradable(file: str, records: list[tuple[int, dict[str, Any]]], issues: IssueCollector,
+                   problems: dict[str, Problem] | None = None, dataset_name: str | None = None) -> None:
+    """Refuse records this machine cannot grade (no problem we hold), naming the first such line and the fix."""
+    problems = gradable_problems() if problems is None else problems
     for line, rec in records:
-        if not rec["problem_id"].startswith("humaneval_"):
-            issues.add(file, line, "task_id", f"{rec['task_id']!r} carries no verdict and is not a HumanEval task, "
-                       "the benchmark ExecuGraph can grade it on")
-            return
+        if rec["problem_id"] in problems:
+            continue
+        task = rec["task_id"]
+        if rec["problem_id"].startswith("mbpp_") and dataset_name is None:
+            message = f"{task!r} carries no verdict and is an MBPP task; {NO_MBPP}"
+        elif dataset_name is not None:
+            message = f"{task!r} carries no verdict and is neither a HumanEval task nor a task of {dataset_name}"
+        else:
+            message = (f"{task!r} carries no verdict and is not a HumanEval task, the benchmark ExecuGraph can "
+                       "grade it on (pass another benchmark's problem file with --dataset)")
+        issues.add(file, line, "task_id", message)
+        return
 
 
-def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int | None = None) -> None:
+def _run_reporting(pool: Any, jobs: list[tuple[Any, ...]], on_progress: ProgressFn | None) -> list[Any]:
+    """Every job on the pool, results in job order, `on_progress` after each one finishes (no batch barrier:
+    a slow sample holds one worker, not a batch). Unstarted jobs are dropped when a callback raises."""
+    total = len(jobs)
+    if on_progress is not None:
+        on_progress(0, total)
+    results: list[Any] = [None] * total
+    executor = ThreadPoolExecutor(max_workers=max(1, min(getattr(pool, "size", 1), total)),
+                                  thread_name_prefix="grade")
+    try:
+        pending: dict[Future, int] = {executor.submit(pool.run_suite, *job): i for i, job in enumerate(jobs)}
+        done_count = 0
+        while pending:
+            finished, _rest = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                results[pending.pop(future)] = future.result()
+            done_count += len(finished)
+            if on_progress is not None:
+                on_progress(done_count, total)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    return results
+
+
+def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int | None = None,
+                  problems: dict[str, Problem] | None = None, on_progress: ProgressFn | None = None) -> None:
     """Fill `passed`, `error_class`, `tests_passed`/`tests_total` of each record by running it in the sandbox."""
     from execugraph.calibration import calibrate_many
     from sandbox import SandboxPool
 
     if not records:
         return
-    problems = _problems()
+    problems = gradable_problems() if problems is None else problems
     plans = []
     for rec in records:
         problem = problems[rec["problem_id"]]
@@ -52,7 +99,7 @@ def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int 
         limits = calibrate_many(pool, plans)
         jobs = [sandbox_job(problem, rec["code"], tests, settings, cpu_limits=limit)
                 for rec, (problem, tests, settings), limit in zip(records, plans, limits, strict=True)]
-        results = [r.to_dict() for r in pool.run_many(jobs)]
+        results = [r.to_dict() for r in _run_reporting(pool, jobs, on_progress)]
     finally:
         if own:
             pool.close()

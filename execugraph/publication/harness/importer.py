@@ -3,8 +3,9 @@
 Why through `reference_import.write_folders`: one writer means a harness run is a
 published run in every respect (trace, rescoring, statistics, reproduce). Every file
 is read and checked before anything is graded or written; ungraded records are graded
-here (`grade`); an EvalPlus run's plus verdicts become a child run (verdict set
-`evalplus-plus`, `parent_run_id` the base run).
+here (`grade`: HumanEval, or the problems of a `dataset` file such as MBPP, whose problems
+are then stored and recorded as the run's benchmark file); an EvalPlus run's plus
+verdicts become a child run (verdict set `evalplus-plus`, `parent_run_id` the base run).
 """
 
 from __future__ import annotations
@@ -24,9 +25,16 @@ from execugraph.publication.harness.common import (
 )
 from execugraph.publication.harness.detect import Found, find_inputs
 from execugraph.publication.harness.evalplus import read_evalplus, read_evalplus_samples
-from execugraph.publication.harness.grade import GRADED_ON_IMPORT, check_gradable, grade_records
+from execugraph.publication.harness.grade import (
+    GRADED_ON_IMPORT,
+    ProgressFn,
+    check_gradable,
+    gradable_problems,
+    grade_records,
+)
 from execugraph.publication.harness.human_eval import read_human_eval
 from execugraph.publication.reference_import import write_folders
+from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
 from execugraph.publication.reference_records import RunFolder, folder_path
 from execugraph.publication.results import ImportedRun, ImportResult
 from execugraph.publication.source import FileSet
@@ -113,17 +121,23 @@ def _pass_at_k_check(run: HarnessRun, title: str) -> list[str]:
 
 
 def import_harness(store: Store, fileset: FileSet, options: HarnessOptions | None = None,
-                   pool: Any = None) -> ImportResult | None:
-    """Import every harness run of the input (None: it holds no harness file), all of it or nothing."""
+                   pool: Any = None, *, dataset: BenchmarkFile | None = None,
+                   on_grading: ProgressFn | None = None) -> ImportResult | None:
+    """Import every harness run of the input (None: it holds no harness file), all of it or nothing.
+
+    `dataset` (a `--dataset` problem file) grades samples of the tasks it holds (MBPP does not ship);
+    `on_grading(done, total)` hears each sample graded on import (it may raise to stop: nothing is written)."""
     options = options or HarnessOptions()
     found = find_inputs(fileset)
     if not found:
         return None
     issues = IssueCollector()
     runs = [run for run in (_read(fileset, f, options, issues) for f in found) if run is not None]
+    problems = gradable_problems(dataset.problems if dataset is not None else None)
     for run in runs:
         if not run.graded:
-            check_gradable(next(iter(run.files.values())), run.records, issues)
+            check_gradable(next(iter(run.files.values())), run.records, issues, problems,
+                           dataset.path if dataset is not None else None)
     issues.raise_if_any()
     titles = _titles(runs)
     formats = sorted({run.format for run in runs})
@@ -141,14 +155,19 @@ def import_harness(store: Store, fileset: FileSet, options: HarnessOptions | Non
         planned.append(i)
         result.runs.append(ImportedRun(0, f.title, len(f.records), folder=f.path))
     ungraded = [rec for i in planned if not runs[i].graded for _, rec in runs[i].records]
-    grade_records(ungraded, pool=pool)
+    grade_records(ungraded, pool=pool, problems=problems, on_progress=on_grading)
     for i in planned:
         if runs[i].format == "bigcode":
             result.warnings.extend(_pass_at_k_check(runs[i], titles[i]))
             folders[i] = _folder(runs[i], titles[i], fileset, options)
     positions = [n for n, r in enumerate(result.runs) if r.imported]
+    covered = dataset.ids if dataset is not None else frozenset()
+    with_file = [dataset if not runs[i].graded and covered & {rec["problem_id"] for _, rec in runs[i].records}
+                 else None for i in planned]  # graded here on the file's tests: it is the run's benchmark file
     with bulk_writes(store) as bulk:
-        ids = write_folders(bulk, [(folders[i], None) for i in planned])
+        if dataset is not None and any(with_file):
+            bulk.insert_missing_problems(problem_rows([dataset]))
+        ids = write_folders(bulk, [(folders[i], bench) for i, bench in zip(planned, with_file, strict=True)])
         children = []
         for i, run_id in zip(planned, ids, strict=True):
             if runs[i].plus is not None:
