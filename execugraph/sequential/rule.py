@@ -142,8 +142,7 @@ def repeated_p(result: LookResult, design: SequentialDesign, comparisons: int = 
     def gap(family_alpha: float) -> float:
         return obf_boundaries(fractions, family_alpha / m, two_sided=True, points=P_POINTS)[-1] - target
 
-    lo, hi = 1e-12, 0.999 * m
-    hi = min(hi, 0.999)
+    lo, hi = 1e-12, 0.999
     if gap(hi) > 0:
         return 1.0
     if gap(lo) <= 0:

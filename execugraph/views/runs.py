@@ -128,6 +128,7 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
     rows = []
     for run in [*active, *finished[:recent]]:
         p = progress(store, run.id)
+        sequential = state_of(run)
         rows.append(
             {
                 "id": run.id,
@@ -146,8 +147,8 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
                 "eta_text": p.eta_text(),  # ETA with its range, or after a cancel what is still finishing
                 "error": run.error,
                 "waiting": waiting.get(run.id, []),  # `waiting: <endpoint> unreachable since ..., retrying`
-                "sequential": describe(state_of(run), alpha=alpha_of(run)),  # looks and decisions, in words
-                "sequential_stopped": bool((state_of(run) or {}).get("stopped")),
+                "sequential": describe(sequential, alpha=alpha_of(run)),  # looks and decisions, in words
+                "sequential_stopped": bool((sequential or {}).get("stopped")),
             }
         )
     return rows
