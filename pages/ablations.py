@@ -10,7 +10,7 @@ from execugraph.figures.report_figures import report_figures
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.tables import ablation_table, has_sampling_control, sampling_table
 from execugraph.text_safety import md_text
-from ui import keys, resources
+from ui import keys, resources, statistics_url, url_state
 from ui.keys import Abl
 from ui.publish import chart, table_view, tables_download
 from ui.widgets import empty_state, run_picker
@@ -40,13 +40,16 @@ if not run_ids:
     st.stop()
 try:
     names = dict(resources.arms(run_ids))
+    by_condition = [label for label in names if label.split(":")[-1] == views.REFERENCE_CONDITION]
+    default_reference = (by_condition or list(names))[0]
+    statistics_url.adopt_choice("reference", Abl.REFERENCE, list(names), "Reference arm")
     if st.session_state.get(Abl.REFERENCE) not in names:
-        by_condition = [label for label in names if label.split(":")[-1] == views.REFERENCE_CONDITION]
-        st.session_state[Abl.REFERENCE] = (by_condition or list(names))[0]
+        st.session_state[Abl.REFERENCE] = default_reference
     reference = st.selectbox(
         "Reference arm for the deltas", list(names), key=Abl.REFERENCE, format_func=names.get,
         help="every other arm is compared with this one; Holm's correction runs over those comparisons",
     )
+    url_state.publish("reference", Abl.REFERENCE, reference, default=default_reference)
     report = resources.report(run_ids, baseline=reference)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")
@@ -61,7 +64,10 @@ if not any(a["trials"] for a in report["arms"]):
     )
     st.stop()
 
-metric = st.session_state.get(Abl.COST_METRIC) or "LLM calls"
+statistics_url.adopt_choice("cost", Abl.COST_METRIC, list(charts.COST_METRICS), "Cost measure")
+if st.session_state.get(Abl.COST_METRIC) not in charts.COST_METRICS:
+    st.session_state[Abl.COST_METRIC] = keys.DEFAULTS[Abl.COST_METRIC]
+metric = st.session_state[Abl.COST_METRIC]
 figures = report_figures(report, cost_metric=metric)
 left, right = st.columns(2)
 with left:
@@ -89,7 +95,8 @@ with left:
     for missing in report.get("retry_budget_missing", []):
         st.caption(md_text(missing["note"]))
 with right:
-    st.radio("Cost measure", list(charts.COST_METRICS), key=Abl.COST_METRIC, horizontal=True)
+    metric = st.radio("Cost measure", list(charts.COST_METRICS), key=Abl.COST_METRIC, horizontal=True)
+    url_state.publish("cost", Abl.COST_METRIC, metric, default=keys.DEFAULTS[Abl.COST_METRIC])
     chart(figures["cost_accuracy"], key="abl.cost", name="cost_accuracy")
 
 if "errors" in figures:

@@ -9,7 +9,7 @@ from execugraph import views
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.text_safety import md_text
 from ui import keys, protocol_parts, resources, sequential_parts, statistics_parts, statistics_url, url_state
-from ui.family_picker import family_picker
+from ui.family_picker import default_choice, family_picker
 from ui.keys import Stats
 from ui.widgets import empty_state, run_picker
 
@@ -43,7 +43,7 @@ try:
     arms = resources.arms(run_ids, conditions)
     statistics_url.adopt_family(arms)
     baseline, comparable_only = family_picker(arms)
-    statistics_url.publish_family(baseline, comparable_only)
+    statistics_url.publish_family(baseline, comparable_only, default_choice(arms))
     report = resources.report(run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")

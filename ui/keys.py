@@ -186,6 +186,7 @@ class Reproduce:
     DATASET = "reproduce.dataset"  # the study's benchmark file (uploader)
     FAMILIES = "reproduce.families"  # a families file (uploader)
     FIGURES = "reproduce.figures"
+    AMPLIFY = "reproduce.amplify"
     RUN = "reproduce.run"
     CANCEL = "reproduce.cancel"  # stops the running reproduction (ui/reproduce_job.py)
     DONE = "reproduce.done"  # the last reproduction: files and summary (not a widget)

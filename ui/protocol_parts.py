@@ -121,9 +121,13 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
         + "; ".join(f"{p}: {', '.join(f'#{i}' for i in ids)}" for p, ids in sensitivity["runs"].items())
     )
     names = [row["comparison"] for row in rows]
+    from ui import statistics_url, url_state
+
+    statistics_url.adopt_choice("changed", SENSITIVITY_PAIR, names, "Comparison for changed programs")
     if st.session_state.get(SENSITIVITY_PAIR) not in names:
         st.session_state[SENSITIVITY_PAIR] = names[0]
     chosen = st.selectbox("Programs whose verdict changed between the protocols", names, key=SENSITIVITY_PAIR)
+    url_state.publish("changed", SENSITIVITY_PAIR, chosen, default=names[0])
     changed = sensitivity["pairs"][names.index(chosen)]["changed"]
     if changed:
         st.dataframe(changed, hide_index=True, key="stats.sensitivity_changed")

@@ -68,6 +68,7 @@ class ReproduceRequest:
     families: list[FamilyRequest] | None = None
     families_name: str | None = None
     figures: bool = False
+    amplify: bool = False  # also grade on stronger (amplified) tests (`reproduce --amplify`)
     import_max_bytes: int | None = None
     files: tuple[tuple[str, bytes], ...] = ()  # several harness files uploaded together (`data` is then empty)
 
@@ -106,7 +107,8 @@ def reproduce(store: Store, request: ReproduceRequest, progress: Progress) -> Re
             fileset = read_zip_bytes(request.data, name=request.name, label=request.label,
                                      max_bytes=request.import_max_bytes)
         with fileset:
-            inputs = StudyInputs(fileset, request.dataset, request.families, request.families_name)
+            inputs = StudyInputs(fileset, request.dataset, request.families, request.families_name,
+                                 amplify=request.amplify)
             study = run_study(store, inputs, progress=progress)
         missing = write_study(study, out, progress, figures=request.figures)
         data = study.data

@@ -51,7 +51,7 @@ def _results(uploads: list[Any], limits: Any) -> dict[str, Any]:
             "files": tuple(zip(names, data, strict=True))}
 
 
-def _request(results: Any, dataset: Any, families: Any, figures: bool) -> ReproduceRequest:
+def _request(results: Any, dataset: Any, families: Any, figures: bool, amplify: bool = False) -> ReproduceRequest:
     """The uploads read and checked here, so a bad benchmark or families file is refused before anything runs."""
     limits = resources.settings()
     uploads = list(results) if isinstance(results, list | tuple) else [results]
@@ -59,12 +59,12 @@ def _request(results: Any, dataset: Any, families: Any, figures: bool) -> Reprod
     requests = parse_families(_upload_bytes(families, limits.upload_max_bytes), families.name) if families else None
     return ReproduceRequest(**_results(uploads, limits), dataset=bench, families=requests,
                             families_name=families.name if families else None, figures=figures,
-                            import_max_bytes=limits.import_max_bytes)
+                            amplify=amplify, import_max_bytes=limits.import_max_bytes)
 
 
-def _start(store: Store, results: Any, dataset: Any, families: Any, figures: bool) -> None:
+def _start(store: Store, results: Any, dataset: Any, families: Any, figures: bool, amplify: bool = False) -> None:
     try:
-        request = _request(results, dataset, families, figures)
+        request = _request(results, dataset, families, figures, amplify)
     except (FileTooLargeError, UploadRefused) as exc:
         st.error(f"Nothing was imported: {md_text(exc)}", icon=":material/error:")
         return
@@ -102,6 +102,10 @@ def reproduce_panel(store: Store) -> None:
                                    help='[{"name": ..., "runs": [folders], "baseline": folder} or "pairs": '
                                    "[[first, second], ...]]; default: by benchmark and problem set")
     figures = st.checkbox("Figures (SVG, rendered by chromium)", key=Reproduce.FIGURES)
+    amplify = st.checkbox("Also under stronger (amplified) tests", key=Reproduce.AMPLIFY,
+                          help="grade every run on the amplified version of its benchmark too (built from the "
+                          "references when none is stored; one more sandbox rerun of every program) and show each "
+                          "comparison under the original and the amplified tests, as `reproduce --amplify`")
     key = limits.db_url
     job = reproduce_job.current(key)
     running = job is not None and not job.done
@@ -110,7 +114,7 @@ def reproduce_panel(store: Store) -> None:
                    f"{format_size(limits.import_max_bytes)}.")
     elif st.button("Reproduce", key=Reproduce.RUN, type="primary", icon=":material/replay:", disabled=running,
                    help="one reproduction at a time per database" if running else None):
-        _start(store, results, dataset, families, figures)
+        _start(store, results, dataset, families, figures, amplify)
         job = reproduce_job.current(key)
     if job is not None and not job.done:
         _live(job)

@@ -12,6 +12,7 @@ from execugraph import views
 from execugraph.figures.report_figures import comparison_figure
 from execugraph.stats.tables import category_paired_table, category_table, paired_table
 from execugraph.text_safety import md_text
+from ui import statistics_url, url_state
 from ui.keys import Stats
 from ui.publish import chart, literal_rows, table_view, tables_download
 from ui.widgets import empty_state
@@ -62,9 +63,12 @@ def flips(report: dict[str, Any]) -> None:
     st.subheader("Which problems flipped")
     rows = views.pairs_table(report)
     names = [f"{p['b']} vs {p['a']}" for p in rows]
+    statistics_url.adopt_choice("pair", Stats.PAIR, names, "Pair")
     if st.session_state.get(Stats.PAIR) not in names:
         st.session_state[Stats.PAIR] = names[0]
-    pair = report["pairs"][names.index(st.selectbox("Pair", names, key=Stats.PAIR))]
+    chosen = st.selectbox("Pair", names, key=Stats.PAIR)
+    url_state.publish("pair", Stats.PAIR, chosen, default=names[0])
+    pair = report["pairs"][names.index(chosen)]
     a, b = st.columns(2)
     a.markdown(f"**Solved only by {md_text(pair['a_name'])}** ({len(pair['a_only'])})")
     a.dataframe({"problem": pair["a_only"]}, hide_index=True)

@@ -6,6 +6,8 @@ writing every later choice back, and names what a link asks for that is not ther
 
 from __future__ import annotations
 
+import streamlit as st
+
 from ui import url_state
 from ui.keys import ALL_PAIRS, Stats
 
@@ -32,6 +34,16 @@ def adopt_family(arms: list[tuple[str, str]]) -> None:
     url_state.adopt("comparable", Stats.COMPARABLE_ONLY, url_state.flag)
 
 
-def publish_family(baseline: str | None, comparable_only: bool) -> None:
-    url_state.publish("baseline", Stats.COMPARE, url_state.ALL if baseline is None else baseline)
-    url_state.publish("comparable", Stats.COMPARABLE_ONLY, "1" if comparable_only else "0")
+def publish_family(baseline: str | None, comparable_only: bool, default: str | None = None) -> None:
+    """Baseline (`default`: the family picker's own choice, not written on arrival) and comparable-only."""
+    url_state.publish("baseline", Stats.COMPARE, url_state.ALL if baseline is None else baseline,
+                      default=url_state.ALL if default == ALL_PAIRS else default)
+    url_state.publish("comparable", Stats.COMPARABLE_ONLY, "1" if comparable_only else "0", default="1")
+
+
+def adopt_choice(param: str, key: str, options: list[str], what: str) -> None:
+    """A select box's value from `?param=` (before it is drawn); a value that is no option here is named."""
+    raw = url_state.adopt(param, key)
+    if raw is not None and raw not in options:
+        url_state.warn_unknown(what, [raw])
+        del st.session_state[key]

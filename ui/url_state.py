@@ -37,10 +37,18 @@ def adopt(param: str, key: str, parse: Callable[[str], Any] = str) -> str | None
     return raw
 
 
-def publish(param: str, key: str, value: str | None) -> None:
-    """Write the current choice to `?param=` (removed when None or empty) and mark it as applied."""
+def publish(param: str, key: str, value: str | None, default: str | None = None) -> None:
+    """Write the current choice to `?param=` (removed when None or empty) and mark it as applied.
+
+    Streamlit pushes a browser-history entry for every query-string change, so a value equal to `default`
+    is not written into a URL that lacks the param: arriving from a link then adds no entry (one Back leaves).
+    """
+    current = st.query_params.get(param)
+    if value and value == default and current is None:
+        st.session_state[_marker(key)] = value
+        return
     if value:
-        if st.query_params.get(param) != value:
+        if current != value:
             st.query_params[param] = value
     elif param in st.query_params:
         del st.query_params[param]

@@ -192,4 +192,16 @@ def load_humaneval(n: int | None = None, seed: int = 0) -> list[Problem]:
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= TASK_COUNT:
             raise ValueError(f"n must be an integer between 1 and {TASK_COUNT}, got {n!r}")
         chosen = sorted(random.Random(seed).sample(range(TASK_COUNT), n))
-    return [_to_problem(tasks[i]) for i in chosen]
+    return [_built(tasks[i]["task_id"], tasks[i]).model_copy(deep=True) for i in chosen]
+
+
+_BUILT: dict[str, tuple[dict[str, Any], Problem]] = {}
+
+
+def _built(task_id: str, task: dict[str, Any]) -> Problem:
+    """The Problem of an official task, built once per process (reading the docstring examples costs ~1 ms);
+    callers get deep copies, so nobody shares a mutable test list."""
+    held = _BUILT.get(task_id)
+    if held is None or held[0] is not task:  # a reloaded task list builds again
+        held = _BUILT[task_id] = (task, _to_problem(task))
+    return held[1]

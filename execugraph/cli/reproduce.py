@@ -35,6 +35,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "(default: EXECUGRAPH_IMPORT_MAX_BYTES, else 1GiB)")
     parser.add_argument("--no-figures", action="store_true", help="skip the SVG figures (they need chromium)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    from execugraph.reproduce.amplified import AMPLIFY_HELP
+
+    parser.add_argument("--amplify", action="store_true", help=AMPLIFY_HELP)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         study, missing = reproduce_path(store, args.path, args.out, dataset=args.dataset, families=args.families,
                                         max_bytes=limit, listener=listener, workers=args.workers,
-                                        figures=not args.no_figures)
+                                        figures=not args.no_figures, amplify=args.amplify)
     except (BundleFormatError, ReproduceError) as exc:
         _end_line(listener)
         print(f"reproduce: nothing imported: {shown(exc.issues[0])}", file=sys.stderr)

@@ -48,6 +48,7 @@ class ProblemResolver:
         self._internal: dict[str, Problem] | None = None
         self._humaneval: dict[str, Problem] | None = None
         self._humaneval_error = ""
+        self._stored_by_benchmark: dict[str, dict[str, Problem]] = {}
 
     def candidates(self, benchmark: str, problem_id: str, *, recorded: str | None = None) -> list[Resolution] | str:
         """Every source of tests for the problem (recorded file, stored copy, loader), or the reason there is none."""
@@ -74,7 +75,9 @@ class ProblemResolver:
         return self._humaneval
 
     def _stored(self, benchmark: str, problem_id: str) -> tuple[Resolution | None, str]:
-        stored = self.store.get_problem(benchmark, problem_id)
+        if benchmark not in self._stored_by_benchmark:  # one query per benchmark, not one per problem
+            self._stored_by_benchmark[benchmark] = self.store.problems_of(benchmark)
+        stored = self._stored_by_benchmark[benchmark].get(problem_id)
         if stored is None:
             return None, ""
         if not stored.tests:

@@ -36,6 +36,7 @@ class Paragraph:
 class Bullets:
     items: list[str]
     kind: str = ""  # "warning" marks a list of warnings (styled in HTML)
+    plain: bool = False  # untrusted text (flip reasons): not even `**bold**` is interpreted
 
 
 @dataclass
@@ -80,7 +81,7 @@ def to_markdown_text(doc: Document) -> str:
         elif isinstance(block, Paragraph):
             out += [_md_inline(block.text), ""]
         elif isinstance(block, Bullets):
-            out += [f"- {_md_inline(item)}" for item in block.items] + [""]
+            out += [f"- {md_text(item).strip() if block.plain else _md_inline(item)}" for item in block.items] + [""]
         elif isinstance(block, TableBlock):
             out += [to_markdown(block.table).rstrip(), ""]
         elif isinstance(block, Figure):
@@ -148,7 +149,8 @@ def to_html_text(doc: Document) -> str:
             parts.append(f"<p>{_inline(block.text)}</p>")
         elif isinstance(block, Bullets):
             cls = f' class="{block.kind}"' if block.kind else ""
-            parts.append(f"<ul{cls}>" + "".join(f"<li>{_inline(i)}</li>" for i in block.items) + "</ul>")
+            show = _text if block.plain else _inline
+            parts.append(f"<ul{cls}>" + "".join(f"<li>{show(i)}</li>" for i in block.items) + "</ul>")
         elif isinstance(block, TableBlock):
             parts.append(_table_html(block.table))
         elif isinstance(block, Figure):

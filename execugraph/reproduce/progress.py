@@ -27,7 +27,8 @@ PHASES: dict[str, tuple[float, float]] = {
     "import": (0.0, 0.08),
     "grading": (0.0, 0.08),  # samples without verdicts graded on import: within the import, before it writes
     "rescore": (0.08, 0.82),
-    "statistics": (0.82, 0.9),
+    "amplify": (0.82, 0.86),  # only with --amplify: build missing amplified suites, rescore on them
+    "statistics": (0.86, 0.9),
     "figures": (0.9, 0.97),
     "write": (0.97, 1.0),
 }

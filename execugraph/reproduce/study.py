@@ -37,7 +37,7 @@ from execugraph.publication.reference_problems import BenchmarkFile, problem_row
 from execugraph.publication.reference_records import folder_titles, run_folders
 from execugraph.publication.results import ImportedRun
 from execugraph.publication.source import FileSet
-from execugraph.reproduce import conclusions, naming, report_tables
+from execugraph.reproduce import amplified, conclusions, naming, report_tables
 from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
 from execugraph.reproduce.inputs import FamilyRequest, ReproduceError
 from execugraph.reproduce.progress import Progress, grading_text, throttled
@@ -75,6 +75,7 @@ class StudyInputs:
     dataset: BenchmarkFile | None = None
     families: list[FamilyRequest] | None = None
     families_file: str | None = None
+    amplify: bool = False  # also grade every run on amplified tests (`reproduce --amplify`)
 
 
 @dataclass
@@ -330,6 +331,7 @@ def run_study(
     t0 = time.perf_counter()
     verdicts, layers = _rescore_all(store, runs, rows, inputs.dataset, progress, pool, workers)
     timing["rescore_s"] = time.perf_counter() - t0
+    children = _amplify(store, runs, progress, pool, workers, warnings) if inputs.amplify else None
 
     t0 = time.perf_counter()
     run_sections = [_run_section(run, verdicts[run.id]) for run in runs]
@@ -350,6 +352,9 @@ def run_study(
         warnings.extend(f"{family.name}: {note}" for note in family.notes)
         family_sections.append(section)
         family_tables.append(report_tables.family_tables(section, reports))
+        if children is not None:
+            section["suites"] = amplified.family_suites(store, family, children, n_boot, seed)
+            family_tables[-1].extend(amplified.suite_tables(section))
         figures = {f"{family.slug}-{name}": fig for name, fig in report_figures(reports[PUBLISHED]).items()}
         protocol_fig = _protocol_figure(section)
         if protocol_fig is not None:
@@ -399,6 +404,27 @@ def run_study(
     data["tables"] = {t.key: report_tables.table_json(t) for t in study.tables}
     timing["total_s"] = time.perf_counter() - started
     return study
+
+
+def _amplify(store: Store, runs: list[StudyRun], progress: Progress, pool: Any, workers: int | None,
+             warnings: list[str]) -> dict[int, int]:
+    """`amplified.amplify_runs` with the caller's pool, or one started here for it."""
+    if pool is not None:
+        return amplified.amplify_runs(store, runs, progress, lambda: pool, warnings)
+    from sandbox import SandboxPool
+
+    opened: list[Any] = []
+
+    def get_pool() -> Any:
+        if not opened:
+            opened.append(SandboxPool(workers))
+        return opened[0]
+
+    try:
+        return amplified.amplify_runs(store, runs, progress, get_pool, warnings)
+    finally:
+        for one in opened:
+            one.close()
 
 
 def _rescore_all(store: Store, runs: list[StudyRun], rows: dict[int, RunHeader], dataset: BenchmarkFile | None,

@@ -58,6 +58,21 @@ def _summary(study: Study) -> str:
     )
 
 
+MAX_FLIPS_LISTED = 200  # flips listed in report.md/html; reproduce.json holds every one
+
+
+def flip_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """One line per flip, run by run and protocol by protocol, with its full reason (untrusted text: shown plain)."""
+    out = []
+    for run in runs:
+        for protocol in PROTOCOLS:
+            for f in run[protocol].get("flip_list", []):
+                out.append(f"{run['name']} · {protocol} · {f.get('problem_id')} [{f.get('condition')} seed "
+                           f"{f.get('seed')} trial {f.get('trial_index')}]: {f.get('from')} -> {f.get('to')}: "
+                           f"{f.get('reason') or 'no reason recorded'}")
+    return out
+
+
 def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
     """The report as blocks (see `document`), with the rendered figures."""
     data = study.data
@@ -67,6 +82,11 @@ def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
         doc.add(Heading("Warnings"), Bullets(list(data["warnings"]), kind="warning"))
     doc.add(Heading("Runs"), Bullets(_run_lines(study)))
     doc.add(*(TableBlock(t) for t in study.run_tables))
+    flips = flip_lines(data["runs"])
+    if flips:
+        doc.add(Heading("Every flipped verdict", 3), Bullets(flips[:MAX_FLIPS_LISTED], plain=True))
+        if len(flips) > MAX_FLIPS_LISTED:
+            doc.add(Paragraph(f"{len(flips) - MAX_FLIPS_LISTED} more in reproduce.json."))
     for section, tables, figures in zip(data["families"], study.family_tables, study.family_figures, strict=True):
         doc.add(Heading(section["name"]))
         doc.add(Paragraph(f"Runs: {', '.join(section['runs'])} ({section['source']}; {section['mode']}; Holm over "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session, SQLModel, select
 
 from execugraph.problem import Problem
 from execugraph.store.models import LLMCacheEntry, ProblemRecord, utcnow
@@ -40,6 +40,12 @@ class ProblemCacheRecords(StoreCore):
         with self._read() as session:
             record = session.get(ProblemRecord, (benchmark, problem_id))
         return None if record is None else record.to_problem()
+
+    def problems_of(self, benchmark: str) -> dict[str, Problem]:
+        """Every stored Problem of `benchmark` by id, in one query (a rescore reads hundreds)."""
+        with self._read() as session:
+            rows = session.exec(select(ProblemRecord).where(ProblemRecord.benchmark == benchmark)).all()
+        return {row.problem_id: row.to_problem() for row in rows}
 
     def cache_get(self, key: str) -> LLMCacheEntry | None:
         """The cached completion for `key`, or None."""
