@@ -72,6 +72,11 @@ def _md_inline(text: str) -> str:
     return "".join(f"**{md_text(p)}**" if i % 2 else md_text(p) for i, p in enumerate(parts)).strip()
 
 
+def _md_plain(text: str) -> str:
+    """Untrusted text as literal Markdown; `<` as an entity, so no raw tag text survives even unrendered."""
+    return md_text(text).strip().replace("\\<", "&lt;")
+
+
 def to_markdown_text(doc: Document) -> str:
     """The document as GitHub-flavoured Markdown (figures linked as figures/<name>)."""
     out = [f"# {_md_inline(doc.title)}", ""]
@@ -81,7 +86,7 @@ def to_markdown_text(doc: Document) -> str:
         elif isinstance(block, Paragraph):
             out += [_md_inline(block.text), ""]
         elif isinstance(block, Bullets):
-            out += [f"- {md_text(item).strip() if block.plain else _md_inline(item)}" for item in block.items] + [""]
+            out += [f"- {_md_plain(item) if block.plain else _md_inline(item)}" for item in block.items] + [""]
         elif isinstance(block, TableBlock):
             out += [to_markdown(block.table).rstrip(), ""]
         elif isinstance(block, Figure):

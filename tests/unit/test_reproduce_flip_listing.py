@@ -26,7 +26,7 @@ def test_every_flip_is_listed_with_its_reason() -> None:
 def test_flip_listing_escapes_markdown_and_html() -> None:
     doc = Document("t", [Bullets(writing.flip_lines(_runs(1)), plain=True)])
     md, page = to_markdown_text(doc), to_html_text(doc)
-    assert "\\<script>" in md and "\\| pipe \\|" in md and "\\*\\*strong\\*\\*" in md
+    assert "&lt;script>" in md and "<script>" not in md and "\\| pipe \\|" in md and "\\*\\*strong\\*\\*" in md
     assert not re.search(r"(?<!\\)[<|*]", md.split("\n", 2)[2]), md  # every <, | and * escaped
     assert "<script>" not in page and "&lt;script&gt;" in page and "<strong>" not in page
 
