@@ -41,6 +41,8 @@ class RescoreReport:
     duration_s: float = 0.0  # running the jobs on a started pool (calibration included)
     calibration_s: float = 0.0  # of which measuring reference solutions not measured before on this machine
     reused: int = 0  # trials whose identical sandbox job had already run (a shared `results` memo)
+    completions: int = 0  # function bodies from a harness file, graded with their prompt whatever was asked
+    rules: int = 1  # the rescore rules in force (`rescore.RESCORE_RULES`): an earlier child is reused only under the same
 
     @property
     def unresolved_trials(self) -> int:
@@ -51,13 +53,17 @@ class RescoreReport:
         """Where the protocol in force changes how programs run, and where it coincides with `standalone`."""
         coinciding = sum(self.coinciding.values())
         used = sorted(self.protocols)
-        note = ""
+        notes = []
         if coinciding and any(p != "standalone" for p in used):
             where = ", ".join(f"{b or 'unknown'} {n}" for b, n in sorted(self.coinciding.items()))
-            note = (f"{coinciding} trial(s) have no prompt preamble, so with-prompt coincides with standalone "
-                    f"for them ({where})")
+            notes.append(f"{coinciding} trial(s) have no prompt preamble, so with-prompt coincides with standalone "
+                         f"for them ({where})")
+        if self.completions and self.grading_protocol not in (None, "with-prompt"):
+            notes.append(f"{self.completions} trial(s) are completions (function bodies from a harness file): a body "
+                         f"is a program only after its prompt, as the harness grades it, so they are graded "
+                         f"with-prompt under {self.grading_protocol} too")
         return {"protocols": dict(sorted(self.protocols.items())), "with_preamble": self.rescored - coinciding,
-                "without_preamble": coinciding, "note": note}
+                "without_preamble": coinciding, "completions": self.completions, "note": "; ".join(notes)}
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
@@ -87,6 +93,8 @@ class RescoreReport:
             "duration_s": round(self.duration_s, 3),
             "calibration_s": round(self.calibration_s, 3),
             "reused": self.reused,
+            "completions": self.completions,
+            "rules": self.rules,
             "trials_per_s": round(self.rescored / self.duration_s, 2) if self.duration_s else None,
         }
 

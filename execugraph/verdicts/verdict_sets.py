@@ -17,7 +17,7 @@ from typing import Any
 
 from execugraph.grading import PROTOCOLS
 from execugraph.store import Store, run_reads, verdict_reads
-from execugraph.verdicts.rescore import recorded_benchmark, rescore_run
+from execugraph.verdicts.rescore import RESCORE_RULES, recorded_benchmark, rescore_run
 
 PUBLISHED = "published"  # a reproduction's reference set: the verdicts the study's logs state
 AS_RUN = "as run"  # a stored run's reference set: the verdicts stored with its trials (published ones for an import)
@@ -77,14 +77,15 @@ def wanted_benchmark(run_config: Mapping[str, Any] | None, override: Mapping[str
 
 
 def earlier_rescore(store: Store, run_id: int, protocol: str, benchmark: str | None, policy: str) -> Rescored | None:
-    """The newest child of `run_id` rescored under `protocol` with the recorded tests, this sandbox policy and
-    `benchmark`'s problems, if one exists."""
+    """The newest child of `run_id` rescored under `protocol` with the recorded tests, this sandbox policy, these
+    rescore rules and `benchmark`'s problems, if one exists."""
     for child_id, config in run_reads.finished_rescores(store, run_id):
         summary = config.get("rescore")
         if not isinstance(summary, dict):
             continue
         same = (summary.get("grading_protocol") == protocol and summary.get("tests") == "recorded"
-                and str(summary.get("policy_version")) == policy and recorded_benchmark(config) == benchmark)
+                and str(summary.get("policy_version")) == policy and recorded_benchmark(config) == benchmark
+                and summary.get("rules", 1) == RESCORE_RULES)
         if same:
             return Rescored(protocol, int(child_id), {**summary, "run_id": int(child_id)}, reused_child=True)
     return None

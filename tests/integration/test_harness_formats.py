@@ -263,10 +263,15 @@ def test_reproduce_a_human_eval_study_with_human_evals_problem_file(tmp_path: Pa
             summary = r.config["rescore"]
             assert summary["unresolved"] == 0 and summary["unresolved_problems"] == []
             assert all(flip["reason"] for flip in summary["flips"])
-            if summary["grading_protocol"] == "with-prompt":
-                assert summary["flips"] == [] and summary["tests_from"] == {"recorded": 27}  # the given HumanEval.jsonl
-            else:  # a body alone is not a program: every passing completion flips, each saying why
-                assert summary["passed_after"] == 0 and len(summary["flips"]) == 18
+            # the given HumanEval.jsonl grades; a body is a program only after its prompt, so standalone grades
+            # these completions with their prompt too (no flip), and says so
+            assert summary["flips"] == [] and summary["tests_from"] == {"recorded": 27}
+            assert summary["protocol_effect"]["protocols"] == {"with-prompt": 27}
+            assert summary["completions"] == (27 if summary["grading_protocol"] == "standalone" else 0)
+            if summary["grading_protocol"] == "standalone":
+                assert "27 trial(s) are completions" in summary["protocol_effect"]["note"]
+    runs = {r["name"]: r for r in report["runs"]}
+    assert all("are completions" in runs[name]["standalone"]["protocol_note"] for name in runs)
 
 
 def test_mbpp_and_human_eval_problem_files_load_as_datasets(tmp_path: Path) -> None:

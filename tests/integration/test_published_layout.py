@@ -93,7 +93,7 @@ def test_the_protocol_decides_humaneval_programs_that_rely_on_the_prompt(store: 
     assert (with_prompt.agree, with_prompt.flips) == (4, [])
     assert with_prompt.to_dict()["grading_protocol"] == "with-prompt"
     assert with_prompt.protocol_effect() == {"protocols": {"with-prompt": 4}, "with_preamble": 4,
-                                             "without_preamble": 0, "note": ""}
+                                             "without_preamble": 0, "completions": 0, "note": ""}
     internal = rescore_run(store, runs["e1_so"], pool=pool, protocol="with-prompt")
     assert "with-prompt coincides with standalone for them (internal30 6)" in internal.protocol_effect()["note"]
 
