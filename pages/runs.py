@@ -41,12 +41,14 @@ labels = {r["id"]: r["name"] for r in listed}
 st.session_state[Runs.SELECT] = [r for r in st.session_state[Runs.SELECT] if r in labels]
 selected = st.multiselect("Select runs to compare", list(labels), key=Runs.SELECT, format_func=labels.get)
 st.session_state[keys.SELECTED_RUNS] = selected
-link = {"runs": ",".join(map(str, selected))}
-row = st.container(horizontal=True)  # buttons as wide as their labels, wrapping on a narrow screen
-if row.button("Compare in Statistics", key=Runs.TO_STATISTICS, disabled=not selected, icon=":material/functions:"):
-    st.switch_page("pages/statistics.py", query_params=link)
-if row.button("Open in Ablations", key=Runs.TO_ABLATIONS, disabled=not selected, icon=":material/science:"):
-    st.switch_page("pages/ablations.py", query_params=link)
+link = {"runs": ",".join(map(str, selected))} if selected else None
+# Links, not buttons: st.switch_page(query_params=...) pushed a history entry for the query string on this page
+# and another for the new page, so Back needed two presses; a link is one entry (and opens in a new tab too).
+row = st.container(horizontal=True)  # as wide as their labels, wrapping on a narrow screen
+row.page_link("pages/statistics.py", label="Compare in Statistics", query_params=link, disabled=not selected,
+              icon=":material/functions:")
+row.page_link("pages/ablations.py", label="Open in Ablations", query_params=link, disabled=not selected,
+              icon=":material/science:")
 
 st.divider()
 linked_run(store, labels)  # ?run=4 opens run 4's detail

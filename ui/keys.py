@@ -106,8 +106,6 @@ class Runs:
     DELETE_CONFIRM = "runs.delete_confirm"
     DELETE_CANCEL = "runs.delete_cancel"
     PENDING_DELETE = "runs.pending_delete"  # id of the run whose deletion awaits confirmation (not a widget)
-    TO_STATISTICS = "runs.to_statistics"
-    TO_ABLATIONS = "runs.to_ablations"
     NOTICE = "runs.notice"  # one-shot message shown after an action (not a widget)
 
 

@@ -23,6 +23,8 @@ RESCORE_PROTOCOL = "export.rescore_protocol"
 RESCORE_TESTS = "export.rescore_tests"
 SENSITIVITY_RESCORE = "stats.sensitivity_rescore"
 SENSITIVITY_PAIR = "stats.sensitivity_pair"
+VERDICTS = "stats.verdicts"  # the verdict set the sensitivity table sets beside "as run" (?verdicts=)
+EVERY_SET = "all"  # ?verdicts=all (the default): every verdict set side by side
 AS_RECORDED = "as recorded"
 HELP = (
     "standalone: the program runs as generated and the benchmark's check brings its own helpers (the default). "
@@ -93,8 +95,10 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
         return
     if not sensitivity.get("applies", True):
         st.caption(f"Not needed here: {md_text(sensitivity['note'])}.")
+        _unused_verdicts_link()
         return
     if not sensitivity["available"]:
+        _unused_verdicts_link()
         st.caption(
             "Does a conclusion depend on the harness? Grade every run under both protocols to see: "
             + "; ".join(f"run {m['run']} needs a rescore under {m['protocol']}" for m in sensitivity["missing"])
@@ -113,7 +117,8 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
     if not rows:
         st.caption("Nothing to compare under both protocols.")
         return
-    st.dataframe(rows, hide_index=True, key="stats.sensitivity_table")
+    chosen_set = verdict_set_picker(sensitivity)
+    st.dataframe(highlighted(rows, sensitivity, chosen_set), hide_index=True, key="stats.sensitivity_table")
     sizes = set(sensitivity.get("holm_family_size", {}).values())
     st.caption(
         f"The paired table's family ({', '.join(map(str, sorted(sizes)))} comparison(s), Holm over exactly these); "
@@ -133,6 +138,53 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
         st.dataframe(changed, hide_index=True, key="stats.sensitivity_changed")
     else:
         st.caption("No program changed verdict in this comparison.")
+
+
+def verdict_set_picker(sensitivity: dict[str, Any]) -> str:
+    """Which verdict set to set beside the reference ("as run"): `EVERY_SET` or one set, kept in `?verdicts=`."""
+    from ui import statistics_url, url_state
+
+    options = [EVERY_SET, *sensitivity["sets"][1:]]
+    statistics_url.adopt_choice("verdicts", VERDICTS, options, "Verdict set")
+    if st.session_state.get(VERDICTS) not in options:
+        st.session_state[VERDICTS] = EVERY_SET
+    reference = sensitivity["sets"][0]
+    chosen = st.selectbox(
+        "Verdict set", options, key=VERDICTS,
+        format_func=lambda o: "every verdict set" if o == EVERY_SET else f"{o} (beside {reference})",
+        help="the same trials judged another way: rescored under a grading protocol, or a file's second "
+        "verdicts (EvalPlus plus tests); the family and Holm's m are the same under every set",
+    )
+    url_state.publish("verdicts", VERDICTS, chosen, default=EVERY_SET)
+    return str(chosen)
+
+
+def highlighted(rows: list[dict[str, Any]], sensitivity: dict[str, Any], chosen: str) -> list[dict[str, Any]]:
+    """`rows` with only the reference set's and `chosen`'s columns, and whether each conclusion holds under it;
+    all of them for `EVERY_SET`. Says in a line how many comparisons keep their conclusion under `chosen`."""
+    if chosen == EVERY_SET:
+        return rows
+    reference = sensitivity["sets"][0]
+    holds = [bool(pair["survives"].get(chosen)) for pair in sensitivity["pairs"]]
+    st.markdown(f"**Under {md_text(chosen)}: {sum(holds)} of {len(holds)} comparison(s) keep the {md_text(reference)} "
+                "conclusion** (same direction, same side of 0.05 after Holm).")
+    kept = ("comparison", "programs changed")
+    out = []
+    for row, holds_here in zip(rows, holds, strict=True):
+        picked = {k: v for k, v in row.items() if k in kept or k.endswith((f" {reference}", f" {reference} (pp)",
+                                                                            f" {chosen}", f" {chosen} (pp)"))}
+        picked[f"holds under {chosen}"] = "yes" if holds_here else "NO"
+        out.append(picked)
+    return out
+
+
+def _unused_verdicts_link() -> None:
+    """A `?verdicts=` this section cannot show is named (the link keeps it), never ignored silently."""
+    from ui import url_state
+
+    raw = st.query_params.get("verdicts")
+    if raw and raw != EVERY_SET:
+        url_state.warn_unknown("Verdict set", [raw], "kept in the link (no verdict sets to compare here)")
 
 
 def recorded_panel(store: Store, trial: Trial, steps: list[StepRow]) -> bool:

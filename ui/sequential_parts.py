@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from execugraph.text_safety import md_text
+from ui import statistics_url, url_state
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -34,18 +35,25 @@ def stored_arm(label: str, run_ids: list[int]) -> str:
 
 
 def replay_section(store: Store, arms: list[tuple[str, str]], run_ids: list[int]) -> None:
-    """Replay two of the compared arms through a sequential design in random problem orders."""
+    """Replay two of the compared arms through a sequential design in random problem orders; the two arms are
+    in the URL (`?replay=<arm>&replay_vs=<arm>`, defaults left out) so a link reopens the same replay."""
     if len(arms) < 2 or not run_ids:
         return
     with st.expander("What a sequential batch would have saved (replay)"):
         labels = [label for label, _ in arms]
         names = dict(arms)
         a, b = st.columns(2)
+        statistics_url.adopt_choice("replay", BASE, labels, "Replay baseline arm")
+        if st.session_state.get(BASE) not in labels:
+            st.session_state[BASE] = labels[0]
         base = a.selectbox("Baseline arm", labels, key=BASE, format_func=lambda x: names.get(x, x))
+        url_state.publish("replay", BASE, base, default=labels[0])
         others = [x for x in labels if x != base]
+        statistics_url.adopt_choice("replay_vs", OTHER, others, "Replay compared arm")
         if st.session_state.get(OTHER) not in others:
             st.session_state[OTHER] = others[0]
         other = b.selectbox("Compared arm", others, key=OTHER, format_func=lambda x: names.get(x, x))
+        url_state.publish("replay_vs", OTHER, other, default=others[0])
         c, d = st.columns(2)
         looks = c.number_input("Looks", min_value=2, max_value=50, value=10, step=1, key=LOOKS)
         orders = d.number_input("Problem orders", min_value=10, max_value=2000, value=200, step=10, key=ORDERS)

@@ -3,6 +3,10 @@
 A value from the URL is applied once (per distinct value), before its widget is drawn; the page then
 writes its current choices back, so the address bar always names what is shown. A marker per key
 remembers the value written, so writing never re-applies it over a later choice.
+
+Streamlit pushes a browser-history entry for every query-string write, so arriving on a page writes nothing:
+defaults are left out, and what a page reached without a link shows (its runs) is deferred and written
+together with the user's first change, in one update (one history entry, after which the link names the view).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import streamlit as st
 from execugraph.text_safety import md_text
 
 ALL = "all"  # ?baseline=all: all pairs
+_PENDING = "_url.pending"  # {param: value} shown but not yet in the URL (see `defer`)
 
 
 def _marker(key: str) -> str:
@@ -37,21 +42,41 @@ def adopt(param: str, key: str, parse: Callable[[str], Any] = str) -> str | None
     return raw
 
 
+def defer(params: dict[str, str] | None) -> None:
+    """Remember values the view shows that the URL does not name yet (replacing earlier ones): `write` adds
+    them to the next change, so arriving adds no history entry and the first change makes the link whole."""
+    st.session_state[_PENDING] = dict(params or {})
+
+
+def write(changes: dict[str, str | None]) -> None:
+    """Apply `changes` (None or "" removes a param) and the deferred values in one query-string update.
+
+    One update is one history entry: separate writes made one change take several Back presses to undo.
+    """
+    current = st.query_params.to_dict()
+    wanted = {**st.session_state.get(_PENDING, {}), **current}
+    for param, value in changes.items():
+        if value:
+            wanted[param] = value
+        else:
+            wanted.pop(param, None)
+    st.session_state[_PENDING] = {}
+    if wanted != current:
+        st.query_params.from_dict(wanted)
+
+
 def publish(param: str, key: str, value: str | None, default: str | None = None) -> None:
     """Write the current choice to `?param=` (removed when None or empty) and mark it as applied.
 
-    Streamlit pushes a browser-history entry for every query-string change, so a value equal to `default`
-    is not written into a URL that lacks the param: arriving from a link then adds no entry (one Back leaves).
+    A value equal to `default` is not written into a URL that lacks the param: arriving from a link then
+    adds no history entry (one Back leaves).
     """
     current = st.query_params.get(param)
     if value and value == default and current is None:
         st.session_state[_marker(key)] = value
         return
-    if value:
-        if current != value:
-            st.query_params[param] = value
-    elif param in st.query_params:
-        del st.query_params[param]
+    if (value or None) != current:
+        write({param: value})
     st.session_state[_marker(key)] = value or None
 
 
@@ -65,8 +90,8 @@ def flag(raw: str) -> bool:
     return raw.strip().lower() in ("1", "true", "yes", "on")
 
 
-def warn_unknown(what: str, names: Sequence[Any]) -> None:
-    """Say which values from the link this database does not have (never drop them silently)."""
+def warn_unknown(what: str, names: Sequence[Any], outcome: str = "left out") -> None:
+    """Say which values from the link this database does not have, and what became of them (never silently)."""
     if names:
         listed = ", ".join(md_text(str(n)) for n in names)
-        st.warning(f"{what} from the link not found, left out: {listed}.", icon=":material/link_off:")
+        st.warning(f"{what} from the link not found, {outcome}: {listed}.", icon=":material/link_off:")

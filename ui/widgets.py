@@ -75,12 +75,7 @@ def show_model_problems(problems: Sequence[Any]) -> None:
 
 
 def _parse_ids(raw: str) -> list[int]:
-    ids = []
-    for part in raw.split(","):
-        part = part.strip()
-        if part.isdigit():
-            ids.append(int(part))
-    return ids
+    return [int(part) for part in url_state.split(raw) if part.isdigit()]
 
 
 def run_picker(
@@ -94,37 +89,53 @@ def run_picker(
 ) -> list[int]:
     """A multiselect of runs, preset from a `?runs=1,2` link, else the Runs page selection, else `fallback()`.
 
-    Offers the newest runs plus any run already chosen, however old; a run the link names that this database
-    lacks is named in a warning. With `url`, the choice is written back to `?runs=` so the link stays shareable.
+    Offers the newest runs plus any run already chosen, however old. With `url`, the choice is written back
+    to `?runs=` so the link stays shareable; the runs a page shows on arrival without a link are deferred
+    (`url_state.defer`: no history entry), and what a link names that this database lacks stays in it and
+    is named in a warning on every run, until the user removes it (a colleague's database may have it).
     """
     from execugraph.views import run_choices
 
     raw = st.query_params.get("runs")
     marker = f"_preset.{key}"
     kept = f"_kept.{key}"  # the last choice, kept while another page is shown (Streamlit drops widget state)
+    arrival = f"_arrival.{key}"  # what a page reached without a link preset (not written to the URL)
+    missing = f"_missing.{key}"  # parts of the link this database lacks, kept in ?runs=
     preset: list[int] | None = None
-    linked: list[int] = []
-    if raw and st.session_state.get(marker) != ("query", raw):
-        preset, st.session_state[marker] = _parse_ids(raw), ("query", raw)
-        linked = preset
-        unreadable = [p.strip() for p in raw.split(",") if p.strip() and not p.strip().isdigit()]
-        url_state.warn_unknown("Run ids", unreadable)
+    from_link = bool(raw) and st.session_state.get(marker) != ("query", raw)
+    if from_link:
+        preset, st.session_state[marker] = _parse_ids(raw or ""), ("query", raw)
     elif not st.session_state.get(key) and st.session_state.get(marker) is None:
         preset = list(st.session_state.get(keys.SELECTED_RUNS) or []) or (fallback() if fallback else [])
         st.session_state[marker] = ("default", tuple(preset))
     elif key not in st.session_state and kept in st.session_state:  # back from another page
         preset = list(st.session_state[kept])
+    if preset is not None and not from_link:
+        st.session_state[arrival] = tuple(preset)
     wanted = preset if preset is not None else list(st.session_state.get(key) or [])
     labels = dict(run_choices(store, include=wanted))
-    url_state.warn_unknown("Runs", [f"#{r}" for r in linked if r not in labels])
+    if from_link:
+        st.session_state[missing] = [p for p in url_state.split(raw or "") if not (p.isdigit() and int(p) in labels)]
+    elif not raw:
+        st.session_state[missing] = []
+    unknown = list(st.session_state.get(missing) or [])
     st.session_state[key] = [r for r in wanted if r in labels]
     chosen = st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
     st.session_state[kept] = list(chosen)
+    if unknown and url and st.session_state.get(f"{key}.forget"):  # "Remove them from the link" was clicked
+        unknown = st.session_state[missing] = []
+    if unknown:
+        shown = [f"#{p}" if p.isdigit() else p for p in unknown]
+        url_state.warn_unknown("Runs", shown, "kept in the link" if url else "left out")
+        if url:
+            st.button("Remove them from the link", key=f"{key}.forget", icon=":material/link_off:")
     if url:
-        value = url_state.joined(chosen)
-        if value and raw != value:
-            st.query_params["runs"] = value
-        elif not value and "runs" in st.query_params:
-            del st.query_params["runs"]
-        st.session_state[marker] = ("query", value)
+        value = url_state.joined([*chosen, *unknown])
+        if raw is None and tuple(chosen) == st.session_state.get(arrival) and not unknown:
+            url_state.defer({"runs": value} if value else None)
+        else:
+            url_state.defer(None)
+            if raw != value:
+                url_state.write({"runs": value or None})
+        st.session_state[marker] = ("query", value or None)
     return chosen

@@ -1,0 +1,195 @@
+"""Issue 30 point 2 in a real browser: a link copied from Statistics, Ablations and Trace, opened in a new browser
+context (a fresh session, as a colleague would), shows the same view; a link's unknown run is named and stays
+in the address; arriving on Statistics from Runs (sidebar or "Compare in Statistics") takes one Back press.
+
+One `streamlit run app.py` serves the whole module: the seeded history plus a HumanEval family whose runs have
+with-prompt rescores (so Statistics offers verdict sets). Chromium via Playwright, Debian's package.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from execugraph.store import Store
+from tests.support import db_files
+from tests.ui.conftest import PROJECT_ROOT
+from tests.ui.seed import Seeded
+from tests.ui.test_browser import CHROMIUM, _browser, _free_port, _settled, _stop_worker, _wait_healthy
+from tests.ui.test_one_comparison_engine import build_family
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
+]
+
+# Every selection the main area shows: each widget's text (label, multiselect tags), then its inputs: a select
+# box's shown value, a toggle's or radio's checked states.
+VIEW = """() => Array.from(document.querySelectorAll(['stSelectbox', 'stMultiSelect', 'stCheckbox', 'stRadio']
+    .map(t => `[data-testid="stMain"] [data-testid="${t}"]`).join(', ')))
+  .map(e => e.textContent.replace(/\\s+/g, ' ').trim() + ' = ' + Array.from(e.querySelectorAll('input'))
+    .map(i => ['checkbox', 'radio'].includes(i.type) ? String(i.checked) : i.value).join(','))"""
+
+
+@pytest.fixture(scope="module")
+def served(seeded_template, tmp_path_factory) -> Iterator[tuple[str, Seeded, list[int]]]:
+    """(url, the seeded ids, the HumanEval family's run ids): one server for every test of this module."""
+    source, ids = seeded_template
+    folder = tmp_path_factory.mktemp("links")
+    db, cache = folder / "runs.db", folder / "cache"
+    db_files.copy_database(source, db)
+    with Store.open(str(db)) as store:
+        family = build_family(store, random.Random(5))  # three runs, three comparable arms per condition
+    port = _free_port()
+    env = dict(os.environ, EXECUGRAPH_DB=str(db), EXECUGRAPH_CACHE_DIR=str(cache), OLLAMA_HOST="http://127.0.0.1:9")
+    with open(folder / "streamlit.log", "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+             str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, process)
+            yield url, ids, family
+        finally:
+            process.terminate()
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            _stop_worker(cache, db)
+
+
+def _pick(page, label: str | re.Pattern, option: str | re.Pattern) -> None:
+    """Choose `option` in a select box (a second click when the first only focused it, far down a page)."""
+    box = page.get_by_role("combobox", name=label, exact=isinstance(label, str))
+    box.scroll_into_view_if_needed()
+    wanted = page.get_by_role("option", name=option).first
+    for _ in range(3):
+        box.click()
+        try:
+            wanted.wait_for(timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: the list did not open, click again
+            page.keyboard.press("Escape")
+    wanted.click()
+    _settled(page)
+
+
+def _open(browser, url: str, wait_text: str):
+    """`url` in a new browser context (no cookies, no session: a colleague's browser), settled."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1400}).new_page()
+    page.goto(url, timeout=120_000)
+    page.get_by_text(wait_text).first.wait_for(timeout=120_000)
+    _settled(page)
+    return page
+
+
+def _same_view(browser, page, wait_text: str) -> list[str]:
+    """Open `page`'s address in a fresh context: same selections, same address, no exception or link warning."""
+    copied = page.url
+    view = page.evaluate(VIEW)
+    fresh = _open(browser, copied, wait_text)
+    assert fresh.locator('[data-testid="stException"]').count() == 0
+    assert fresh.get_by_text("from the link not found").count() == 0
+    assert fresh.evaluate(VIEW) == view
+    assert fresh.url == copied  # arriving from the link rewrote nothing
+    fresh.context.close()
+    return view
+
+
+def test_a_copied_link_opens_the_same_view_in_a_new_context(served):
+    from playwright.sync_api import sync_playwright
+
+    server, ids, family = served
+    a, b, c = family
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = _open(browser, f"{server}/statistics?runs={a},{b},{c}", "Paired comparisons")
+            page.get_by_role("combobox", name="Conditions (none = each run's own)").click()
+            page.get_by_role("option", name="single-oneshot").click()
+            page.keyboard.press("Escape")
+            _settled(page)
+            _pick(page, "Comparisons", re.compile(rf"each arm against arm set 1 #{b}"))
+            _pick(page, "Verdict set", "with-prompt (beside as run)")
+            page.get_by_text("What a sequential batch would have saved (replay)").click()
+            _pick(page, "Compared arm", re.compile(rf"arm set 2 #{c}"))
+            for param in ("conditions=single-oneshot", f"baseline={b}%3Asingle-oneshot", "verdicts=with-prompt",
+                          f"replay_vs={c}%3Asingle-oneshot"):
+                assert param in page.url, (param, page.url)
+            view = _same_view(browser, page, "Grading protocol sensitivity")
+            assert any(f"arm set 1 #{b} · single-oneshot" in w for w in view), view
+            assert any(w.startswith("Verdict set") and "with-prompt" in w for w in view)
+
+            page = _open(browser, f"{server}/ablations?runs={ids.batch}", "Pass rate by arm")
+            _pick(page, "Reference arm for the deltas", "single-retry")
+            page.locator('[data-testid="stRadio"] label').filter(has_text="tokens").click()
+            _settled(page)
+            assert "reference=single-retry" in page.url and "cost=tokens" in page.url
+            view = _same_view(browser, page, "Pass rate by arm")
+            assert any(w.startswith("Cost measure") and "false,true,false" in w for w in view)
+
+            page = _open(browser, f"{server}/trace?run={ids.batch}&trial={ids.passed_trial}", "Agent steps")
+            _pick(page, re.compile(r"^Trial \("), re.compile(rf"^#{ids.failed_trial} "))
+            page.wait_for_url(f"**trial={ids.failed_trial}", timeout=60_000)
+            view = _same_view(browser, page, "Agent steps")
+            assert any(w.startswith("Trial") and f"#{ids.failed_trial} " in w for w in view)
+        finally:
+            browser.close()
+
+
+def test_an_unknown_run_in_a_link_is_named_and_stays_in_the_address(served):
+    from playwright.sync_api import sync_playwright
+
+    server, ids, _ = served
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = _open(browser, f"{server}/statistics?runs={ids.batch},999", "Paired comparisons")
+            page.get_by_text(re.compile(r"from the link not found, kept in the link: #999")).wait_for(timeout=60_000)
+            assert page.url.endswith(f"/statistics?runs={ids.batch}%2C999") or page.url.endswith(
+                f"/statistics?runs={ids.batch},999"), page.url
+        finally:
+            browser.close()
+
+
+def test_one_back_press_returns_from_statistics_to_runs(served):
+    from playwright.sync_api import sync_playwright
+
+    server, ids, _ = served
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = _open(browser, f"{server}/runs", "Run detail")
+            page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Statistics").click()
+            page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
+            _settled(page)
+            assert page.url.endswith("/statistics")  # arriving wrote nothing (the runs shown are deferred)
+            page.go_back()
+            page.wait_for_url("**/runs", timeout=60_000)
+            page.get_by_text("Run detail").first.wait_for(timeout=60_000)
+            _settled(page)
+
+            page.get_by_role("combobox", name="Select runs to compare").click()
+            page.get_by_role("option", name=re.compile(rf"#{ids.batch}\b")).first.click()
+            page.keyboard.press("Escape")
+            _settled(page)
+            page.get_by_role("link", name="Compare in Statistics").click()
+            page.wait_for_url(f"**/statistics?runs={ids.batch}", timeout=60_000)
+            page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
+            _settled(page)
+            page.go_back()
+            page.wait_for_url("**/runs", timeout=60_000)
+            page.get_by_text("Run detail").first.wait_for(timeout=60_000)
+            assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
+        finally:
+            browser.close()
