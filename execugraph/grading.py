@@ -229,6 +229,14 @@ def sandbox_job(problem: Problem, code: str, tests: list[dict[str, Any]], settin
     return code, suite, job_limits
 
 
+def job_key(job: tuple[str, dict[str, Any], Any]) -> str:
+    """The identity of a sandbox job: the program, the suite (tests, protocol preamble) and the limits; two
+    jobs with one key give one verdict, so a shared results memo runs it once (import grading, rescores)."""
+    code, suite, job_limits = job
+    text = json.dumps([code, suite, repr(job_limits)], sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 # -- what passes ------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from execugraph.publication.bundle_import import find_bundle_root, import_bundle
 from execugraph.publication.formats import BundleFormatError, Issue
@@ -34,17 +34,20 @@ def import_fileset(
     options: HarnessOptions | None = None,
     dataset: BenchmarkFile | None = None,
     on_grading: Callable[[int, int], None] | None = None,
+    pool: Any = None,
+    memo: dict[str, dict[str, Any]] | None = None,
 ) -> ImportResult:
     """Import an input already read into memory; `on_progress(done, total)` follows a results tree's folders.
 
     `options` (condition, model) name what a harness's files do not say; `dataset` (a problem file, e.g.
-    MBPP) grades harness samples without verdicts, `on_grading(done, total)` following that grading."""
+    MBPP) grades harness samples without verdicts, `on_grading(done, total)` following that grading, on
+    `pool` (a pool or a callable starting one; None: its own) with `memo` (`harness.grade.grade_records`)."""
     root = find_bundle_root(fileset)
     if root is not None:
         return import_bundle(store, fileset, root)
     if run_folders(fileset):
         return import_reference(store, fileset, on_progress)
-    harness = import_harness(store, fileset, options, dataset=dataset, on_grading=on_grading)
+    harness = import_harness(store, fileset, options, pool, dataset=dataset, on_grading=on_grading, memo=memo)
     if harness is not None:
         if on_progress is not None:
             on_progress(1, 1)

@@ -27,8 +27,6 @@ with the stored verdicts and every flip with its reason (`flip_reasons`).
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -42,6 +40,7 @@ from execugraph.grading import (
     error_class,
     grading_tests,
     has_preamble,
+    job_key,
     passed,
     problem_grading_tests,
     sandbox_job,
@@ -225,13 +224,6 @@ def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benc
         jobs.append(_Job(trial, planned, settings, job))
     report.unresolved = sorted(unresolved.values(), key=lambda u: (u["benchmark"], u["problem_id"]))
     return jobs
-
-
-def job_key(job: tuple[str, dict[str, Any], Any]) -> str:
-    """The identity of a sandbox job: the program, the suite (tests, protocol preamble) and the limits."""
-    code, suite, limits = job
-    text = json.dumps([code, suite, repr(limits)], sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk: int,

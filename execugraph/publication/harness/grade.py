@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from execugraph.grading import GradingSettings, error_class, grading_tests, passed, sandbox_job
+from execugraph.grading import GradingSettings, error_class, grading_tests, job_key, passed, sandbox_job
 from execugraph.problem import Problem
 from execugraph.publication.formats import IssueCollector
 
@@ -79,8 +79,12 @@ def _run_reporting(pool: Any, jobs: list[tuple[Any, ...]], on_progress: Progress
 
 
 def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int | None = None,
-                  problems: dict[str, Problem] | None = None, on_progress: ProgressFn | None = None) -> None:
-    """Fill `passed`, `error_class`, `tests_passed`/`tests_total` of each record by running it in the sandbox."""
+                  problems: dict[str, Problem] | None = None, on_progress: ProgressFn | None = None,
+                  memo: dict[str, dict[str, Any]] | None = None) -> None:
+    """Fill `passed`, `error_class`, `tests_passed`/`tests_total` of each record by running it in the sandbox.
+
+    `pool` may be a started pool or a callable starting one; `memo` (job key -> result, shared with the
+    rescores that follow, as `reproduce` does) runs each distinct job once and keeps its result for them."""
     from execugraph.calibration import calibrate_many
     from sandbox import SandboxPool
 
@@ -94,12 +98,23 @@ def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int 
         tests, _source = grading_tests(problem, settings)
         plans.append((problem, tests, settings))
     own = pool is None
-    pool = SandboxPool(workers) if own else pool
+    pool = SandboxPool(workers) if own else (pool() if callable(pool) else pool)
+    memo = {} if memo is None else memo
     try:
         limits = calibrate_many(pool, plans)
         jobs = [sandbox_job(problem, rec["code"], tests, settings, cpu_limits=limit)
                 for rec, (problem, tests, settings), limit in zip(records, plans, limits, strict=True)]
-        results = [r.to_dict() for r in _run_reporting(pool, jobs, on_progress)]
+        keys = [job_key(job) for job in jobs]
+        todo = {key: job for key, job in zip(keys, jobs, strict=True) if key not in memo}
+        def heard(done: int, total: int) -> None:  # in samples: a job run for several samples counts for each
+            if on_progress is not None:
+                on_progress(round(done * len(jobs) / total) if total else len(jobs), len(jobs))
+
+        if not todo:
+            heard(0, 0)
+        for key, result in zip(todo, _run_reporting(pool, list(todo.values()), heard), strict=True):
+            memo[key] = result.to_dict()
+        results = [memo[key] for key in keys]
     finally:
         if own:
             pool.close()

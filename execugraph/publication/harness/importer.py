@@ -122,11 +122,13 @@ def _pass_at_k_check(run: HarnessRun, title: str) -> list[str]:
 
 def import_harness(store: Store, fileset: FileSet, options: HarnessOptions | None = None,
                    pool: Any = None, *, dataset: BenchmarkFile | None = None,
-                   on_grading: ProgressFn | None = None) -> ImportResult | None:
+                   on_grading: ProgressFn | None = None,
+                   memo: dict[str, dict[str, Any]] | None = None) -> ImportResult | None:
     """Import every harness run of the input (None: it holds no harness file), all of it or nothing.
 
     `dataset` (a `--dataset` problem file) grades samples of the tasks it holds (MBPP does not ship);
-    `on_grading(done, total)` hears each sample graded on import (it may raise to stop: nothing is written)."""
+    `on_grading(done, total)` hears each sample graded on import (it may raise to stop: nothing is written);
+    `pool` (a pool, or a callable starting one) and `memo` are `grade_records`'s."""
     options = options or HarnessOptions()
     found = find_inputs(fileset)
     if not found:
@@ -155,7 +157,7 @@ def import_harness(store: Store, fileset: FileSet, options: HarnessOptions | Non
         planned.append(i)
         result.runs.append(ImportedRun(0, f.title, len(f.records), folder=f.path))
     ungraded = [rec for i in planned if not runs[i].graded for _, rec in runs[i].records]
-    grade_records(ungraded, pool=pool, problems=problems, on_progress=on_grading)
+    grade_records(ungraded, pool=pool, problems=problems, on_progress=on_grading, memo=memo)
     for i in planned:
         if runs[i].format == "bigcode":
             result.warnings.extend(_pass_at_k_check(runs[i], titles[i]))
