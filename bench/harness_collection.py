@@ -9,9 +9,9 @@ Twenty runs over HumanEval in the three formats `reproduce` reads (see the READM
   [[status, details]], plus: [...]}`), one per folder;
 - bigcode-evaluation-harness: `generations_humaneval.json` (a list of whole programs per task, in task order)
   + `evaluation_results.json` (config and pass@k only: graded on import), one per folder.
-Tasks are shuffled where the format allows and take 1-2 samples each; a sample is the canonical solution
-(passes) or a body returning None (fails), every program different (a trailing comment names it), and each
-file states the verdicts in its own words.
+Tasks are shuffled where the format allows and take 1 or 2 samples each (about 4,900 in all); a sample is
+the canonical solution (passes) or a body returning None (fails), every program different (a trailing comment
+names it), and each file states the verdicts in its own words.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _draws(rng: random.Random, tasks: list[dict[str, Any]], run: int, shuffle: b
     order = rng.sample(tasks, len(tasks)) if shuffle else tasks
     out = []
     for task in order:
-        for k in range(rng.choice((1, 1, 2))):
+        for k in range(rng.choice((1, 2))):
             ok = rng.random() < 0.6
             body = task["canonical_solution"] if ok else WRONG_BODY
             out.append((task, f"{body.rstrip()}\n    # run {run} sample {len(out)} {k}\n", ok))
