@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from execugraph import views
-from execugraph.publication import (
-    BundleFormatError,
-    ExportError,
-    bundle_files,
-    import_zip_bytes,
-    zip_bytes,
-)
+from execugraph.publication import BundleFormatError, ExportError, ImportResult, bundle_files, zip_bytes
 from execugraph.publication.source import format_size
-from execugraph.suite_files import FileTooLargeError, check_size
+from execugraph.reproduce import ReproduceError
+from execugraph.reproduce.progress import grading_text, throttled
+from execugraph.suite_files import FileTooLargeError
 from execugraph.text_safety import md_text
 from execugraph.verdicts import rescore_run
-from ui import protocol_parts, resources
+from execugraph.views.import_upload import UploadRefused, check_uploads, harness_lines, import_uploads
+from ui import protocol_parts, reproduce_parts, resources
 from ui.keys import Export
 from ui.widgets import empty_state, pct, read_only_notice, run_picker
 
@@ -83,20 +82,35 @@ def export_panel(store: Store) -> None:
     )
 
 
+IMPORT_DATASET = "export.import_dataset"  # the Import tab's problem file (uploader); belongs in ui/keys.Export
+
+
 def import_panel(store: Store) -> None:
-    """Upload a bundle or a published results folder as a zip and store it as runs of kind `import`."""
+    """Upload a bundle, a published results folder (zip) or harness files, optionally with the problem file their
+    ungraded samples are graded on (`import --dataset`), and store them as runs of kind `import`."""
     if read_only_notice(store, "Importing"):
         return
     limits = resources.settings()
-    upload = st.file_uploader(
-        "Bundle, results folder (.zip) or a harness's results file",
+    uploads = st.file_uploader(
+        "Bundle, results folder (.zip) or harness result files",
         type=["zip", "jsonl", "json"],
         key=Export.IMPORT_UPLOAD,
         max_upload_size=resources.upload_limit_mb(),
-        help="an ExecuGraph bundle, a published results tree with trials.jsonl per run folder (zipped), or one "
-        "human-eval / EvalPlus / bigcode-evaluation-harness results file (or a zip of them)",
+        accept_multiple_files=True,
+        help="an ExecuGraph bundle, a published results tree with trials.jsonl per run folder (zipped), or "
+        "human-eval / EvalPlus / bigcode-evaluation-harness result files, one or several together (e.g. "
+        "generations_mbpp.json and evaluation_results.json), or a zip of them",
     )
-    if upload is None:
+    dataset = st.file_uploader(
+        "Problem file (--dataset, optional)",
+        type=["jsonl", "gz"],
+        key=IMPORT_DATASET,
+        max_upload_size=resources.upload_limit_mb(),
+        help="grades samples that carry no verdict (bigcode generations) on its problems: MBPP lines (task_id, "
+        "text, code, test_list, test_setup_code; MBPP does not ship, so its generations need it), human-eval's "
+        "HumanEval.jsonl(.gz) or the published layout; the same file as `import --dataset`",
+    )
+    if not uploads:
         st.caption(
             f"Importing the same file twice does not duplicate runs. Uploads up to "
             f"{format_size(limits.upload_max_bytes)}, unpacking to at most {format_size(limits.import_max_bytes)} "
@@ -104,32 +118,64 @@ def import_panel(store: Store) -> None:
         )
         return
     if st.button("Import", key=Export.IMPORT, type="primary", icon=":material/upload:"):
-        try:
-            data = upload.getvalue()
-            check_size(len(data), limits.upload_max_bytes, "an upload", upload.name, "EXECUGRAPH_UPLOAD_MAX_BYTES")
-            with st.spinner(f"Checking and importing {upload.name}..."):
-                result = import_zip_bytes(store, data, upload.name, max_bytes=limits.import_max_bytes)
-        except FileTooLargeError as exc:
-            st.error(f"Nothing was imported: {md_text(exc)}", icon=":material/error:")
-            return
-        except BundleFormatError as exc:
-            st.error(
-                f"Nothing was imported from {md_text(upload.name)}: " + "; ".join(map(md_text, exc.issues[:10])),
-                icon=":material/error:",
-            )
-            return
-        for run in result.runs:
-            verb = "Imported" if run.imported else "Already imported"
-            st.success(f"{verb}: run #{run.id} {md_text(run.name)} ({run.trials} trials)", icon=":material/check:")
-        for warning in result.warnings:
-            st.warning(md_text(warning))
-        if result.runs:
-            st.page_link(
-                "pages/statistics.py",
-                label="Compare them in Statistics",
-                icon=":material/functions:",
-                query_params={"runs": ",".join(str(r.id) for r in result.runs)},
-            )
+        result = _run_import(store, uploads, dataset, limits)
+        if result is not None:
+            _show_import(store, result)
+
+
+def _run_import(store: Store, uploads: list[Any], dataset: Any, limits: Any) -> ImportResult | None:
+    """The uploads checked (the Reproduce tab's caps and refusals), the problem file read as the Reproduce tab
+    reads it, then imported with a bar following the samples graded on import; None (and one error line) when
+    nothing was imported."""
+    files = [(Path(u.name).name, u.getvalue()) for u in uploads]
+    label = ", ".join(name for name, _ in files)
+    slot = st.empty()
+    shown: dict[str, Any] = {}
+
+    def grading(done: int, total: int) -> None:
+        if "bar" not in shown:
+            shown["bar"], shown["start"] = slot.progress(0.0, text=grading_text(done, total)), time.monotonic()
+        shown["bar"].progress(done / total if total else 1.0, text=grading_text(done, total))
+        shown["total"] = total
+
+    try:
+        check_uploads(files, limits.upload_max_bytes, limits.import_max_bytes)
+        bench = reproduce_parts.problem_file(dataset, limits)
+        with st.spinner(f"Checking and importing {label}..."):
+            result = import_uploads(store, files, max_bytes=limits.import_max_bytes, dataset=bench,
+                                    on_grading=throttled(grading, every_s=0.25))
+    except (FileTooLargeError, UploadRefused) as exc:
+        st.error(f"Nothing was imported: {md_text(exc)}", icon=":material/error:")
+        return None
+    except ReproduceError as exc:  # the problem file: named by file, line and field
+        st.error("Nothing was imported: " + "; ".join(map(md_text, exc.issues[:10])), icon=":material/error:")
+        return None
+    except BundleFormatError as exc:
+        st.error(f"Nothing was imported from {md_text(label)}: " + "; ".join(map(md_text, exc.issues[:10])),
+                 icon=":material/error:")
+        return None
+    if "bar" in shown:
+        took = time.monotonic() - shown["start"]
+        shown["bar"].progress(1.0, text=f"graded {shown['total']:,} samples in {took:.1f} s")
+    return result
+
+
+def _show_import(store: Store, result: ImportResult) -> None:
+    """Each run imported (or found), what its harness file says about its verdicts, the warnings, a link."""
+    for run in result.runs:
+        verb = "Imported" if run.imported else "Already imported"
+        st.success(f"{verb}: run #{run.id} {md_text(run.name)} ({run.trials} trials)", icon=":material/check:")
+    for line in harness_lines(store, [run.id for run in result.runs]):
+        st.info(md_text(line), icon=":material/fact_check:")
+    for warning in result.warnings:
+        st.warning(md_text(warning))
+    if result.runs:
+        st.page_link(
+            "pages/statistics.py",
+            label="Compare them in Statistics",
+            icon=":material/functions:",
+            query_params={"runs": ",".join(str(r.id) for r in result.runs)},
+        )
 
 
 def rescore_panel(store: Store) -> None:

@@ -9,17 +9,19 @@ from typing import Any
 
 import streamlit as st
 
+from execugraph.publication.reference_problems import BenchmarkFile
 from execugraph.publication.source import format_size
 from execugraph.reproduce import REPORT_HTML, ReproduceError, load_dataset, parse_families
 from execugraph.store import Store
 from execugraph.suite_files import FileTooLargeError, check_size
 from execugraph.text_safety import md_text
+from execugraph.views.import_upload import UploadRefused, check_uploads
 from ui import reproduce_job, resources
 from ui.keys import Reproduce
 from ui.reproduce_job import Reproduced, ReproduceJob, ReproduceRequest
 from ui.widgets import read_only_notice
 
-__all__ = ["Reproduced", "reproduce_panel"]
+__all__ = ["Reproduced", "UploadRefused", "problem_file", "reproduce_panel"]
 
 
 def _upload_bytes(upload: Any, limit: int) -> bytes:
@@ -28,21 +30,13 @@ def _upload_bytes(upload: Any, limit: int) -> bytes:
     return data
 
 
-class UploadRefused(ValueError):
-    """Uploaded results that cannot be read as one input (said in one line)."""
-
-
 def _results(uploads: list[Any], limits: Any) -> dict[str, Any]:
     """The results as the request carries them: a zip or one harness file as bytes, several harness files as named
     files (written to a private folder by the job), each within the upload cap and all within the import cap."""
     names = [Path(u.name).name for u in uploads]
-    if len(uploads) > 1 and any(n.lower().endswith(".zip") for n in names):
-        raise UploadRefused("a zip is uploaded on its own, not beside other files")
-    if len(set(names)) != len(names) or not all(names):
-        raise UploadRefused("two uploaded files share a name: " + ", ".join(sorted(names)))
-    data = [_upload_bytes(u, limits.upload_max_bytes) for u in uploads]
-    check_size(sum(map(len, data)), limits.import_max_bytes, "the uploaded files", ", ".join(names),
-               "EXECUGRAPH_IMPORT_MAX_BYTES")
+    files = [(name, u.getvalue()) for name, u in zip(names, uploads, strict=True)]
+    check_uploads(files, limits.upload_max_bytes, limits.import_max_bytes)
+    data = [d for _, d in files]
     first = names[0]
     stem = first[:-4] if first.lower().endswith(".zip") else first
     if len(uploads) == 1:
@@ -51,11 +45,17 @@ def _results(uploads: list[Any], limits: Any) -> dict[str, Any]:
             "files": tuple(zip(names, data, strict=True))}
 
 
+def problem_file(upload: Any, limits: Any) -> BenchmarkFile | None:
+    """An uploaded problem file (`--dataset`) read as the CLI reads it, within the upload cap; None when none was
+    uploaded. A malformed one raises `ReproduceError` naming file, line and field (shared with the Import tab)."""
+    return load_dataset(_upload_bytes(upload, limits.upload_max_bytes), upload.name) if upload else None
+
+
 def _request(results: Any, dataset: Any, families: Any, figures: bool, amplify: bool = False) -> ReproduceRequest:
     """The uploads read and checked here, so a bad benchmark or families file is refused before anything runs."""
     limits = resources.settings()
     uploads = list(results) if isinstance(results, list | tuple) else [results]
-    bench = load_dataset(_upload_bytes(dataset, limits.upload_max_bytes), dataset.name) if dataset else None
+    bench = problem_file(dataset, limits)
     requests = parse_families(_upload_bytes(families, limits.upload_max_bytes), families.name) if families else None
     return ReproduceRequest(**_results(uploads, limits), dataset=bench, families=requests,
                             families_name=families.name if families else None, figures=figures,

@@ -7,9 +7,12 @@ A caller that may stop the work (the dashboard's Cancel) passes `stop`: from the
 rescoring phase on, an update raises `Cancelled` once it returns True. Updates come
 between batches of sandbox jobs and after each stored rescore, so what was rescored
 stays stored (and is reused next time); the import phase is never interrupted, but
-grading samples on import (`grading`, inside the import's slice) is, since nothing is
-written until every sample is graded. `throttled` and `grading_printer` keep a
-terminal from being flooded while thousands of samples are graded.
+grading samples on import (`grading`) is, since nothing is written until every sample
+is graded. An input whose samples carry no verdicts (bigcode generations) is graded
+on import, a sandbox run per sample: that is no longer a sliver of the import, so the
+first `grading` update switches to `GRADED_PHASES`, where grading owns its own share
+(the bar used to crawl within the import's 8% for minutes). `throttled` and
+`grading_printer` keep a terminal from being flooded while thousands of samples are graded.
 """
 
 from __future__ import annotations
@@ -25,12 +28,19 @@ StopCheck = Callable[[], bool]
 CountFn = Callable[[int, int], None]
 PHASES: dict[str, tuple[float, float]] = {
     "import": (0.0, 0.08),
-    "grading": (0.0, 0.08),  # samples without verdicts graded on import: within the import, before it writes
     "rescore": (0.08, 0.82),
     "amplify": (0.82, 0.86),  # only with --amplify: build missing amplified suites, rescore on them
     "statistics": (0.86, 0.9),
     "figures": (0.9, 0.97),
     "write": (0.97, 1.0),
+}
+# With samples graded on import: one sandbox run per sample there against the rescore's two (one per protocol,
+# less the jobs the grading's memo already ran), so grading takes about a third of the sandbox work's share.
+GRADED_PHASES: dict[str, tuple[float, float]] = {
+    **PHASES,
+    "import": (0.0, 0.04),  # reading and writing the runs; grading happens before the write, in its own share
+    "grading": (0.04, 0.36),
+    "rescore": (0.36, 0.82),
 }
 
 
@@ -45,12 +55,15 @@ class Progress:
         self.listener = listener
         self.stop = stop
         self.fraction = 0.0
+        self.phases = PHASES  # GRADED_PHASES from the first grading update on
 
     def update(self, phase: str, within: float, text: str) -> None:
         """Report progress `within` (0..1) of `phase`; raises Cancelled if asked to stop (not while importing)."""
         if self.stop is not None and phase != "import" and self.stop():
             raise Cancelled(text)
-        lo, hi = PHASES[phase]
+        if phase == "grading":
+            self.phases = GRADED_PHASES
+        lo, hi = self.phases[phase]
         self.fraction = max(self.fraction, lo + (hi - lo) * min(1.0, max(0.0, within)))
         if self.listener is not None:
             self.listener(self.fraction, text)
