@@ -9,7 +9,7 @@ import streamlit as st
 from execugraph.redaction import install_log_scrub
 from execugraph.store import StoreReadOnlyError
 from execugraph.views.health import health_lines
-from ui import access, keys
+from ui import access, keys, url_state
 from ui.resources import ensure_background_worker, health, preload_chart_frontend, settings, store, warm_up
 
 # A local icon: a Material icon name makes the browser fetch it from fonts.gstatic.com on every page load.
@@ -63,3 +63,5 @@ try:
     page.run()
 except StoreReadOnlyError as exc:  # a write this page did not guard: say so instead of a traceback
     st.warning(f"Not recorded: {exc}.", icon=":material/lock:")
+finally:  # st.stop() and st.rerun() included: what the page chose reaches the URL in one update (one Back)
+    url_state.flush()

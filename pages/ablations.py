@@ -25,7 +25,7 @@ if not views.run_choices(store, limit=1):
         page="pages/batch.py",
         label="Launch a batch",
     )
-    st.stop()
+    url_state.stop()
 run_ids = run_picker(
     Abl.RUNS,
     store,
@@ -37,7 +37,7 @@ if not run_ids:
     empty_state(
         "Pick a batch above: its conditions become the arms compared here. Several runs compare run against run."
     )
-    st.stop()
+    url_state.stop()
 try:
     names = dict(resources.arms(run_ids))
     by_condition = [label for label in names if label.split(":")[-1] == views.REFERENCE_CONDITION]
@@ -53,7 +53,7 @@ try:
     report = resources.report(run_ids, baseline=reference)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")
-    st.stop()
+    url_state.stop()
 for flagged in views.ungraded_flags(report):
     st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
 if not any(a["trials"] for a in report["arms"]):
@@ -62,7 +62,7 @@ if not any(a["trials"] for a in report["arms"]):
         page="pages/batch.py",
         label="Batch progress",
     )
-    st.stop()
+    url_state.stop()
 
 statistics_url.adopt_choice("cost", Abl.COST_METRIC, list(charts.COST_METRICS), "Cost measure")
 if st.session_state.get(Abl.COST_METRIC) not in charts.COST_METRICS:
@@ -113,3 +113,4 @@ if has_sampling_control(report):
 st.subheader("Ablation table")
 table_view(ablation_table(report), key="abl.table")
 tables_download(report, key=Abl.TABLES, stem="ablations")
+url_state.flush()  # this run's URL writes in one update: one history entry, one Back press

@@ -22,7 +22,7 @@ if not views.run_choices(store, limit=1):
         page="pages/batch.py",
         label="Launch a batch",
     )
-    st.stop()
+    url_state.stop()
 run_ids = run_picker(
     Stats.RUNS,
     store,
@@ -38,7 +38,7 @@ conditions = st.multiselect("Conditions (none = each run's own)", present, key=S
 statistics_url.publish_conditions(conditions)
 if not run_ids:
     empty_state("Pick one run to compare its conditions, or several runs to compare them against each other.")
-    st.stop()
+    url_state.stop()
 try:
     arms = resources.arms(run_ids, conditions)
     statistics_url.adopt_family(arms)
@@ -47,7 +47,7 @@ try:
     report = resources.report(run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")
-    st.stop()
+    url_state.stop()
 
 for flagged in views.ungraded_flags(report):
     st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
@@ -59,3 +59,4 @@ statistics_parts.rates(report)
 statistics_parts.method(report)
 statistics_parts.downloads(report)
 sequential_parts.replay_section(store, arms, run_ids)
+url_state.flush()  # this run's URL writes in one update: one history entry, one Back press

@@ -23,10 +23,10 @@ choices, why_missing = resources.model_choices(resources.settings().ollama_host)
 left, right = st.columns([3, 2], gap="large")
 with left:
     rows = problem_inputs()
+    # Under the statement, not under the taller settings column: above the fold at 1400x1000.
+    submitted = st.button("Synthesize", type="primary", key=Syn.SUBMIT, icon=":material/play_arrow:")
 with right:
     default_model, models = run_settings(choices, why_missing)
-    protocol_parts.protocol_select(protocol_parts.SYN_PROTOCOL)
-submitted = st.button("Synthesize", type="primary", key=Syn.SUBMIT, icon=":material/play_arrow:")
 
 job = st.session_state[Syn.JOB]
 if submitted:

@@ -7,7 +7,7 @@ from execugraph import views
 from execugraph.figures import charts
 from execugraph.text_safety import md_text
 from execugraph.views.grading import recorded_grading
-from ui import keys, protocol_parts, resources
+from ui import keys, protocol_parts, resources, url_state
 from ui.keys import Trace
 from ui.publish import plot
 from ui.steps import render_steps
@@ -20,7 +20,7 @@ store = resources.store()
 st.title("Trace")
 trial_id = pick_trial(store)
 if trial_id is None:
-    st.stop()
+    url_state.stop()
 
 trial = store.get_trial(trial_id)
 steps = views.step_rows(store, trial_id)
@@ -43,7 +43,7 @@ if recorded_grading(store, trial, steps) is not None:  # imported or rescored: n
     if recorded_compare_tab.open:
         with recorded_compare_tab:
             compare_panel(store, trial, steps)
-    st.stop()
+    url_state.stop()
 protocol_parts.protocol_caption(trial, steps)
 if trial.message and trial.status == "done":  # a finished trial's message is a note (e.g. retries without progress)
     st.info(md_text(trial.message), icon=":material/info:")
@@ -51,7 +51,7 @@ elif trial.message:
     st.error(md_text(trial.message), icon=":material/error:")
 if not steps:
     empty_state("This trial has no recorded steps yet (it is queued, or stopped before its first agent ran).")
-    st.stop()
+    url_state.stop()
 
 # Only the open tab is drawn (a switch reruns the page): the Compare tab alone draws two whole trials.
 steps_tab, code_tab, hits_tab, compare_tab = st.tabs(
@@ -70,3 +70,4 @@ if hits_tab.open:
 if compare_tab.open:
     with compare_tab:
         compare_panel(store, trial, steps)
+url_state.flush()  # this run's URL writes in one update: one history entry, one Back press

@@ -82,23 +82,40 @@ def rescore_summary(report: Any) -> None:
 
 def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequence[str], *,
                         baseline: str | None = None, comparable_only: bool = True) -> None:
-    """The paired table's family under every verdict set side by side, with the programs that changed verdict."""
+    """The paired table's family under every verdict set beside "as run" (grading protocols, a file's second
+    verdicts, stronger amplified tests), with the programs that changed verdict; numbers from the engines."""
     from execugraph.stats.family import Family
     from execugraph.verdicts.sensitivity import protocol_sensitivity
+    from execugraph.views.verdict_choices import amplified_sensitivity, offered_sets
 
-    st.subheader("Grading protocol sensitivity")
+    st.subheader("Verdict-set sensitivity")
     try:
         family = Family(baseline=baseline, comparable_only=comparable_only)
-        sensitivity = protocol_sensitivity(store, run_ids, conditions or None, family=family)
+        protocol = protocol_sensitivity(store, run_ids, conditions or None, family=family)
+        suite = amplified_sensitivity(store, run_ids, conditions or None, family=family)
     except ValueError as exc:
         st.caption(f"Not available: {md_text(exc)}")
+        _unused_verdicts_link()
         return
+    _protocol_status(store, protocol)
+    if suite is not None and not suite["available"]:
+        st.caption("Under stronger tests: " + "; ".join(f"`{m['command']}`" for m in suite["missing"]))
+    offered = offered_sets(protocol, suite)
+    if not offered:
+        _unused_verdicts_link()
+        return
+    chosen = verdict_set_picker(list(offered))
+    sources = [offered[chosen]] if chosen != EVERY_SET else list({id(o): o for o in offered.values()}.values())
+    for found in sources:
+        _set_table(found, chosen)
+    _changed_programs(sources)
+
+
+def _protocol_status(store: Store, sensitivity: dict[str, Any]) -> None:
+    """What the grading-protocol sets lack, in a caption (and the missing rescore, a click away)."""
     if not sensitivity.get("applies", True):
-        st.caption(f"Not needed here: {md_text(sensitivity['note'])}.")
-        _unused_verdicts_link()
-        return
-    if not sensitivity["available"]:
-        _unused_verdicts_link()
+        st.caption(f"Grading protocols: not needed here, {md_text(sensitivity['note'])}.")
+    elif not sensitivity["available"]:
         st.caption(
             "Does a conclusion depend on the harness? Grade every run under both protocols to see: "
             + "; ".join(f"run {m['run']} needs a rescore under {m['protocol']}" for m in sensitivity["missing"])
@@ -107,53 +124,74 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
         if st.button(f"Rescore run {first['run']} under {first['protocol']}", key=SENSITIVITY_RESCORE,
                      icon=":material/rule:"):
             from execugraph.verdicts import rescore_run
+            from ui import url_state
 
             with st.spinner(f"Rescoring run {first['run']} under {first['protocol']}..."):
                 report = rescore_run(store, first["run"], protocol=first["protocol"])
             st.success(f"Rescore run #{report.run_id} created; {len(report.flips)} verdict(s) flipped.")
+            url_state.flush()  # what this run chose reaches the URL before the rerun
             st.rerun()
-        return
-    rows = sensitivity_rows(sensitivity)
-    if not rows:
-        st.caption("Nothing to compare under both protocols.")
-        return
-    chosen_set = verdict_set_picker(sensitivity)
-    st.dataframe(highlighted(rows, sensitivity, chosen_set), hide_index=True, key="stats.sensitivity_table")
-    sizes = set(sensitivity.get("holm_family_size", {}).values())
-    st.caption(
-        f"The paired table's family ({', '.join(map(str, sorted(sizes)))} comparison(s), Holm over exactly these); "
-        "'as run' is the verdicts stored with the trials, so its p (Holm) is the paired table's. Rescored runs: "
-        + "; ".join(f"{p}: {', '.join(f'#{i}' for i in ids)}" for p, ids in sensitivity["runs"].items())
-    )
-    names = [row["comparison"] for row in rows]
+
+
+def _set_table(found: dict[str, Any], chosen: str) -> None:
+    """One engine result's table (only `chosen`'s columns beside "as run" unless every set) and its caption."""
+    from execugraph.verdicts.suite_sensitivity import AMPLIFIED
+    from execugraph.views.verdict_choices import suite_note
+
+    amplified = AMPLIFIED in found["sets"]
+    rows = sensitivity_rows(found)
+    st.dataframe(highlighted(rows, found, chosen), hide_index=True,
+                 key="stats.suite_table" if amplified else "stats.sensitivity_table")
+    sizes = set(found.get("holm_family_size", {}).values())
+    family = (f"The paired table's family ({', '.join(map(str, sorted(sizes)))} comparison(s), Holm over exactly "
+              "these); 'as run' is the verdicts stored with the trials, so its p (Holm) is the paired table's. ")
+    if amplified:
+        st.caption(family + "Each comparison under the original and the amplified (stronger) tests. "
+                   + md_text(suite_note(found)))
+    else:
+        st.caption(family + "Rescored runs: " + "; ".join(
+            f"{p}: {', '.join(f'#{i}' for i in ids)}" for p, ids in found["runs"].items()))
+
+
+def _changed_programs(sources: list[dict[str, Any]]) -> None:
+    """For one comparison (kept in `?changed=`), the programs whose verdict differs between the sets shown."""
+    from execugraph.verdicts.suite_sensitivity import AMPLIFIED
     from ui import statistics_url, url_state
 
+    names = [f"{pair['b']} - {pair['a']}" for pair in sources[0]["pairs"]]
     statistics_url.adopt_choice("changed", SENSITIVITY_PAIR, names, "Comparison for changed programs")
     if st.session_state.get(SENSITIVITY_PAIR) not in names:
         st.session_state[SENSITIVITY_PAIR] = names[0]
-    chosen = st.selectbox("Programs whose verdict changed between the protocols", names, key=SENSITIVITY_PAIR)
+    chosen = st.selectbox("Programs whose verdict changed between the verdict sets", names, key=SENSITIVITY_PAIR)
     url_state.publish("changed", SENSITIVITY_PAIR, chosen, default=names[0])
-    changed = sensitivity["pairs"][names.index(chosen)]["changed"]
-    if changed:
-        st.dataframe(changed, hide_index=True, key="stats.sensitivity_changed")
-    else:
-        st.caption("No program changed verdict in this comparison.")
+    for found in sources:
+        amplified = AMPLIFIED in found["sets"]
+        where = "the original and the amplified tests" if amplified else "the protocols"
+        pair = next((p for p in found["pairs"] if f"{p['b']} - {p['a']}" == chosen), None)
+        changed = pair["changed"] if pair else []
+        if changed:
+            if len(sources) > 1:
+                st.caption(f"Changed between {where}:")
+            st.dataframe(changed, hide_index=True,
+                         key="stats.suite_changed" if amplified else "stats.sensitivity_changed")
+        else:
+            st.caption(f"No program changed verdict between {where} in this comparison.")
 
 
-def verdict_set_picker(sensitivity: dict[str, Any]) -> str:
-    """Which verdict set to set beside the reference ("as run"): `EVERY_SET` or one set, kept in `?verdicts=`."""
+def verdict_set_picker(sets: list[str]) -> str:
+    """Which verdict set to set beside "as run": `EVERY_SET` or one of `sets`, kept in `?verdicts=`."""
     from ui import statistics_url, url_state
 
-    options = [EVERY_SET, *sensitivity["sets"][1:]]
+    options = [EVERY_SET, *sets]
     statistics_url.adopt_choice("verdicts", VERDICTS, options, "Verdict set")
     if st.session_state.get(VERDICTS) not in options:
         st.session_state[VERDICTS] = EVERY_SET
-    reference = sensitivity["sets"][0]
     chosen = st.selectbox(
         "Verdict set", options, key=VERDICTS,
-        format_func=lambda o: "every verdict set" if o == EVERY_SET else f"{o} (beside {reference})",
-        help="the same trials judged another way: rescored under a grading protocol, or a file's second "
-        "verdicts (EvalPlus plus tests); the family and Holm's m are the same under every set",
+        format_func=lambda o: "every verdict set" if o == EVERY_SET else f"{o} (beside as run)",
+        help="the same trials judged another way: rescored under a grading protocol, a file's second "
+        "verdicts (EvalPlus plus tests), or rescored on stronger amplified tests (`rescore --suite amplified`); "
+        "the family and Holm's m are the same under every set",
     )
     url_state.publish("verdicts", VERDICTS, chosen, default=EVERY_SET)
     return str(chosen)

@@ -8,7 +8,7 @@ import streamlit as st
 
 from execugraph import views
 from execugraph.conditions import DESCRIPTIONS, condition_names
-from ui import keys
+from ui import keys, protocol_parts
 from ui.jobs import SynthesisJob
 from ui.keys import Syn
 from ui.steps import explanation, render_steps
@@ -73,25 +73,31 @@ def problem_inputs() -> list[dict[str, Any]]:
 
 
 def run_settings(choices: list[str], why_missing: str | None) -> tuple[str, dict[str, str]]:
-    """Condition, models, retry budget, retrieval, feedback source and timeout; returns (default model, per role)."""
+    """Condition, models, then (folded) retries, retrieval, feedback, timeout, title and grading protocol;
+    returns (default model, per role)."""
     condition = st.selectbox("Condition", condition_names(), key=Syn.CONDITION, persist_state=keys.PERSIST)
     st.caption(DESCRIPTIONS.get(condition, ""))
     default_model, models = model_pickers(Syn.DEFAULT_MODEL, Syn.ROLE_MODEL, choices, why_missing,
                                           persist=keys.PERSIST)
-    a, b = st.columns(2)
-    a.selectbox("Retry budget", [views.CONDITION_DEFAULT, *map(str, range(0, 11))], key=Syn.RETRY_BUDGET,
-                persist_state=keys.PERSIST)
-    b.selectbox("Retrieval", [views.CONDITION_DEFAULT, "on", "off"], key=Syn.RETRIEVAL, persist_state=keys.PERSIST)
-    a.selectbox(
-        "Feedback tests",
-        ["grading", "visible", "generated"],
-        key=Syn.FEEDBACK,
-        persist_state=keys.PERSIST,
-        help="which tests feed the retry loop: all grading tests, the visible ones, or model-written ones",
-    )
-    b.number_input("Test timeout (s)", min_value=0.5, max_value=600.0, step=0.5, key=Syn.TIMEOUT,
-                   persist_state=keys.PERSIST)
-    st.text_input("Run title (optional)", key=Syn.TITLE, persist_state=keys.PERSIST)
+    # Folded (each starts at the condition's default): open, they pushed the Synthesize button and the live steps
+    # below the fold at 1400x1000.
+    with st.expander("Retries, retrieval, feedback tests, timeout, title, grading protocol"):
+        a, b = st.columns(2)
+        a.selectbox("Retry budget", [views.CONDITION_DEFAULT, *map(str, range(0, 11))], key=Syn.RETRY_BUDGET,
+                    persist_state=keys.PERSIST)
+        b.selectbox("Retrieval", [views.CONDITION_DEFAULT, "on", "off"], key=Syn.RETRIEVAL,
+                    persist_state=keys.PERSIST)
+        a.selectbox(
+            "Feedback tests",
+            ["grading", "visible", "generated"],
+            key=Syn.FEEDBACK,
+            persist_state=keys.PERSIST,
+            help="which tests feed the retry loop: all grading tests, the visible ones, or model-written ones",
+        )
+        b.number_input("Test timeout (s)", min_value=0.5, max_value=600.0, step=0.5, key=Syn.TIMEOUT,
+                       persist_state=keys.PERSIST)
+        st.text_input("Run title (optional)", key=Syn.TITLE, persist_state=keys.PERSIST)
+        protocol_parts.protocol_select(protocol_parts.SYN_PROTOCOL)
     return default_model, models
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from execugraph import views
+from ui import url_state
 from ui.keys import Trace
 from ui.widgets import empty_state
 
@@ -106,8 +107,8 @@ def _name_in_url(run_id: int, trial_id: int) -> None:
         st.session_state["_trace.bare"] = (run_id, trial_id)
         return
     st.session_state.pop("_trace.bare", None)
-    if any(st.query_params.get(name) != value for name, value in params.items()):
-        st.query_params.update(params)
+    if any(url_state.get(name) != value for name, value in params.items()):
+        url_state.write(params)
 
 
 def link_params(store: Store, run_id: int, trial_id: int | None = None) -> dict[str, str]:

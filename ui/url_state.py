@@ -7,12 +7,15 @@ remembers the value written, so writing never re-applies it over a later choice.
 Streamlit pushes a browser-history entry for every query-string write, so arriving on a page writes nothing:
 defaults are left out, and what a page reached without a link shows (its runs) is deferred and written
 together with the user's first change, in one update (one history entry, after which the link names the view).
+One user change can make several parts of a page write (runs changed, so a chosen condition is dropped): every
+write of a script run is collected and `flush` (at the end of the page, and in app.py) applies them in one update, so one
+change is one history entry and one Back press undoes it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import streamlit as st
 
@@ -20,6 +23,7 @@ from execugraph.text_safety import md_text
 
 ALL = "all"  # ?baseline=all: all pairs
 _PENDING = "_url.pending"  # {param: value} shown but not yet in the URL (see `defer`)
+_WRITES = "_url.writes"  # {param: value or None} this script run wants written (see `write`, `flush`)
 
 
 def _marker(key: str) -> str:
@@ -31,10 +35,26 @@ def split(raw: str) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
+def current() -> dict[str, str]:
+    """The query string as this run will leave it: the URL with the writes not flushed yet applied."""
+    now = st.query_params.to_dict()
+    for param, value in st.session_state.get(_WRITES, {}).items():
+        if value:
+            now[param] = value
+        else:
+            now.pop(param, None)
+    return now
+
+
+def get(param: str) -> str | None:
+    """`?param=` as this run will leave it (a write earlier in the run counts)."""
+    return current().get(param)
+
+
 def adopt(param: str, key: str, parse: Callable[[str], Any] = str) -> str | None:
     """Set `st.session_state[key]` from `?param=` when the URL holds a value not applied yet; returns that
     raw value (None when nothing new was applied)."""
-    raw = st.query_params.get(param)
+    raw = get(param)
     if raw is None or st.session_state.get(_marker(key)) == raw:
         return None
     st.session_state[_marker(key)] = raw
@@ -49,20 +69,34 @@ def defer(params: dict[str, str] | None) -> None:
 
 
 def write(changes: dict[str, str | None]) -> None:
-    """Apply `changes` (None or "" removes a param) and the deferred values in one query-string update.
+    """Queue `changes` (None or "" removes a param) and the deferred values for this run's one `flush`.
 
     One update is one history entry: separate writes made one change take several Back presses to undo.
     """
-    current = st.query_params.to_dict()
-    wanted = {**st.session_state.get(_PENDING, {}), **current}
-    for param, value in changes.items():
-        if value:
-            wanted[param] = value
-        else:
-            wanted.pop(param, None)
+    shown = current()
+    queued = dict(st.session_state.get(_WRITES, {}))
+    queued |= {p: v for p, v in st.session_state.get(_PENDING, {}).items() if p not in shown}
+    queued |= {p: v or None for p, v in changes.items()}
+    st.session_state[_WRITES] = queued
     st.session_state[_PENDING] = {}
-    if wanted != current:
+
+
+def flush() -> None:
+    """Apply every write this script run queued in one query-string update (one history entry), if any."""
+    queued = st.session_state.get(_WRITES)
+    if not queued:
+        return
+    wanted = current()
+    st.session_state[_WRITES] = {}
+    if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)
+
+
+def stop() -> NoReturn:
+    """`st.stop()` after flushing: a page that stops early still names its view (AppTest runs a page without
+    app.py, whose `finally` flushes on a served dashboard)."""
+    flush()
+    st.stop()
 
 
 def publish(param: str, key: str, value: str | None, default: str | None = None) -> None:
@@ -71,11 +105,11 @@ def publish(param: str, key: str, value: str | None, default: str | None = None)
     A value equal to `default` is not written into a URL that lacks the param: arriving from a link then
     adds no history entry (one Back leaves).
     """
-    current = st.query_params.get(param)
-    if value and value == default and current is None:
+    now = get(param)
+    if value and value == default and now is None:
         st.session_state[_marker(key)] = value
         return
-    if (value or None) != current:
+    if (value or None) != now:
         write({param: value})
     st.session_state[_marker(key)] = value or None
 

@@ -96,7 +96,7 @@ def run_picker(
     """
     from execugraph.views import run_choices
 
-    raw = st.query_params.get("runs")
+    raw = url_state.get("runs")
     marker = f"_preset.{key}"
     kept = f"_kept.{key}"  # the last choice, kept while another page is shown (Streamlit drops widget state)
     arrival = f"_arrival.{key}"  # what a page reached without a link preset (not written to the URL)

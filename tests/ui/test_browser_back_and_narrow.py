@@ -87,3 +87,22 @@ def test_one_back_press_leaves_trace_for_runs(server):  # noqa: F811
             assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
         finally:
             browser.close()
+
+
+def test_synthesize_button_and_results_area_above_the_fold_at_1400x1000(server):  # noqa: F811
+    """The primary button and where the live steps appear are on the first screen (settings folded)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server, timeout=120_000)
+            page.get_by_text("Problem statement").first.wait_for(timeout=120_000)
+            _settled(page)
+            button = page.get_by_role("button", name="Synthesize").bounding_box()
+            results = page.get_by_text("Results appear here step by step").first.bounding_box()
+            assert button and button["y"] + button["height"] <= 1000, button
+            assert results and results["y"] + results["height"] <= 1000, results  # live steps are drawn here
+        finally:
+            browser.close()

@@ -126,7 +126,7 @@ def test_a_copied_link_opens_the_same_view_in_a_new_context(served):
             for param in ("conditions=single-oneshot", f"baseline={b}%3Asingle-oneshot", "verdicts=with-prompt",
                           f"replay_vs={c}%3Asingle-oneshot"):
                 assert param in page.url, (param, page.url)
-            view = _same_view(browser, page, "Grading protocol sensitivity")
+            view = _same_view(browser, page, "Verdict-set sensitivity")
             assert any(f"arm set 1 #{b} · single-oneshot" in w for w in view), view
             assert any(w.startswith("Verdict set") and "with-prompt" in w for w in view)
 
@@ -191,5 +191,32 @@ def test_one_back_press_returns_from_statistics_to_runs(served):
             page.wait_for_url("**/runs", timeout=60_000)
             page.get_by_text("Run detail").first.wait_for(timeout=60_000)
             assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
+        finally:
+            browser.close()
+
+
+def test_one_change_that_rewrites_two_selections_takes_one_back_press(served):
+    """Removing a run also drops the condition only it had: runs and conditions change in one history entry."""
+    from playwright.sync_api import sync_playwright
+
+    server, ids, _ = served
+    linked = f"{server}/statistics?runs={ids.single},{ids.batch}&conditions=multi-full,multi-rag"
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = _open(browser, linked, "Paired comparisons")
+            before = page.evaluate("history.length")
+            runs = page.get_by_role("combobox", name="Runs", exact=True)
+            runs.click()
+            page.keyboard.press("Backspace")  # removes the last run chosen: the batch, the one with multi-rag
+            page.keyboard.press("Escape")
+            page.wait_for_url(f"**/statistics?runs={ids.single}&conditions=multi-full", timeout=60_000)
+            _settled(page)
+            assert page.evaluate("history.length") == before + 1  # one change, one entry (two writes before)
+            page.go_back()
+            page.wait_for_url(linked, timeout=60_000)
+            page.get_by_text("multi-rag").first.wait_for(timeout=60_000)  # the view the link named, restored
+            _settled(page)
+            assert page.url == linked
         finally:
             browser.close()
