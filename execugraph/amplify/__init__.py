@@ -10,6 +10,8 @@ deterministic from a seed, with no LLM:
 - `references`: where a problem's reference solution comes from;
 - `expected`: the reference's outputs in the sandbox (raising, slow or nondeterministic inputs dropped);
 - `build`: one amplified problem and a whole amplified benchmark (name, digest, provenance), stored;
+  references answered in rounds, only as far as each problem needs;
+- `plan_worker`: the Hypothesis-heavy planning of many problems spread over worker processes;
 - `adequacy`: mutation score of a suite against AST mutants of the reference;
 - `distinguish`: of the mutants the original tests miss, which some input distinguishes (a large
   independent search), and the share of those the amplified tests kill (the 95% target);

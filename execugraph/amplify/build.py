@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execugraph.amplify.contracts import Shape, arg_shapes, violation
-from execugraph.amplify.expected import reference_answers_many
+from execugraph.amplify.expected import Answer, reference_answers_many
 from execugraph.amplify.mutation import mutated_inputs, problem_rng
 from execugraph.amplify.properties import draw_inputs
 from execugraph.amplify.references import reference_digest, reference_for
@@ -24,11 +24,13 @@ from execugraph.amplify.templates import Seed, Template, answers_may_differ, pro
 from execugraph.grading import GradingSettings, problem_grading_tests, suite_digest
 from execugraph.problem import Problem
 
-GENERATOR_VERSION = "amplify-1"
+GENERATOR_VERSION = "amplify-2"  # 2: no Hypothesis constants from our own modules (same seed, same inputs in any process)
 DEFAULT_PER_PROBLEM = 30
 DRAWS = 5  # Hypothesis examples drawn per new input wanted
 SUFFIX = "+amplified"
 AMPLIFIED_KEY = "amplified"  # on a test: its origin ("mutation" | "hypothesis"); such tests only grade
+OVER = "over --per-problem"  # a candidate not needed: enough were kept before it
+FIRST_ROUND_MIN_MARGIN = 4  # candidates answered beyond --per-problem in the first round, at least
 
 
 @dataclass
@@ -138,7 +140,7 @@ def _finish(result: ProblemAmplification, candidates: list[tuple[str, str]], ans
             new_tests.append({"name": f"amplified {len(new_tests) + 1} ({origin})", **answer.test,
                               AMPLIFIED_KEY: origin})
         else:
-            dropped["over --per-problem"] += 1
+            dropped[OVER] += 1
     result.added = len(new_tests)
     result.by_origin = dict(Counter(t[AMPLIFIED_KEY] for t in new_tests))
     result.dropped = dict(dropped)
@@ -146,15 +148,49 @@ def _finish(result: ProblemAmplification, candidates: list[tuple[str, str]], ans
     return result
 
 
+def search_candidates(problem: Problem, seed: int, limit: int) -> list[str]:
+    """The expressions of up to `limit` candidate inputs (none where correct answers may differ): what the
+    distinguishability search answers, planned like amplify's own (`plan_worker.in_workers`)."""
+    if answers_may_differ(problem):
+        return []
+    return [expr for expr, _ in candidate_inputs(problem, seed, limit)[0]]
+
+
+def _answer_rounds(pool: Any, items: list[tuple[Problem, str | None]], candidates: list[list[str]],
+                   per_problem: int, settings: GradingSettings | None) -> list[list[Any]]:
+    """Each candidate's answer, in order, reference-run only as far as needed. The first round answers (and
+    confirms) `per_problem` + a margin of each problem's candidates; a problem left short after its drops gets
+    all the rest answered in a second round. What is kept is what answering every candidate would keep (the
+    first `per_problem` confirmed, in candidate order); a candidate never answered counts as over --per-problem."""
+    margin = max(FIRST_ROUND_MIN_MARGIN, per_problem // 5)
+    out: list[list[Any]] = [[Answer(e, dropped=OVER) for e in exprs] for exprs in candidates]
+    start = [0] * len(items)
+    for first in (True, False):
+        todo = []
+        for i, exprs in enumerate(candidates):
+            kept = sum(1 for a in out[i][: start[i]] if a.test is not None)
+            if start[i] < len(exprs) and kept < per_problem:
+                end = start[i] + per_problem + margin if first else len(exprs)
+                todo.append((i, start[i], min(end, len(exprs))))
+        if not todo:
+            break
+        found = reference_answers_many(
+            pool, [(items[i][0], items[i][1] or "", candidates[i][lo:hi]) for i, lo, hi in todo], settings)
+        for (i, lo, hi), answers in zip(todo, found, strict=True):
+            out[i][lo:hi] = answers
+            start[i] = hi
+    return out
+
+
 def amplify_problems(pool: Any, items: list[tuple[Problem, str | None]], *, seed: int = 0,
                      per_problem: int = DEFAULT_PER_PROBLEM, settings: GradingSettings | None = None,
                      benchmark: str = "") -> list[ProblemAmplification]:
     """Each problem with up to `per_problem` new tests after its own, answered by its reference (None: none
-    added); every reference runs in two batches of sandbox jobs for all the problems together."""
-    plans = [_plan(p, ref, seed, per_problem, benchmark or p.benchmark + SUFFIX) for p, ref in items]
-    answers = reference_answers_many(
-        pool, [(p, ref or "", [e for e, _ in cands]) for (p, ref), (_, cands, _) in zip(items, plans, strict=True)],
-        settings)
+    added); the references run in at most two rounds of two batches of sandbox jobs for all the problems."""
+    from execugraph.amplify.plan_worker import in_workers
+
+    plans = in_workers("plan", [(p, ref, seed, per_problem, benchmark or p.benchmark + SUFFIX) for p, ref in items])
+    answers = _answer_rounds(pool, items, [[e for e, _ in cands] for _, cands, _ in plans], per_problem, settings)
     return [_finish(result, cands, found, dropped, per_problem)
             for (result, cands, dropped), found in zip(plans, answers, strict=True)]
 

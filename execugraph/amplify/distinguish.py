@@ -16,10 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from execugraph.amplify.adequacy import MUTANT_CPU_S, mutants
-from execugraph.amplify.build import candidate_inputs
 from execugraph.amplify.expected import reference_answers_many
 from execugraph.amplify.references import reference_for
-from execugraph.amplify.templates import answers_may_differ
 from execugraph.grading import build_suite, problem_grading_tests
 from execugraph.problem import Problem
 
@@ -36,71 +34,97 @@ def _limits(cpu_s: float) -> Any:
 
 def _search_tests(pool: Any, problems: list[tuple[Problem, str]], seed: int, budget: int) -> list[list[dict]]:
     """Per problem: the search's inputs as call tests with the reference's answers (dropped inputs left out)."""
-    items = []
-    for problem, reference in problems:
-        exprs: list[str] = []
-        if not answers_may_differ(problem):
-            cands, _ = candidate_inputs(problem, seed, budget)
-            exprs = [e for e, _ in cands]
-        items.append((problem, reference, exprs))
+    from execugraph.amplify.plan_worker import in_workers
+
+    exprs = in_workers("candidates", [(problem, seed, budget) for problem, _ in problems])
+    items = [(problem, reference, found) for (problem, reference), found in zip(problems, exprs, strict=True)]
     answers = reference_answers_many(pool, items)
     return [[{**a.test, "name": f"search {n}"} for n, a in enumerate(found) if a.test is not None]
             for found in answers]
+
+
+def _kills(results: list[Any], start: int, n: int) -> list[bool]:
+    return [not r.passed for r in results[start:start + n]]
 
 
 def distinguishable_report(pool: Any, originals: list[Problem], amplified: list[Problem],
                            references: dict[str, str] | None = None, *, seed: int = 0,
                            budget: int = SEARCH_BUDGET) -> dict[str, Any]:
     """Per problem and in total: mutants the original tests miss, how many are distinguishable, how many of those
-    the amplified tests kill, and the survivors' descriptions (what to improve next)."""
+    the amplified tests kill, and the survivors' descriptions (what to improve next).
+
+    Two stages: every mutant on the original and the amplified tests; then the search, only for the problems with
+    a mutant both miss (a mutant the amplified tests kill is distinguishable whatever the search finds), and only
+    those mutants run on it. The counts are those of running every mutant on all three."""
     by_id = {p.id: p for p in amplified}
     todo: list[tuple[Problem, str]] = []
     for problem in originals:
         reference = reference_for(problem, references)
         if reference and problem.id in by_id and problem_grading_tests(problem):
             todo.append((problem, reference))
-    search_seed = seed + SEARCH_SEED_OFFSET
-    search = _search_tests(pool, todo, search_seed, budget)
     limits, wide_limits = _limits(MUTANT_CPU_S), _limits(SEARCH_CPU_S)
     jobs, plans = [], []
-    for (problem, reference), extra in zip(todo, search, strict=True):
+    for problem, reference in todo:
         found = mutants(reference)
-        old = build_suite(problem, problem_grading_tests(problem), "standalone")
         new_tests = [t for t in problem_grading_tests(by_id[problem.id]) if t.get("amplified")]
         start = len(jobs)
+        old = build_suite(problem, problem_grading_tests(problem), "standalone")
         jobs += [(program, old, limits) for _, program in found]
         if new_tests:
             new = build_suite(by_id[problem.id], new_tests, "standalone")
             jobs += [(program, new, limits) for _, program in found]
-        if extra:
-            wide = build_suite(problem, extra, "standalone")
-            jobs += [(program, wide, wide_limits) for _, program in found]
-        plans.append((problem.id, found, start, bool(new_tests), bool(extra), len(extra)))
+        plans.append((problem, found, start, bool(new_tests)))
     results = pool.run_many(jobs) if jobs else []
-    problems: dict[str, Any] = {}
-    for pid, found, start, has_new, has_search, n_search in plans:
+    kills = []
+    for _problem, found, start, has_new in plans:
         n = len(found)
-        cursor = start + n
-        old_kill = [not r.passed for r in results[start:cursor]]
-        new_kill = [False] * n
-        if has_new:
-            new_kill = [not r.passed for r in results[cursor:cursor + n]]
-            cursor += n
-        search_kill = [not r.passed for r in results[cursor:cursor + n]] if has_search else [False] * n
-        missed = [i for i in range(n) if not old_kill[i]]
-        distinct = [i for i in missed if search_kill[i] or new_kill[i]]
+        old_kill = _kills(results, start, n)
+        new_kill = _kills(results, start + n, n) if has_new else [False] * n
+        kills.append((old_kill, new_kill, [i for i in range(n) if not old_kill[i] and not new_kill[i]]))
+    search_kill = _search_stage(pool, todo, plans, kills, seed + SEARCH_SEED_OFFSET, budget, wide_limits)
+    problems: dict[str, Any] = {}
+    for (problem, found, _, _), (old_kill, new_kill, _), (n_search, searched) in zip(plans, kills, search_kill,
+                                                                                     strict=True):
+        missed = [i for i in range(len(found)) if not old_kill[i]]
+        distinct = [i for i in missed if searched.get(i) or new_kill[i]]
         killed = [i for i in distinct if new_kill[i]]
-        problems[pid] = {"mutants": n, "missed": len(missed), "distinguishable": len(distinct),
-                         "amplified_killed": len(killed), "search_inputs": n_search,
-                         "survivors": [found[i][0] for i in distinct if not new_kill[i]],
-                         "equivalent": [found[i][0] for i in missed if i not in distinct]}
+        problems[problem.id] = {"mutants": len(found), "missed": len(missed), "distinguishable": len(distinct),
+                                "amplified_killed": len(killed), "search_inputs": n_search,
+                                "survivors": [found[i][0] for i in distinct if not new_kill[i]],
+                                "equivalent": [found[i][0] for i in missed if i not in distinct]}
+    return {"problems": problems, "total": _total(problems, budget, seed + SEARCH_SEED_OFFSET)}
+
+
+def _search_stage(pool: Any, todo: list[tuple[Problem, str]], plans: list[tuple], kills: list[tuple], search_seed: int,
+                  budget: int, wide_limits: Any) -> list[tuple[int, dict[int, bool]]]:
+    """Per problem: (search inputs answered, mutant index -> killed by the search) for the mutants both suites
+    miss; problems with none are not searched (0 inputs)."""
+    wanted = [k for k, (_, _, both_miss) in enumerate(kills) if both_miss]
+    search = _search_tests(pool, [todo[k] for k in wanted], search_seed, budget) if wanted else []
+    out: list[tuple[int, dict[int, bool]]] = [(0, {}) for _ in todo]
+    jobs, where = [], []
+    for k, extra in zip(wanted, search, strict=True):
+        out[k] = (len(extra), {})
+        if extra:
+            problem, found = plans[k][0], plans[k][1]
+            wide = build_suite(problem, extra, "standalone")
+            for i in kills[k][2]:
+                jobs.append((found[i][1], wide, wide_limits))
+                where.append((k, i))
+    for (k, i), result in zip(where, pool.run_many(jobs) if jobs else [], strict=True):
+        out[k][1][i] = not result.passed
+    return out
+
+
+def _total(problems: dict[str, Any], budget: int, search_seed: int) -> dict[str, Any]:
     missed = sum(p["missed"] for p in problems.values())
     distinct = sum(p["distinguishable"] for p in problems.values())
     killed = sum(p["amplified_killed"] for p in problems.values())
-    total = {"missed": missed, "distinguishable": distinct, "amplified_killed": killed,
-             "share": killed / distinct if distinct else 1.0,
-             "search_inputs": sum(p["search_inputs"] for p in problems.values()),
-             "how": (f"each missed mutant run against {budget} candidate inputs per problem (type-aware mutation and "
-                     f"Hypothesis, seed {search_seed}, answered by the reference in the sandbox; mutants at "
-                     f"{SEARCH_CPU_S:g} CPU s per input) and the amplified tests; killed by either = distinguishable, by neither = counted equivalent")}
-    return {"problems": problems, "total": total}
+    return {"missed": missed, "distinguishable": distinct, "amplified_killed": killed,
+            "share": killed / distinct if distinct else 1.0,
+            "search_inputs": sum(p["search_inputs"] for p in problems.values()),
+            "searched_problems": sum(1 for p in problems.values() if p["search_inputs"]),
+            "how": (f"each mutant both the original and the amplified tests miss run against {budget} candidate "
+                    f"inputs per problem (type-aware mutation and Hypothesis, seed {search_seed}, answered by the "
+                    f"reference in the sandbox; mutants at {SEARCH_CPU_S:g} CPU s per input); killed by the search "
+                    "or the amplified tests = distinguishable, by neither = counted equivalent")}

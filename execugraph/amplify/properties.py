@@ -4,11 +4,18 @@ Why: mutation stays near the authors' inputs; random inputs of the same types, w
 bounds the originals suggest, reach the rest. Drawing uses Hypothesis's documented
 machinery only: a `@given` function run under `@seed(...)` with no example database and
 only the generate phase collects what it is given, so the same seed and Hypothesis
-version (pinned, recorded in the provenance) give the same inputs.
+version (pinned, recorded in the provenance) give the same inputs. One more thing is needed for
+that: Hypothesis (since 6.13x) also draws, now and then, literal constants it finds in the
+source of every *local* module in `sys.modules`, so without `_no_local_constants` the inputs
+would depend on which of our modules the process happened to import (the CLI, the bench, the
+dashboard and a worker process each drew other inputs) and on every constant in our code.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from execugraph.amplify.contracts import Shape
@@ -90,6 +97,33 @@ def _sorted_or_same(values: list) -> list:
         return values
 
 
+_CONSTANTS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis draws with no constants from our own modules (see the module docstring); its global constant
+    pool, part of the pinned version, stays. Hypothesis has no setting for this: its provider's lookup is swapped
+    for an empty pool while we draw (and its cache of allowed constants cleared on both sides)."""
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+
+        original, cache = providers._get_local_constants, providers.CONSTANTS_CACHE
+    except (ImportError, AttributeError):  # a Hypothesis without local constants: nothing to switch off
+        yield
+        return
+    empty = Constants()
+    with _CONSTANTS_LOCK:
+        providers._get_local_constants = lambda: empty
+        cache.cache.clear()
+        try:
+            yield
+        finally:
+            providers._get_local_constants = original
+            cache.cache.clear()
+
+
 def draw_inputs(shapes: list[Shape], seed: int, count: int) -> list[tuple[Any, ...]]:
     """Up to `count` argument tuples for `shapes`, the same ones for the same seed."""
     from hypothesis import HealthCheck, Phase, given, settings
@@ -107,5 +141,6 @@ def draw_inputs(shapes: list[Shape], seed: int, count: int) -> list[tuple[Any, .
     def collect(args: tuple[Any, ...]) -> None:
         drawn.append(args)
 
-    collect()
+    with _no_local_constants():
+        collect()
     return drawn

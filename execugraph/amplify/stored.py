@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from execugraph.store import Store
 
 
+class NoAmplifiedSuite(LookupError):
+    """No amplified version of the run's benchmark is stored (one can be built: `amplify --benchmark`)."""
+
+
 def _base_name(benchmark: str) -> str:
     from execugraph.benchmarks import UnknownBenchmarkError, canonical_name
 
@@ -24,7 +28,8 @@ def _base_name(benchmark: str) -> str:
 
 
 def resolve_suite(store: Store, run_id: int, choice: str) -> tuple[dict[str, Any], str]:
-    """(benchmark_file for `rescore_run`, its `tests` value "amplified:<digest>"); ValueError/LookupError saying why."""
+    """(benchmark_file for `rescore_run`, its `tests` value "amplified:<digest>"); ValueError/LookupError saying why
+    (`NoAmplifiedSuite` when none is stored, so a caller may build one)."""
     from execugraph.store.amplified_reads import benchmarks_with_prefix
 
     kind, _, digest = choice.partition(":")
@@ -37,7 +42,7 @@ def resolve_suite(store: Store, run_id: int, choice: str) -> tuple[dict[str, Any
     found = {name: n for name, n in benchmarks_with_prefix(store, prefix).items()
              if name[len(prefix):].startswith(digest)}
     if not found:
-        raise LookupError(f"no amplified version of {run.benchmark!r}{' matching ' + digest if digest else ''} in this "
+        raise NoAmplifiedSuite(f"no amplified version of {run.benchmark!r}{' matching ' + digest if digest else ''} in this "
                           f"store; run: python -m execugraph amplify --benchmark {_base_name(run.benchmark or '')}")
     if len(found) > 1:
         raise LookupError("several amplified versions; pick one with --suite amplified:<digest>: "

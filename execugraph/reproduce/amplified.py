@@ -5,7 +5,9 @@ is not a finding. For each run, the stored amplified version of its benchmark (b
 from the bundled references when none is stored) grades its programs into a child run, by
 the same `rescore_run` path as `rescore --suite amplified`; each family is then compared
 as run and under the amplified verdicts through `suite_sensitivity` (the one engine), and
-each program whose verdict changed is listed with the first input it failed.
+each program whose verdict changed is listed with the first input it failed. A run's newest
+amplified child is reused only when it graded with the same suite digest in the same sandbox
+policy (as the protocol rescores are reused); otherwise the run is rescored again.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ if TYPE_CHECKING:
     from execugraph.store import Store
 
 MAX_CHANGED_ROWS = 200  # rows of the "Programs the stronger tests fail" table; reproduce.json has them all
-BUILD_PER_PROBLEM = 30
 AMPLIFY_HELP = ("also grade every run on stronger (amplified) tests and show each comparison under the original and "
                 "the amplified tests side by side; builds a missing amplified suite from the benchmark's references "
                 "(internal30, humaneval) and reruns every program once more in the sandbox, so it costs about one "
@@ -35,55 +36,89 @@ AMPLIFY_HELP = ("also grade every run on stronger (amplified) tests and show eac
 
 def _build_suite(store: Store, pool: Any, benchmark: str, wanted: set[str]) -> str | None:
     """Amplify the `wanted` problems of `benchmark` from its bundled references and store the suite; None when
-    there is nothing to build from (unknown benchmark, no references)."""
-    from execugraph.amplify.build import amplify_benchmark
+    there is nothing to build from (a benchmark we do not ship, or whose data or references are not here)."""
+    from execugraph.amplify.build import DEFAULT_PER_PROBLEM, amplify_benchmark
     from execugraph.amplify.references import reference_for
-    from execugraph.benchmarks import UnknownBenchmarkError, canonical_name, load_benchmark
+    from execugraph.benchmarks import (
+        FILE_BENCHMARKS,
+        BenchmarkUnavailableError,
+        UnknownBenchmarkError,
+        canonical_name,
+        load_benchmark,
+    )
 
     try:
         name = canonical_name(benchmark)
+        if name in FILE_BENCHMARKS:  # read from a user's file: no bundled copy or references to build from
+            return None
         problems = [p for p in load_benchmark(name) if p.id in wanted]
-    except (UnknownBenchmarkError, LookupError, ValueError, OSError, TypeError):
+    except (UnknownBenchmarkError, BenchmarkUnavailableError):
         return None
     if not any(reference_for(p) for p in problems):
         return None
-    suite = amplify_benchmark(pool, name, problems, per_problem=BUILD_PER_PROBLEM)
+    suite = amplify_benchmark(pool, name, problems, per_problem=DEFAULT_PER_PROBLEM)
     for problem in suite.stored_problems():
         store.upsert_problem(problem)
     return suite.name
 
 
+def reusable_child(store: Store, run_id: int, tests: str, policy: str) -> int | None:
+    """The run's newest amplified rescore when it graded with `tests` (the same suite digest) in sandbox `policy`
+    (as `verdict_sets.earlier_rescore` decides for the protocol rescores); None when it must be rescored. Only the
+    newest counts: it is the one `suite_sensitivity` compares."""
+    earlier = amplified_child(store, run_id)
+    if earlier is None or earlier[1] != tests:
+        return None
+    for child_id, config in run_reads.finished_rescores(store, run_id):
+        if child_id == earlier[0]:
+            summary = config.get("rescore") or {}
+            return child_id if str(summary.get("policy_version")) == policy else None
+    return None
+
+
+def _resolve(store: Store, run: StudyRun, runs: list[StudyRun], built: set[str], progress: Progress,
+             get_pool: Callable[[], Any], base: float) -> tuple[dict[str, Any], str] | None:
+    """The run's amplified suite, built (once per benchmark) when none is stored; None when none can be built.
+    Raises LookupError/ValueError saying why it cannot be used."""
+    from execugraph.amplify.stored import NoAmplifiedSuite, resolve_suite
+
+    try:
+        return resolve_suite(store, run.id, "amplified")
+    except NoAmplifiedSuite:
+        if run.benchmark in built:
+            raise
+    built.add(run.benchmark)
+    progress.update("amplify", base, f"building amplified tests for {run.benchmark}")
+    wanted = {p for r in runs if r.benchmark == run.benchmark for p in r.problems}
+    if _build_suite(store, get_pool(), run.benchmark, wanted) is None:
+        return None
+    return resolve_suite(store, run.id, "amplified")
+
+
 def amplify_runs(store: Store, runs: list[StudyRun], progress: Progress, get_pool: Callable[[], Any],
                  warnings: list[str]) -> dict[int, int]:
     """run id -> its child graded on the amplified suite (built when missing); a warning for each run left out."""
-    from execugraph.amplify.stored import resolve_suite
     from execugraph.verdicts import rescore_run
+    from sandbox import POLICY_VERSION
 
     children: dict[int, int] = {}
     built: set[str] = set()
     for i, run in enumerate(runs):
         base = i / max(1, len(runs))
-        command = f"python -m execugraph amplify --benchmark {run.benchmark or 'NAME'}"
         try:
-            try:
-                benchmark_file, tests = resolve_suite(store, run.id, "amplified")
-            except LookupError as exc:
-                if "no amplified version" not in str(exc) or run.benchmark in built:
-                    raise
-                built.add(run.benchmark)
-                progress.update("amplify", base, f"building amplified tests for {run.benchmark}")
-                wanted = {p for r in runs if r.benchmark == run.benchmark for p in r.problems}
-                if _build_suite(store, get_pool(), run.benchmark, wanted) is None:
-                    warnings.append(f"{run.name}: no amplified suite of {run.benchmark or 'its benchmark'} is stored "
-                                    f"and none can be built here (no references); run: {command}")
-                    continue
-                benchmark_file, tests = resolve_suite(store, run.id, "amplified")
+            found = _resolve(store, run, runs, built, progress, get_pool, base)
         except (LookupError, ValueError) as exc:
             warnings.append(f"{run.name}: not graded on amplified tests ({exc})")
             continue
-        earlier = amplified_child(store, run.id)
-        if earlier is not None and earlier[1] == tests:
-            children[run.id] = earlier[0]
+        if found is None:
+            command = f"python -m execugraph amplify --benchmark {run.benchmark or 'NAME'}"
+            warnings.append(f"{run.name}: no amplified suite of {run.benchmark or 'its benchmark'} is stored "
+                            f"and none can be built here (no references); run: {command}")
+            continue
+        benchmark_file, tests = found
+        reused = reusable_child(store, run.id, tests, str(POLICY_VERSION))
+        if reused is not None:
+            children[run.id] = reused
             continue
 
         def advance(done: int, total: int, run: StudyRun = run, base: float = base) -> None:
@@ -180,3 +215,23 @@ def suite_tables(section: dict[str, Any]) -> list[Table]:
         tables.append(Table(f"{slug}-amplified-changed", f"{name}: Programs the stronger tests fail", cols,
                             shown, notes))
     return tables
+
+
+def suite_figure(section: dict[str, Any]) -> Any:
+    """A forest of each comparison's delta and CI under the original and the amplified tests (as the protocol
+    figure shows the protocols); None when the family has no amplified comparison to draw."""
+    from execugraph.figures import charts
+    from execugraph.stats.paired import ALPHA
+
+    suites = section.get("suites") or {}
+    rows = []
+    for c in suites.get("comparisons", []) if suites.get("available") else []:
+        for key, words in (("original", "original tests"), ("amplified", "amplified tests")):
+            v = c.get(key) or {}
+            if all(isinstance(v.get(k), int | float) for k in ("delta_pp", "ci_lo", "ci_hi")):
+                rows.append({**v, "label": f"{c['b']} − {c['a']} · {words}"})
+    if not rows:
+        return None
+    return charts.forest(rows, title=f"Each comparison under the original and the amplified tests (pp, 95% CI; "
+                                     f"pink: Holm p < {ALPHA:g})")
+

@@ -26,6 +26,7 @@ FIGURE_CAPTIONS = {
     "cost_accuracy": "pass rate against LLM calls per trial, published verdicts",
     "errors": "error taxonomy of failed trials, published verdicts",
     "protocols": "each comparison as published and rescored under each protocol",
+    "amplified": "each comparison under the original and the amplified (stronger) tests",
 }
 
 

@@ -21,7 +21,7 @@ notes are kept under `local`.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -309,15 +309,48 @@ def run_study(
     the file, line and field of a bad input before anything is imported."""
     progress = progress or Progress()
     started = time.perf_counter()
-    timing: dict[str, float] = {}
     _check_family_names(inputs)
 
     progress.update("import", 0.0, f"importing {inputs.results.label}")
     grading = throttled(lambda d, t: progress.update("grading", d / t if t else 1.0, grading_text(d, t)))
-    imported = import_fileset(store, inputs.results,
-                              on_progress=lambda d, t: progress.update("import", d / t if t else 1.0,
-                                                                       f"importing {inputs.results.label}"),
-                              dataset=inputs.dataset, on_grading=grading)
+    sandbox = _SharedPool(pool, workers)
+    memo: dict[str, dict[str, Any]] = {}  # job key -> result: a job graded on import is not run again to rescore
+    try:
+        imported = import_fileset(store, inputs.results,
+                                  on_progress=lambda d, t: progress.update("import", d / t if t else 1.0,
+                                                                           f"importing {inputs.results.label}"),
+                                  dataset=inputs.dataset, on_grading=grading, pool=sandbox.get, memo=memo)
+        return _after_import(store, inputs, imported, progress, sandbox, memo, started, n_boot, seed)
+    finally:
+        sandbox.close()
+
+
+class _SharedPool:
+    """One sandbox pool for a whole reproduction (import grading, rescores, amplified tests), started only when
+    something must run: the caller's, else one of `workers` closed at the end."""
+
+    def __init__(self, pool: Any, workers: int | None) -> None:
+        self.given, self.workers, self.opened = pool, workers, None
+
+    def get(self) -> Any:
+        if self.given is not None:
+            return self.given
+        if self.opened is None:
+            from sandbox import SandboxPool
+
+            self.opened = SandboxPool(self.workers)
+        return self.opened
+
+    def close(self) -> None:
+        if self.opened is not None:
+            self.opened.close()
+            self.opened = None
+
+
+def _after_import(store: Store, inputs: StudyInputs, imported: Any, progress: Progress, sandbox: _SharedPool,
+                  memo: dict[str, dict[str, Any]], started: float, n_boot: int, seed: int) -> Study:
+    """`run_study` once the input is imported: rescoring, statistics, tables and figures."""
+    timing: dict[str, float] = {}
     _store_dataset(store, inputs.dataset)
     warnings = imported.study_warnings + (list(inputs.dataset.warnings) if inputs.dataset else [])
     for note in imported.notes:  # this database's business, not the study's: said here, kept under `local`
@@ -329,9 +362,9 @@ def run_study(
     timing["import_s"] = time.perf_counter() - started
 
     t0 = time.perf_counter()
-    verdicts, layers = _rescore_all(store, runs, rows, inputs.dataset, progress, pool, workers)
+    verdicts, layers = _rescore_all(store, runs, rows, inputs.dataset, progress, sandbox.get, memo)
     timing["rescore_s"] = time.perf_counter() - t0
-    children = _amplify(store, runs, progress, pool, workers, warnings) if inputs.amplify else None
+    children = amplified.amplify_runs(store, runs, progress, sandbox.get, warnings) if inputs.amplify else None
 
     t0 = time.perf_counter()
     run_sections = [_run_section(run, verdicts[run.id]) for run in runs]
@@ -359,6 +392,9 @@ def run_study(
         protocol_fig = _protocol_figure(section)
         if protocol_fig is not None:
             figures[f"{family.slug}-protocols"] = protocol_fig
+        suite_fig = amplified.suite_figure(section) if children is not None else None
+        if suite_fig is not None:
+            figures[f"{family.slug}-amplified"] = suite_fig
         for name in figures:
             captions[name] = f"{family.name}: {report_tables.figure_caption(name.removeprefix(family.slug + '-'))}"
         family_figures.append(figures)
@@ -406,66 +442,28 @@ def run_study(
     return study
 
 
-def _amplify(store: Store, runs: list[StudyRun], progress: Progress, pool: Any, workers: int | None,
-             warnings: list[str]) -> dict[int, int]:
-    """`amplified.amplify_runs` with the caller's pool, or one started here for it."""
-    if pool is not None:
-        return amplified.amplify_runs(store, runs, progress, lambda: pool, warnings)
-    from sandbox import SandboxPool
-
-    opened: list[Any] = []
-
-    def get_pool() -> Any:
-        if not opened:
-            opened.append(SandboxPool(workers))
-        return opened[0]
-
-    try:
-        return amplified.amplify_runs(store, runs, progress, get_pool, warnings)
-    finally:
-        for one in opened:
-            one.close()
-
-
 def _rescore_all(store: Store, runs: list[StudyRun], rows: dict[int, RunHeader], dataset: BenchmarkFile | None,
-                 progress: Progress, pool: Any, workers: int | None
+                 progress: Progress, get_pool: Callable[[], Any], memo: dict[str, dict[str, Any]]
                  ) -> tuple[dict[int, RunVerdicts], dict[str, str] | None]:
-    """Every run rescored under both protocols, one sandbox pool for all (started only if something must run)."""
+    """Every run rescored under both protocols on one pool (`get_pool` starts it only if something must run),
+    each distinct sandbox job once (`memo`, shared with the import's grading)."""
     total = max(1, sum(r.trials for r in runs) * len(PROTOCOLS))
     done_before = 0
-    opened: list[Any] = []
-
-    def get_pool() -> Any:
-        if pool is not None:
-            return pool
-        if not opened:
-            from sandbox import SandboxPool
-
-            opened.append(SandboxPool(workers))
-        return opened[0]
-
-    memo: dict[str, dict[str, Any]] = {}
     out: dict[int, RunVerdicts] = {}
-    layers = None
-    try:
-        for run in runs:
-            override = dataset.config() if dataset is not None and dataset.ids & run.problems else None
-            offsets = {p: i * run.trials for i, p in enumerate(PROTOCOLS)}
+    for run in runs:
+        override = dataset.config() if dataset is not None and dataset.ids & run.problems else None
+        offsets = {p: i * run.trials for i, p in enumerate(PROTOCOLS)}
 
-            def advance(protocol: str, done: int, total_jobs: int, run: StudyRun = run,
-                        offsets: dict[str, int] = offsets, before: int = done_before) -> None:
-                share = run.trials * (done / total_jobs if total_jobs else 1.0)
-                progress.update("rescore", (before + offsets[protocol] + share) / total,
-                                f"rescoring {run.name} under {protocol}")
+        def advance(protocol: str, done: int, total_jobs: int, run: StudyRun = run,
+                    offsets: dict[str, int] = offsets, before: int = done_before) -> None:
+            share = run.trials * (done / total_jobs if total_jobs else 1.0)
+            progress.update("rescore", (before + offsets[protocol] + share) / total,
+                            f"rescoring {run.name} under {protocol}")
 
-            rescored = rescore_both(store, run.id, rows[run.id].config, override=override, pool=get_pool,
-                                    memo=memo, on_progress=advance)
-            out[run.id] = run_verdicts(store, run.id, rescored)
-            done_before += run.trials * len(PROTOCOLS)
-        if memo:  # something ran: say which isolation layers it ran under
-            layers = _probe_layers(get_pool())
-    finally:
-        for opened_pool in opened:
-            opened_pool.close()
+        rescored = rescore_both(store, run.id, rows[run.id].config, override=override, pool=get_pool,
+                                memo=memo, on_progress=advance)
+        out[run.id] = run_verdicts(store, run.id, rescored)
+        done_before += run.trials * len(PROTOCOLS)
+    layers = _probe_layers(get_pool()) if memo else None  # something ran: say which isolation layers it ran under
     progress.update("rescore", 1.0, "rescoring done")
     return out, layers

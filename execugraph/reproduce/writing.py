@@ -73,6 +73,22 @@ def flip_lines(runs: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def suites_text(section: dict[str, Any], warnings: list[str]) -> str:
+    """What the amplified tests say about a family, in words; when some run could not be graded on them, which
+    and why (its warning), so a reader of the report alone sees the section is missing, not empty."""
+    suites = section["suites"]
+    if not suites.get("available"):
+        missing = list(suites.get("missing") or [])
+        why = [w for w in warnings if any(w.startswith(f"{name}: ") for name in missing) and "amplified" in w]
+        runs = ", ".join(missing) or "some run"
+        return (f"Not available for this family: {runs} could not be graded on amplified tests, so no comparison "
+                "is shown under stronger tests" + (f" ({'; '.join(why)})." if why else " (see the warnings)."))
+    comparisons = suites["comparisons"]
+    held = sum(1 for c in comparisons if c["holds"])
+    return (f"Graded again on the amplified tests ({', '.join(suites['suites'])}): {held} of {len(comparisons)} "
+            f"conclusion(s) hold; {suites['changed_programs']} program(s) change verdict (tables below).")
+
+
 def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
     """The report as blocks (see `document`), with the rendered figures."""
     data = study.data
@@ -95,6 +111,8 @@ def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
             doc.add(Heading("Does each conclusion hold?", 3), Bullets([c["sentence"] for c in section["comparisons"]]))
         for x in section["excluded"]:
             doc.add(Paragraph(f"Not compared: {x['b']} vs {x['a']} ({x['reason']})."))
+        if "suites" in section:
+            doc.add(Heading("Conclusions under stronger tests", 3), Paragraph(suites_text(section, data["warnings"])))
         doc.add(Heading("Tables", 3), *(TableBlock(t) for t in tables))
         if figures:
             doc.add(Heading("Figures", 3))

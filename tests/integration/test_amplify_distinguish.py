@@ -24,6 +24,8 @@ def test_missed_mutants_are_split_and_amplified_kills_are_distinguishable() -> N
         assert row["amplified_killed"] <= row["distinguishable"] <= row["missed"]
         assert len(row["survivors"]) == row["distinguishable"] - row["amplified_killed"]
         assert len(row["equivalent"]) == row["missed"] - row["distinguishable"]
-        assert row["search_inputs"] > 0
+        both_miss = row["missed"] - row["amplified_killed"]  # only those need the search (the second stage)
+        assert (row["search_inputs"] > 0) == (both_miss > 0)
     assert total["amplified_killed"] >= 3  # grid_shortest_path's two off-by-one mutants and cycle_detect's one
     assert 0.0 < total["share"] <= 1.0 and "seed 1000003" in total["how"]
+    assert total["searched_problems"] == sum(1 for row in report["problems"].values() if row["search_inputs"])

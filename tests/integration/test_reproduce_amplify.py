@@ -66,6 +66,8 @@ def test_reproduce_amplify_shows_conclusions_and_failed_programs(tmp_path: Path)
     assert "Conclusions under stronger tests" in report and "Programs the stronger tests fail" in report
     assert "cycle\\_detect" in report or "cycle_detect" in report
     assert "Conclusions under stronger tests" in (out / "report.html").read_text()
+    assert "Graded again on the amplified tests (amplified:" in report  # the section says what they found in words
+    assert "each comparison under the original and the amplified (stronger) tests" in report  # the forest figure
 
     plain = subprocess.run([sys.executable, "-m", "execugraph", "--db", str(tmp_path / "runs.db"), "reproduce",
                             str(folder), "--out", str(tmp_path / "plain"), "--no-figures", "--workers", "2"],
