@@ -17,7 +17,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from execugraph.figures.theme import MARGIN, NOTE_COLOUR, NOTE_MARGIN_B, TOP_LEGEND, styled
+from execugraph.figures.theme import MARGIN, NOTE_COLOUR, NOTE_MARGIN_B, TOP_LEGEND, fit_title, styled
 from execugraph.text_safety import chart_text
 from execugraph.verdicts.compare import significant as significant_at_alpha
 
@@ -57,6 +57,7 @@ def inert_text(build: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
         layout = fig.layout
         if layout.title.text is not None:
             layout.title.text = chart_text(layout.title.text)
+            fit_title(fig)
         for name in [k for k in layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
             axis = layout[name]
             if axis.title.text is not None:

@@ -28,6 +28,11 @@ LEGEND = {"orientation": "v", "x": 1.02, "y": 1, "xanchor": "left", "yanchor": "
 # Above the plot, under the title, for a chart whose right margin holds a second axis (give it margin t=110).
 TOP_LEGEND = {"orientation": "h", "x": 0, "y": 1.02, "xanchor": "left", "yanchor": "bottom", "font": {"size": 11}}
 
+# A title line's most characters: two charts side by side on an 800 px screen get about 280 px each, which holds
+# about 34 characters of the 15 px title font; longer titles break at spaces (the same lines on page and in file).
+TITLE_LINE_CHARS = 34
+TITLE_LINE_PX = 19  # what each further title line adds to the top margin
+
 # A paper's text width (7 in at 96 px/in): one column of a one-column article, `figure*` in two columns.
 PAPER_WIDTH_PX = 672
 PAPER_HEIGHT_PX = 420
@@ -40,8 +45,8 @@ def _template() -> go.layout.Template:
     base.layout.update(
         colorway=list(COLORWAY),
         font=FONT,
-        title={"font": {"size": 15, "color": TEXT_COLOUR}, "x": 0, "xanchor": "left", "xref": "paper",
-               "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 14}},
+        title={"font": {"size": 15, "color": TEXT_COLOUR}, "x": 0, "xanchor": "left", "xref": "container",
+               "y": 1, "yanchor": "top", "yref": "container", "pad": {"t": 14, "l": 10}},
         margin=MARGIN,
         legend=LEGEND,
         paper_bgcolor="white",
@@ -54,6 +59,29 @@ def _template() -> go.layout.Template:
 
 
 TEMPLATE = _template()
+
+
+def wrapped_title(text: str, width: int = TITLE_LINE_CHARS) -> tuple[str, int]:
+    """`text` broken at spaces into lines of at most `width` characters (a longer word keeps its own line), joined
+    with plotly's `<br>`; and the number of lines. Escaped text is safe to break: entities hold no space."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines), len(lines)
+
+
+def fit_title(fig: go.Figure) -> None:
+    """Break a long title into lines and give each further line room in the top margin."""
+    text = fig.layout.title.text
+    if not text or "<br>" in text:
+        return
+    fig.layout.title.text, lines = wrapped_title(text)
+    if lines > 1:
+        top = fig.layout.margin.t if fig.layout.margin.t is not None else MARGIN["t"]
+        fig.layout.margin.t = top + TITLE_LINE_PX * (lines - 1)
 
 
 def styled(fig: go.Figure) -> go.Figure:

@@ -105,7 +105,7 @@ def test_missing_suite_reuse_by_digest_and_policy_unavailable_family_and_figure(
         (trace,) = figure.data
         assert list(trace.y) == ["arm_b − arm_a · original tests", "arm_b − arm_a · amplified tests"]
         assert list(trace.x) == [comparison["original"]["delta_pp"], comparison["amplified"]["delta_pp"]]
-        assert "original and the amplified tests" in figure.layout.title.text
+        assert "original and the amplified tests" in figure.layout.title.text.replace("<br>", " ")
 
         # another sandbox policy (or another suite digest): rescored again, not reused
         from sandbox import POLICY_VERSION

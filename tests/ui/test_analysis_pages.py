@@ -14,14 +14,14 @@ from ui.keys import ALL_PAIRS, Abl, Export, Stats
 
 
 def _titles(at) -> list[str]:
-    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"].replace("<br>", " ") for c in at.get("plotly_chart")]
 
 
 def _figure(at, prefix: str) -> dict:
     return next(
         json.loads(c.proto.spec)
         for c in at.get("plotly_chart")
-        if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith(prefix)
+        if json.loads(c.proto.spec)["layout"]["title"]["text"].replace("<br>", " ").startswith(prefix)
     )
 
 

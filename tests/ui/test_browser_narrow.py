@@ -1,5 +1,6 @@
-"""Narrow screens (issue 30): at 1280x800 and 800x900, Batch, Runs and Statistics show every label and button
-text whole: no word broken across lines ("Concu rrency"), no text cut off ("C.."), no Streamlit exception."""
+"""Narrow screens (issue 30): at 1280x800 and 800x900, Batch, Runs, Statistics and Ablations show every label and
+button text whole: no word broken across lines ("Concu rrency"), no text cut off ("C.."), no chart title wider than
+its chart, no Streamlit exception."""
 
 from __future__ import annotations
 
@@ -12,7 +13,20 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]
 SIZES = ((1280, 800), (800, 900))
-PAGES = {"batch": "Launch", "runs": "Run detail", "statistics": "Paired comparisons"}
+PAGES = {"batch": "Launch", "runs": "Run detail", "statistics": "Paired comparisons", "ablations": "Pass rate by arm"}
+
+# Every chart title inside its chart: a title wider than the chart (two charts side by side at 800 px) is cut off.
+CUT_TITLES = """() => {
+  const out = [];
+  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    const svg = chart.querySelector('svg.main-svg');
+    const title = chart.querySelector('.gtitle');
+    if (!svg || !title) continue;
+    const box = svg.getBoundingClientRect(), t = title.getBoundingClientRect();
+    if (t.left < box.left - 1 || t.right > box.right + 1) out.push(`${title.textContent} (${Math.round(t.width)}px in ${Math.round(box.width)}px)`);
+  }
+  return out;
+}"""
 
 # Every widget label and button text: cut when its text is wider than its box, broken when one of its words is
 # wider than the box it wraps in (the browser then breaks that word across lines).
@@ -59,7 +73,7 @@ def test_labels_are_whole_on_narrow_screens(server, size):  # noqa: F811
                 _settled(page)
                 page.screenshot(path=str(ARTIFACTS / f"narrow-{path}-{width}x{height}.png"), full_page=True)
                 assert page.locator('[data-testid="stException"]').count() == 0, path
-                if cut := page.evaluate(CUT_TEXT):
+                if cut := page.evaluate(CUT_TEXT) + page.evaluate(CUT_TITLES):
                     problems[path] = cut
             assert not problems, problems
         finally:

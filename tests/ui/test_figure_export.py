@@ -37,8 +37,17 @@ def _rgb(hex_colour: str) -> str:
 
 
 def _svg_text(svg: str, cls: str) -> str | None:
-    found = re.search(rf'class="{cls}"[^>]*>([^<]*)<', svg)
-    return html.unescape(found.group(1)) if found else None
+    """The text of the element of class `cls`; a title broken into lines (tspans) read with one space per break."""
+    found = re.search(rf'<text class="{cls}"[^>]*>(.*?)</text>', svg, re.S)
+    if not found:
+        return None
+    lines = re.findall(r'<tspan class="line"[^>]*>(.*?)</tspan>', found.group(1), re.S) or [found.group(1)]
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", line)) for line in lines)
+
+
+def _shown(title: str) -> str:
+    """A spec title as it reads: plotly's `<br>` line breaks as spaces, entities decoded."""
+    return html.unescape(title.replace("<br>", " "))
 
 
 def _bar_fills(svg: str) -> list[str]:
@@ -77,11 +86,11 @@ def _compare(fig: go.Figure) -> str:
     spec_json = fig.to_json()
     spec = json.loads(spec_json)
     svg = static.to_image(spec_json, "svg").decode()
-    assert _svg_text(svg, "gtitle") == html.unescape(spec["layout"]["title"]["text"])
+    assert _svg_text(svg, "gtitle") == _shown(spec["layout"]["title"]["text"])
     for axis, cls in (("yaxis", "ytitle"), ("xaxis", "xtitle")):
         title = ((spec["layout"].get(axis) or {}).get("title") or {}).get("text")
         if title:
-            assert _svg_text(svg, cls) == html.unescape(title)
+            assert _svg_text(svg, cls) == _shown(title)
     assert sorted(_bar_fills(svg)) == sorted(_expected_fills(spec))
     wanted = (spec["layout"].get("yaxis") or {}).get("range")
     if wanted and "ytick" in svg:
