@@ -12,57 +12,22 @@ from typing import TYPE_CHECKING, cast
 import streamlit as st
 
 from execugraph import views
-from execugraph.steps import (
-    EvaluatorOutput,
-    ExplainerOutput,
-    GeneratorOutput,
-    GradeOutput,
-    OptimizerOutput,
-    PlannerOutput,
-    ReviewerOutput,
-    severity_of,
-)
+from execugraph.agents.nodes import spec_for, trace_of
+from execugraph.agents.registry import Block
+from execugraph.steps import GeneratorOutput
 from execugraph.text_safety import md_rich, md_text
 from execugraph.views import StepRow, code_diff, test_result_rows
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
-ICONS = {
-    "planner": ":material/map:",
-    "generator": ":material/code:",
-    "reviewer": ":material/rate_review:",
-    "evaluator": ":material/science:",
-    "optimizer": ":material/auto_fix_high:",
-    "grade": ":material/flag:",
-    "explainer": ":material/chat:",
-}
+DEFAULT_ICON = ":material/radio_button_checked:"  # a step no registered node made (an imported record)
 
 
 def step_title(step: StepRow) -> str:
     """One line: icon, node, attempt and the gist of its output."""
     node, out = step["node"], step.get("output") or {}
-    gist = ""
-    if out.get("error"):
-        gist = "failed with an error"
-    elif node == "evaluator":
-        ran = cast(EvaluatorOutput, out)
-        gist = f"{ran.get('verdict')} {ran.get('tests_passed')}/{ran.get('tests_total')} -> {ran.get('decision')}"
-    elif node == "grade":
-        graded = cast(GradeOutput, out)
-        gist = (f"{'PASSED' if graded.get('passed') else 'FAILED'} ({graded.get('verdict')}, "
-                f"{graded.get('tests_passed')}/{graded.get('tests_total')})")
-    elif node == "reviewer":
-        if views.unparsed_reply(step):
-            gist = "reply not parsed"
-        else:
-            gist = f"severity {severity_of(out) or '?'}"
-        gist += ", sent back" if cast(ReviewerOutput, out).get("gated") else ""
-    elif node == "optimizer":
-        tried = cast(OptimizerOutput, out)
-        gist = "accepted" if tried.get("accepted") else f"kept the original ({tried.get('reason', '')})"
-    elif node == "generator":
-        gist = cast(GeneratorOutput, out).get("reason", "")
+    gist = "failed with an error" if out.get("error") else trace_of(node).gist(out)
     parts = [f"#{step.get('seq', '?')} {node}", f"attempt {step.get('attempt', 0)}"]
     if gist:
         parts.append(gist)
@@ -92,14 +57,10 @@ def _test_results(store: Store, step_id: int | None) -> None:
             st.code(execution.code, language="python", line_numbers=True)
 
 
-def _unparsed(step: StepRow, store: Store) -> bool:
-    """Say when the agent's reply could not be used as written, and show the reply; True if so."""
-    problem = views.unparsed_reply(step)
-    if problem is None:
-        return False
+def _unparsed(problem: str, step: StepRow, store: Store) -> None:
+    """Say that the agent's reply could not be used as written (`problem`: why), and show the reply."""
     st.warning(md_text(problem), icon=":material/warning:")
     st.code(views.raw_reply(store, step.get("step_id")) or "(no reply recorded)", language="text", wrap_lines=True)
-    return True
 
 
 def explanation(text: str | None) -> None:
@@ -114,63 +75,34 @@ def explanation(text: str | None) -> None:
 
 
 def render_step(step: StepRow, store: Store, *, previous_code: str = "") -> None:
-    """The body of one step: plan, code, review, per-test results, decision, optimizer diff or explanation."""
+    """The body of one step as its node's registered trace view lays it out (plan, code, review, test results...)."""
     node, out = step["node"], step.get("output") or {}
     error = out.get("error")
     if error:
         st.error(f"This step raised {md_text(error)}", icon=":material/error:")
-    if node == "planner":
-        planned = cast(PlannerOutput, out)
-        st.markdown(md_rich(planned.get("plan")) if planned.get("plan") else "_no plan_")
-        if planned.get("hits"):
-            st.caption("Retrieved techniques")
-            st.dataframe(planned.get("hits"), hide_index=True)
-    elif node == "generator":
-        _unparsed(step, store)
-        st.code(cast(GeneratorOutput, out).get("code") or "# (no code)", language="python", line_numbers=True)
-    elif node == "reviewer":
-        review = cast(ReviewerOutput, out).get("review") or {}
-        assumed = _unparsed(step, store)
-        st.markdown(f"**Severity:** {md_text(severity_of(out) or '?')}"
-                    + (" (assumed, not in the reply)" if assumed else ""))
-        for title, items in (
-            ("Invariants", review.get("invariants")),
-            ("Potential failures", review.get("potential_failures")),
-        ):
-            if items:
-                st.markdown(f"**{title}:**\n" + "\n".join(f"- {md_text(item)}" for item in items))
-    elif node == "evaluator":
-        ran = cast(EvaluatorOutput, out)
-        st.markdown(
-            f"**Verdict:** {md_text(ran.get('verdict'))} · **tests:** {ran.get('tests_passed')}/"
-            f"{ran.get('tests_total')} ({md_text(ran.get('test_source', '?'))} tests) · **decision:** "
-            f"{md_text(ran.get('decision'))}"
-        )
+    for block in trace_of(node).body(out):
+        _draw(block, step, store, previous_code)
+
+
+def _draw(block: Block, step: StepRow, store: Store, previous_code: str) -> None:
+    """One block of a step's body (execugraph.agents.registry.Block) as its widget."""
+    kind = block.kind
+    if kind in ("markdown", "caption", "success", "error"):
+        {"markdown": st.markdown, "caption": st.caption, "success": st.success, "error": st.error}[kind](block.text)
+    elif kind == "code":
+        st.code(block.text, language=block.language, line_numbers=block.line_numbers)
+    elif kind == "table":
+        st.dataframe(list(block.rows), hide_index=True)
+    elif kind == "diff":
+        st.code(code_diff(previous_code, block.text, "before", "optimized") or "(no change)", language="diff")
+    elif kind == "unparsed":
+        _unparsed(block.text, step, store)
+    elif kind == "executions":
         _test_results(store, step.get("step_id"))
-        if ran.get("feedback"):
-            st.caption("Feedback sent to the generator")
-            st.code(ran.get("feedback"), language="text")
-    elif node == "optimizer":
-        tried = cast(OptimizerOutput, out)
-        st.markdown(f"**{'Accepted' if tried.get('accepted') else 'Rejected'}:** {md_text(tried.get('reason', ''))}")
-        candidate = tried.get("candidate")
-        if candidate:
-            diff = code_diff(previous_code, candidate, "before", "optimized")
-            st.code(diff or "(no change)", language="diff")
-        _test_results(store, step.get("step_id"))
-    elif node == "grade":
-        graded = cast(GradeOutput, out)
-        ok = graded.get("passed")
-        (st.success if ok else st.error)(
-            f"{'Passed' if ok else 'Failed'}: {md_text(graded.get('verdict'))}, "
-            f"{graded.get('tests_passed')}/{graded.get('tests_total')} {md_text(graded.get('test_source', ''))} tests"
-        )
-        _test_results(store, step.get("step_id"))
-    elif node == "explainer":
-        explanation(cast(ExplainerOutput, out).get("explanation"))
+    elif kind == "explanation":
+        explanation(block.text)
     else:
-        st.json(out)
-        _test_results(store, step.get("step_id"))  # e.g. the recorded grading of an imported trial
+        st.json(dict(block.data))
 
 
 def render_llm_calls(store: Store, step_id: int | None) -> None:
@@ -191,6 +123,11 @@ def render_llm_calls(store: Store, step_id: int | None) -> None:
         st.code(call.response, language="text", wrap_lines=True, height=160)
 
 
+def _icon(node: str) -> str:
+    spec = spec_for(node)
+    return spec.icon if spec is not None else DEFAULT_ICON
+
+
 def render_steps(
     steps: list[StepRow],
     store: Store,
@@ -208,7 +145,7 @@ def render_steps(
         with st.expander(
             title,
             expanded=expanded or step.get("seq") == highlight_seq,
-            icon=ICONS.get(step["node"], ":material/radio_button_checked:"),
+            icon=_icon(step["node"]),
         ):
             render_step(step, store, previous_code=code)
             if calls:

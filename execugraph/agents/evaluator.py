@@ -8,13 +8,15 @@ when that rule needs them.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import execute
 from execugraph.agents.prompts import format_feedback, render, task_values
+from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.grading import (
     SMOKE_TEST,
     GradingSettings,
@@ -28,6 +30,7 @@ from execugraph.grading import grading_tests as rule_grading_tests
 from execugraph.parsing import parse_generated_stdio_tests, parse_generated_tests
 from execugraph.state import Sample, TrialState
 from execugraph.steps import Decision, EvaluatorOutput, TestWriting
+from execugraph.text_safety import md_text
 
 
 def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> TrialState:
@@ -112,3 +115,39 @@ def grading_tests(ctx: TrialContext, state: TrialState) -> tuple[list[dict[str, 
     """The tests that grade the trial (the grading rule, with this trial's loop tests as the fallback)."""
     fallback = (state.get("feedback_tests") or [], state.get("test_source", "smoke"))
     return rule_grading_tests(ctx.problem, GradingSettings.of(ctx.config), fallback)
+
+
+# -- how a trace shows an evaluator step -----------------------------------------------------------------
+def _describe(output: Mapping[str, Any]) -> str:
+    ran = cast(EvaluatorOutput, output)
+    return f"{ran.get('verdict')} ({ran.get('tests_passed')}/{ran.get('tests_total')} tests, then {ran.get('decision')})"
+
+
+def _gist(output: Mapping[str, Any]) -> str:
+    ran = cast(EvaluatorOutput, output)
+    return f"{ran.get('verdict')} {ran.get('tests_passed')}/{ran.get('tests_total')} -> {ran.get('decision')}"
+
+
+def _body(output: Mapping[str, Any]) -> list[Block]:
+    ran = cast(EvaluatorOutput, output)
+    blocks = [
+        Block("markdown", f"**Verdict:** {md_text(ran.get('verdict'))} · **tests:** {ran.get('tests_passed')}/"
+                          f"{ran.get('tests_total')} ({md_text(ran.get('test_source', '?'))} tests) · **decision:** "
+                          f"{md_text(ran.get('decision'))}"),
+        Block("executions"),
+    ]
+    if ran.get("feedback"):
+        blocks += [Block("caption", "Feedback sent to the generator"), Block("code", ran.get("feedback", ""))]
+    return blocks
+
+
+def _signature(output: Mapping[str, Any]) -> tuple[Any, ...]:
+    ran = cast(EvaluatorOutput, output)
+    return (ran.get("verdict"), ran.get("tests_passed"), ran.get("tests_total"), ran.get("decision"))
+
+
+SPEC = register(NodeSpec(
+    name="evaluator", run=evaluate, output_type=EvaluatorOutput, prompt="test_writer", colour="#f4511e",
+    icon=":material/science:",
+    trace=TraceView(gist=_gist, body=_body, signature=_signature, describe=_describe),
+))

@@ -7,10 +7,14 @@ next retry prompt says so, asking for a different program (the README's Conditio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, cast
+
 from langgraph.runtime import Runtime
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import format_review, render, task_values
+from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import extract_code
 from execugraph.state import TrialState
 from execugraph.steps import GeneratorOutput
@@ -73,3 +77,29 @@ def generate(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
     if decision == "revise":
         update["review_gated"] = True
     return update
+
+
+# -- how a trace shows a generator step ------------------------------------------------------------------
+def _unparsed(output: Mapping[str, Any]) -> str | None:
+    if cast(GeneratorOutput, output).get("parsed_ok") is False:
+        return "No usable code could be extracted from the generator's reply. The reply as written:"
+    return None
+
+
+def _body(output: Mapping[str, Any]) -> list[Block]:
+    problem = _unparsed(output)
+    code = cast(GeneratorOutput, output).get("code") or "# (no code)"
+    return [*([Block("unparsed", problem)] if problem else []), Block("code", code, "python", line_numbers=True)]
+
+
+SPEC = register(NodeSpec(
+    name="generator", run=generate, output_type=GeneratorOutput, prompt="generator", colour="#1e88e5",
+    icon=":material/code:",
+    trace=TraceView(
+        gist=lambda output: cast(GeneratorOutput, output).get("reason", ""),
+        body=_body,
+        signature=lambda output: (str(cast(GeneratorOutput, output).get("code", "")).strip(),),
+        differs="wrote different code",
+        unparsed=_unparsed,
+    ),
+))

@@ -7,14 +7,19 @@ later rescore can tell whether it grades on the very suite this trial was graded
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, cast
+
 from langgraph.runtime import Runtime
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.evaluator import grading_tests
 from execugraph.agents.execution import execute
+from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.grading import passed, protocol_note, suite_digest
 from execugraph.state import TrialState
 from execugraph.steps import GradeOutput
+from execugraph.text_safety import md_text
 
 
 def grade(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
@@ -51,3 +56,30 @@ def grade(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
         out.update(output)
     return {"grading": result | {"passed": ok, "code": code, "suite_digest": digest}, "code": code,
             "test_source": source}
+
+
+# -- how a trace shows a grade step ----------------------------------------------------------------------
+def _gist(output: Mapping[str, Any]) -> str:
+    graded = cast(GradeOutput, output)
+    return (f"{'PASSED' if graded.get('passed') else 'FAILED'} ({graded.get('verdict')}, "
+            f"{graded.get('tests_passed')}/{graded.get('tests_total')})")
+
+
+def _body(output: Mapping[str, Any]) -> list[Block]:
+    graded = cast(GradeOutput, output)
+    ok = graded.get("passed")
+    said = (f"{'Passed' if ok else 'Failed'}: {md_text(graded.get('verdict'))}, "
+            f"{graded.get('tests_passed')}/{graded.get('tests_total')} {md_text(graded.get('test_source', ''))} tests")
+    return [Block("success" if ok else "error", said), Block("executions")]
+
+
+def _describe(output: Mapping[str, Any]) -> str:
+    graded = cast(GradeOutput, output)
+    return f"{'passed' if graded.get('passed') else 'failed'} ({graded.get('verdict')})"
+
+
+SPEC = register(NodeSpec(
+    name="grade", run=grade, output_type=GradeOutput, colour="#6d4c41", icon=":material/flag:",
+    trace=TraceView(gist=_gist, body=_body, describe=_describe,
+                    signature=lambda output: (bool(output.get("passed")), output.get("verdict"))),
+))

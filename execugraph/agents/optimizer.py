@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, cast
+
 from langgraph.runtime import Runtime
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import execute, passed
 from execugraph.agents.prompts import render, task_values
+from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import extract_code
 from execugraph.state import TrialState
 from execugraph.steps import OptimizerOutcome, OptimizerOutput
+from execugraph.text_safety import md_text
 
 
 def optimize(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
@@ -38,3 +43,35 @@ def optimize(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
         "decision": "grade",
         "repairs": [*state.get("repairs", []), *parsed.repairs],
     }
+
+
+# -- how a trace shows an optimizer step -----------------------------------------------------------------
+def _describe(output: Mapping[str, Any]) -> str:
+    tried = cast(OptimizerOutput, output)
+    return "accepted" if tried.get("accepted") else f"rejected ({tried.get('reason', '')})"
+
+
+def _gist(output: Mapping[str, Any]) -> str:
+    tried = cast(OptimizerOutput, output)
+    return "accepted" if tried.get("accepted") else f"kept the original ({tried.get('reason', '')})"
+
+
+def _body(output: Mapping[str, Any]) -> list[Block]:
+    tried = cast(OptimizerOutput, output)
+    blocks = [Block("markdown", f"**{'Accepted' if tried.get('accepted') else 'Rejected'}:** "
+                                f"{md_text(tried.get('reason', ''))}")]
+    if tried.get("candidate"):
+        blocks.append(Block("diff", tried.get("candidate", "")))
+    return [*blocks, Block("executions")]
+
+
+def _signature(output: Mapping[str, Any]) -> tuple[Any, ...]:
+    tried = cast(OptimizerOutput, output)
+    return (bool(tried.get("accepted")), str(tried.get("candidate", "")).strip())
+
+
+SPEC = register(NodeSpec(
+    name="optimizer", run=optimize, output_type=OptimizerOutput, prompt="optimizer", colour="#fdd835",
+    icon=":material/auto_fix_high:",
+    trace=TraceView(gist=_gist, body=_body, signature=_signature, describe=_describe),
+))

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render, task_values
+from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import parse_plan
 from execugraph.state import TrialState
 from execugraph.steps import PlannerOutput, Retrieval
+from execugraph.text_safety import md_rich
 
 
 def retrieve_techniques(ctx: TrialContext, out: dict[str, Any]) -> str:
@@ -37,3 +40,22 @@ def plan(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
         parsed = parse_plan(ctx.ask("planner", prompt))
         out.update(PlannerOutput(plan=parsed.value, repairs=parsed.repairs))
     return {"plan": parsed.value, "repairs": [*state.get("repairs", []), *parsed.repairs]}
+
+
+# -- how a trace shows a planner step --------------------------------------------------------------------
+def _body(output: Mapping[str, Any]) -> list[Block]:
+    planned = cast(PlannerOutput, output)
+    blocks = [Block("markdown", md_rich(planned.get("plan")) if planned.get("plan") else "_no plan_")]
+    if planned.get("hits"):
+        blocks += [Block("caption", "Retrieved techniques"), Block("table", rows=tuple(planned.get("hits") or ()))]
+    return blocks
+
+
+def _signature(output: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (str(cast(PlannerOutput, output).get("plan", "")).strip(),)
+
+
+SPEC = register(NodeSpec(
+    name="planner", run=plan, output_type=PlannerOutput, prompt="planner", colour="#7e57c2", icon=":material/map:",
+    trace=TraceView(body=_body, signature=_signature, differs="made a different plan"),
+))

@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from execugraph.agents.registry import inline_template, role_duty
+
 PROMPT_DIR = Path(__file__).with_name("prompts")
 PROMPT_NAMES = (
     "planner",
@@ -53,9 +55,14 @@ class PromptError(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-@cache
 def load_template(name: str) -> str:
-    """The raw text of prompts/<name>.txt."""
+    """The raw text of prompts/<name>.txt, or the template a registered node carries under `name`."""
+    carried = inline_template(name)
+    return carried if carried is not None else _template_file(name)
+
+
+@cache
+def _template_file(name: str) -> str:
     path = PROMPT_DIR / f"{name}.txt"
     if not path.is_file():
         raise PromptError(f"no prompt template {name!r} (looked for {path}); known: {', '.join(PROMPT_NAMES)}")
@@ -92,10 +99,11 @@ def render(name: str, **values: Any) -> str:
 
 
 def system_prompt(role: str) -> str:
-    """A one-paragraph system message for an agent role (planner, generator, reviewer, ...)."""
-    if role not in ROLE_DUTIES:
+    """A one-paragraph system message for an agent role (planner, generator, reviewer, ... or a registered node's)."""
+    declared = ROLE_DUTIES.get(role) or role_duty(role)
+    if declared is None:
         raise PromptError(f"no system prompt for role {role!r}; known roles: {', '.join(ROLE_DUTIES)}")
-    title, duty = ROLE_DUTIES[role]
+    title, duty = declared
     return render("system", role=title, duty=duty)
 
 

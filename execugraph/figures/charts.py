@@ -17,20 +17,10 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from execugraph.agents.nodes import colour_of
 from execugraph.figures.theme import MARGIN, NOTE_COLOUR, NOTE_MARGIN_B, TOP_LEGEND, fit_title, styled
 from execugraph.text_safety import chart_text
 from execugraph.verdicts.compare import significant as significant_at_alpha
-
-NODE_COLOURS = {
-    "planner": "#7e57c2",
-    "generator": "#1e88e5",
-    "reviewer": "#00897b",
-    "evaluator": "#f4511e",
-    "optimizer": "#fdd835",
-    "grade": "#6d4c41",
-    "explainer": "#43a047",
-}
-
 
 _TRACE_TEXT = ("name", "x", "y", "text", "hovertext", "customdata")
 
@@ -118,7 +108,7 @@ def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = N
                 x=[max(s["duration_s"] or 0.0, 0.001) for s in mine],
                 base=[s["start_s"] for s in mine],
                 marker={
-                    "color": NODE_COLOURS.get(node, "#9e9e9e"),
+                    "color": colour_of(node),  # each node declares its colour (execugraph.agents.nodes)
                     "line": {"width": [3 if s["seq"] == highlight_seq else 0 for s in mine], "color": "#d50000"},
                 },
                 customdata=[[s["llm_calls"], s["tokens_in"] + s["tokens_out"], s["cache_hits"]] for s in mine],

@@ -4,21 +4,12 @@ and where it first parted ways with another trial of the same problem."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
 
+from execugraph.agents.nodes import trace_of
 from execugraph.stats.near_limit import closest, first_timeout, limit_use
-from execugraph.steps import (
-    EvaluatorOutput,
-    GeneratorOutput,
-    GradeOutput,
-    OptimizerOutput,
-    PlannerOutput,
-    ReviewerOutput,
-    StepOutput,
-    severity_of,
-)
+from execugraph.steps import GeneratorOutput, OptimizerOutput, StepOutput
 from execugraph.store import trace_reads
 from execugraph.views.formatting import duration, map_traceback
 
@@ -139,56 +130,18 @@ class Divergence:
     seq_b: int | None
 
 
-def _signature(node: str, output: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    """The parts of a step's output that decide what happens next (None: nothing to compare)."""
-    if node == "planner":
-        return (str(cast(PlannerOutput, output).get("plan", "")).strip(),)
-    if node == "generator":
-        return (str(cast(GeneratorOutput, output).get("code", "")).strip(),)
-    if node == "reviewer":
-        return (severity_of(output), bool(cast(ReviewerOutput, output).get("gated")))
-    if node == "evaluator":
-        ran = cast(EvaluatorOutput, output)
-        return (ran.get("verdict"), ran.get("tests_passed"), ran.get("tests_total"), ran.get("decision"))
-    if node == "optimizer":
-        tried = cast(OptimizerOutput, output)
-        return (bool(tried.get("accepted")), str(tried.get("candidate", "")).strip())
-    if node == "grade":
-        graded = cast(GradeOutput, output)
-        return (bool(graded.get("passed")), graded.get("verdict"))
-    return None
-
-
-def _describe(node: str, output: Mapping[str, Any]) -> str:
-    if node == "evaluator":
-        ran = cast(EvaluatorOutput, output)
-        return (
-            f"{ran.get('verdict')} ({ran.get('tests_passed')}/{ran.get('tests_total')} tests, "
-            f"then {ran.get('decision')})"
-        )
-    if node == "grade":
-        graded = cast(GradeOutput, output)
-        return f"{'passed' if graded.get('passed') else 'failed'} ({graded.get('verdict')})"
-    if node == "reviewer":
-        return f"severity {severity_of(output)}"
-    if node == "optimizer":
-        tried = cast(OptimizerOutput, output)
-        return "accepted" if tried.get("accepted") else f"rejected ({tried.get('reason', '')})"
-    return "different output"
-
-
 def first_divergence(steps_a: list[StepRow], steps_b: list[StepRow]) -> Divergence | None:
     """The first step at which two trials differ in agent, or in an output that steers the workflow."""
     for index, (a, b) in enumerate(zip(steps_a, steps_b, strict=False)):
         if a["node"] != b["node"]:
             return Divergence(index, f"different agent: {a['node']} vs {b['node']}", a["seq"], b["seq"])
         out_a, out_b = a.get("output") or {}, b.get("output") or {}
-        if _signature(a["node"], out_a) != _signature(b["node"], out_b):
-            if a["node"] in ("generator", "planner"):
-                what = "wrote different code" if a["node"] == "generator" else "made a different plan"
-                reason = f"{a['node']} {what}"
+        shown = trace_of(a["node"])  # the node's registered signature: the parts that steer the workflow
+        if shown.signature(out_a) != shown.signature(out_b):
+            if shown.differs is not None:
+                reason = f"{a['node']} {shown.differs}"
             else:
-                reason = f"{a['node']}: {_describe(a['node'], out_a)} vs {_describe(b['node'], out_b)}"
+                reason = f"{a['node']}: {shown.describe(out_a)} vs {shown.describe(out_b)}"
             return Divergence(index, reason, a["seq"], b["seq"])
     if len(steps_a) != len(steps_b):
         index = min(len(steps_a), len(steps_b))
@@ -243,19 +196,7 @@ def test_result_rows(results: list[dict[str, Any]], program: str = "") -> list[d
 
 def unparsed_reply(step: StepRow) -> str | None:
     """Why an agent's reply was not used as written (None when it was), so a default is never shown as a finding."""
-    node, out = step.get("node"), step.get("output") or {}
-    repairs = cast(Mapping[str, Any], out).get("repairs") or []
-    if node == "reviewer":
-        if cast(ReviewerOutput, out).get("parsed_ok") is False or "no_review_found" in repairs:
-            return (
-                "The reviewer's reply could not be read as a review: no severity, invariants or failures were "
-                "found in it. The workflow went on as if the severity were low. The reply as written:"
-            )
-        if "missing_key:severity" in repairs:
-            return "The reviewer's reply named no severity; low was assumed. The reply as written:"
-    if node == "generator" and cast(GeneratorOutput, out).get("parsed_ok") is False:
-        return "No usable code could be extracted from the generator's reply. The reply as written:"
-    return None
+    return trace_of(step.get("node", "")).unparsed(step.get("output") or {})
 
 
 def raw_reply(store: Store, step_id: int | None) -> str:

@@ -1,0 +1,29 @@
+"""Every registered node, the built-ins loaded: import this (not `registry`) to read the nodes.
+
+Each built-in agent module registers its own `NodeSpec` when it is imported; importing them all here
+gives the graph, the trace view, the step renderer and the charts one complete registry to read.
+"""
+
+from __future__ import annotations
+
+from execugraph.agents import evaluator, explainer, generator, grader, optimizer, planner, reviewer
+from execugraph.agents.registry import NodeSpec, TraceView, extras, known_nodes, spec_for, specs
+
+BUILT_IN: tuple[NodeSpec, ...] = (
+    planner.SPEC, generator.SPEC, reviewer.SPEC, evaluator.SPEC, optimizer.SPEC, grader.SPEC, explainer.SPEC,
+)
+UNKNOWN_COLOUR = "#9e9e9e"  # a step no registered node made (an imported trial's record step)
+
+__all__ = ["BUILT_IN", "NodeSpec", "extras", "known_nodes", "spec_for", "specs", "colour_of", "trace_of"]
+
+
+def colour_of(node: str) -> str:
+    """The colour of `node`'s bars in the step timeline."""
+    spec = spec_for(node)
+    return spec.colour if spec is not None else UNKNOWN_COLOUR
+
+
+def trace_of(node: str) -> TraceView:
+    """How a trace shows `node`'s steps (an unregistered node's: its output as JSON)."""
+    spec = spec_for(node)
+    return spec.trace if spec is not None else TraceView()
