@@ -37,7 +37,7 @@ DESCRIPTIONS: dict[str, str] = {
 _BUDGET = re.compile(r"^(?P<name>[a-z0-9-]+)(@(?P<budget>\d+))?$")
 
 
-class UnknownConditionError(ValueError):
+class UnknownConditionName(ValueError):
     """Raised for a condition name that is not defined in CONDITIONS."""
 
 
@@ -46,7 +46,7 @@ def resolve_condition(spec: str, **overrides: Any) -> RunConfig:
     match = _BUDGET.match(spec.strip())
     if not match or match["name"] not in CONDITIONS:
         known = ", ".join(CONDITIONS)
-        raise UnknownConditionError(f"unknown condition {spec!r}; known: {known} (optionally name@N for a budget)")
+        raise UnknownConditionName(f"unknown condition {spec!r}; known: {known} (optionally name@N for a budget)")
     name = match["name"]
     values: dict[str, Any] = {**CONDITIONS[name]}
     if match["budget"] is not None:

@@ -18,7 +18,7 @@ if notice := st.session_state.get(Runs.NOTICE):
     st.success(notice, icon=":material/check:")
     st.session_state[Runs.NOTICE] = None
 
-rows = views.run_rows(store, **filter_row(store), limit=200)
+rows = views.run_rows(store, filter_row(store), limit=200)
 if not rows:
     if store.list_runs(limit=1):
         empty_state("No run matches these filters. Clear some of them to see more.")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from execugraph.figures import charts
+from execugraph.store import RunFilter
 from execugraph.text_safety import md_text
 from ui.keys import Runs
 from ui.publish import plot
@@ -218,8 +219,8 @@ def linked_run(store: Store, labels: Mapping[int, str]) -> None:
     st.warning(f"Run {md_text(raw)} from the link not found in this database.", icon=":material/link_off:")
 
 
-def filter_row(store: Store) -> dict[str, Any]:
-    """Kind, status, benchmark, model, text, tag and date filters; returns the keyword arguments of `run_rows`."""
+def filter_row(store: Store) -> RunFilter:
+    """Kind, status, benchmark, model, text, tag and date filters; returns what `run_rows` lists by."""
     from datetime import UTC, datetime, time, timedelta
 
     from execugraph import views
@@ -248,4 +249,4 @@ def filter_row(store: Store) -> dict[str, Any]:
         name: st.session_state[key].strip()
         for key, name in ((Runs.MODEL, "model"), (Runs.TEXT, "text"), (Runs.TAG, "tag"))
     }
-    return {**chosen, **texts, "since": since, "until": until}
+    return RunFilter(**chosen, **texts, since=since, until=until)

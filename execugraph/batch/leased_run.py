@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S, LOST, SUSPENDED, RunLease
-from execugraph.batch.progress import Progress, progress
+from execugraph.batch.progress import BatchProgress, progress
 from execugraph.store import StoreBusyError, SupersededError, leases
 from execugraph.store.errors import StoreDiskFullError
 from execugraph.store.opening import disk_full_error
@@ -54,7 +54,7 @@ class LeasedRun:
         heartbeat_s: float = HEARTBEAT_S,
         claimed_at: float | None = None,
         stop: threading.Event | None = None,
-        on_progress: Callable[[Progress], None] | None = None,
+        on_progress: Callable[[BatchProgress], None] | None = None,
         cancel_every_s: float = 0.5,
         progress_every_s: float = 1.0,
     ) -> None:

@@ -19,7 +19,7 @@ SETTLED_AFTER = 20  # finished trials of a condition after which earlier runs no
 
 
 @dataclass
-class Progress:
+class BatchProgress:
     """Where a run stands; `pass_rate` is passed / graded (see `outcome`)."""
 
     total: int
@@ -50,7 +50,7 @@ class Progress:
                       running=self.running)
 
 
-def progress(store: Store, run_id: int) -> Progress:
+def progress(store: Store, run_id: int) -> BatchProgress:
     """Counts, pass rate of the graded trials, status word and, while running, the time left (`eta`)."""
     counts = Counts.from_progress(store.run_progress(run_id))
     run = store.get_run(run_id)
@@ -61,8 +61,8 @@ def progress(store: Store, run_id: int) -> Progress:
         if cancelling:
             eta = None  # what is left will not run: say how long the trials in flight take instead
     word = status_word(run.status, counts) if run is not None else ""
-    return Progress(counts.total, counts.finished, counts.passed, counts.running, counts.errors, counts.pass_rate,
-                    None if eta is None else eta.seconds, counts.graded, word, eta, cancelling, finishing)
+    return BatchProgress(counts.total, counts.finished, counts.passed, counts.running, counts.errors, counts.pass_rate,
+                         None if eta is None else eta.seconds, counts.graded, word, eta, cancelling, finishing)
 
 
 def time_left(store: Store, run: Any) -> tuple[estimates.Estimate | None, estimates.Estimate | None]:
@@ -90,7 +90,7 @@ def _ran(now: datetime, started: datetime | None) -> float:
     return 0.0 if started is None else max((now - started).total_seconds(), 0.0)
 
 
-def wait_for(store: Store, run_id: int, on_progress: Callable[[Progress], None] | None = None,
+def wait_for(store: Store, run_id: int, on_progress: Callable[[BatchProgress], None] | None = None,
              poll_s: float = 1.0, timeout_s: float | None = None) -> str:
     """Block until the run leaves queued/running; returns its final status."""
     deadline = None if timeout_s is None else time.monotonic() + timeout_s

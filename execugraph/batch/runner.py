@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.local import LocalExecutor
-from execugraph.batch.progress import Progress, progress, wait_for
+from execugraph.batch.progress import BatchProgress, progress, wait_for
 from execugraph.batch.spec import BatchSpec, batch_spec_of
 from execugraph.store import StoreBusyError, leases
 from execugraph.trial import TrialDeps
@@ -101,7 +101,7 @@ class Worker:
         run_id: int,
         *,
         claimed_at: float | None = None,
-        on_progress: Callable[[Progress], None] | None = None,
+        on_progress: Callable[[BatchProgress], None] | None = None,
     ) -> str:
         """Run a claimed run with the executor its spec names; returns the status the run was left in.
 
@@ -131,7 +131,7 @@ class Worker:
             )
         return executor.execute(run, spec)
 
-    def run_here(self, run_id: int, on_progress: Callable[[Progress], None] | None = None) -> str:
+    def run_here(self, run_id: int, on_progress: Callable[[BatchProgress], None] | None = None) -> str:
         """`batch --wait`: run `run_id` in this process and return its final status.
 
         If another worker holds the run, its progress is followed instead, and the
@@ -186,7 +186,7 @@ def claim_or_wait(
     run_id: int,
     worker_id: str,
     stale_after_s: float = STALE_AFTER_S,
-    on_progress: Callable[[Progress], None] | None = None,
+    on_progress: Callable[[BatchProgress], None] | None = None,
     poll_s: float = 1.0,
 ) -> float | None:
     """Claim `run_id` for `worker_id`, waiting while another worker holds it, and taking it over if that

@@ -129,7 +129,7 @@ class BatchSpec(BaseModel):
         if not value:
             raise ValueError("at least one condition is needed")
         for name in value:
-            resolve_condition(name)  # raises a clear UnknownConditionError
+            resolve_condition(name)  # raises a clear UnknownConditionName
         return value
 
     @field_validator("seeds")

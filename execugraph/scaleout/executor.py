@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from execugraph.batch.destinations import check_destinations
 from execugraph.batch.leased_run import LeasedRun
-from execugraph.batch.progress import Progress
+from execugraph.batch.progress import BatchProgress
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.settings import load_settings
@@ -135,7 +135,7 @@ def run_on_ray(
     store: Store,
     run_id: int,
     *,
-    on_progress: Callable[[Progress], None] | None = None,
+    on_progress: Callable[[BatchProgress], None] | None = None,
     ray_address: str | None = None,
     options: ScaleOptions | None = None,
     worker_id: str | None = None,

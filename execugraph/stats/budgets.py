@@ -31,11 +31,11 @@ class ConditionBudget:
 def _defaults(condition: str | None) -> tuple[int | None, int]:
     if condition is None:
         return (None, 1)
-    from execugraph.conditions import UnknownConditionError, resolve_condition
+    from execugraph.conditions import UnknownConditionName, resolve_condition
 
     try:
         config = resolve_condition(condition)
-    except (UnknownConditionError, ValueError):
+    except (UnknownConditionName, ValueError):
         return (None, 1)
     return (config.retry_budget, config.best_of_n)
 
@@ -78,11 +78,11 @@ def condition_family(condition: str | None) -> str | None:
     base, sep, suffix = spec.partition("@")
     if not sep or not suffix.isdigit():
         return spec
-    from execugraph.conditions import UnknownConditionError, resolve_condition
+    from execugraph.conditions import UnknownConditionName, resolve_condition
 
     try:
         same_samples = resolve_condition(base).best_of_n == resolve_condition(spec).best_of_n
-    except (UnknownConditionError, ValueError):
+    except (UnknownConditionName, ValueError):
         return spec
     return base if same_samples else spec
 

@@ -2,14 +2,16 @@
 
 This package owns the tables and every read and write of them: no SQL lives outside it
 (`tests/unit/test_store_boundary.py` checks). Import from here: `Store` (open with
-`Store.open(db)`), `make_engine`, the table models, `utcnow` (the only timestamps the store
-accepts are aware UTC) and the errors (`SupersededError` for a fenced attempt that lost its
-trial, `StoreBusyError` for a write that stayed locked out past the retry budget).
+`Store.open(db)`), `RunFilter` (which runs `Store.list_runs` lists), `make_engine`, the table
+models, `utcnow` (the only timestamps the store accepts are aware UTC) and the errors
+(`SupersededError` for a fenced attempt that lost its trial, `StoreBusyError` for a write
+that stayed locked out past the retry budget).
 
 What lives where:
 - schema and database: `models` (the SQLModel tables), `migrations` and `schema_v1`, `engine`
   (SQLite and PostgreSQL engines), `opening` (`--db` to an engine, or one sentence why not),
-  `errors`, `retry` (transient errors), `provenance` (host and versions of a run);
+  `errors`, `retry` (transient errors), `provenance` (host and versions of a run), `run_filter`
+  (`RunFilter`: which runs a listing shows);
 - the Store, by concern: `store` (the class), `transactions` (engine, sessions, fencing view),
   `validation`, `runs`, `trials`, `trace_rows` (steps, LLM calls, executions, hits),
   `problems_cache` (problems and the LLM cache), `techniques` (technique edits and the
@@ -42,6 +44,7 @@ from execugraph.store.models import (
     utcnow,
 )
 from execugraph.store.retry import StoreBusyError
+from execugraph.store.run_filter import RunFilter
 from execugraph.store.store import DuplicateTrialError, Store, StoreReadOnlyError, StoreUnavailableError
 
 __all__ = [
@@ -53,6 +56,7 @@ __all__ = [
     "ProblemRecord",
     "RetrievalHit",
     "Run",
+    "RunFilter",
     "SchemaMigration",
     "Step",
     "Store",

@@ -15,6 +15,7 @@ from sqlalchemy import ColumnElement, Connection, String, case, cast, exists, fu
 from sqlalchemy import text as sql_text
 
 from execugraph.store.models import Run, Trial
+from execugraph.store.run_filter import RunFilter
 
 FINISHED_STATUSES = ("done", "error")
 
@@ -42,37 +43,26 @@ def _has_tag(dialect: str, tag: str) -> ColumnElement[bool]:
     return _contains(cast(Run.__table__.c.tags, String), json.dumps(tag))
 
 
-def run_filters(
-    dialect: str,
-    *,
-    kind: str | None = None,
-    status: str | None = None,
-    benchmark: str | None = None,
-    model: str | None = None,
-    text: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    tag: str | None = None,
-) -> list[ColumnElement[bool]]:
+def run_filters(dialect: str, where: RunFilter) -> list[ColumnElement[bool]]:
     """WHERE clauses for `Store.list_runs`; `model` and `text` are case-insensitive substrings."""
     c = Run.__table__.c
     clauses: list[ColumnElement[bool]] = []
-    if kind:
-        clauses.append(c.kind == kind)
-    if status:
-        clauses.append(c.status == status)
-    if benchmark:
-        clauses.append(c.benchmark == benchmark)
-    if model:
-        clauses.append(_contains(cast(c.models, String), model))
-    if text:
-        clauses.append(_contains(c.title, text) | _contains(func.coalesce(c.benchmark, ""), text))
-    if since is not None:
-        clauses.append(c.created_at >= as_utc(since))
-    if until is not None:
-        clauses.append(c.created_at < as_utc(until))
-    if tag:
-        clauses.append(_has_tag(dialect, tag))
+    if where.kind:
+        clauses.append(c.kind == where.kind)
+    if where.status:
+        clauses.append(c.status == where.status)
+    if where.benchmark:
+        clauses.append(c.benchmark == where.benchmark)
+    if where.model:
+        clauses.append(_contains(cast(c.models, String), where.model))
+    if where.text:
+        clauses.append(_contains(c.title, where.text) | _contains(func.coalesce(c.benchmark, ""), where.text))
+    if where.since is not None:
+        clauses.append(c.created_at >= as_utc(where.since))
+    if where.until is not None:
+        clauses.append(c.created_at < as_utc(where.until))
+    if where.tag:
+        clauses.append(_has_tag(dialect, where.tag))
     return clauses
 
 

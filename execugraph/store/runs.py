@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 from execugraph.store import queries, waits
 from execugraph.store.models import EndpointWait, Execution, LLMCall, RetrievalHit, Run, Step, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
+from execugraph.store.run_filter import RunFilter
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import check_fields, check_tags, table_of
 
@@ -87,30 +88,10 @@ class RunRecords(StoreCore):
             self._update(Run, run_id, fields)
 
     def list_runs(
-        self,
-        kind: str | None = None,
-        status: str | None = None,
-        benchmark: str | None = None,
-        model: str | None = None,
-        text: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        tag: str | None = None,
-        limit: int = 200,
-        offset: int = 0,
+        self, where: RunFilter | None = None, *, limit: int = 200, offset: int = 0, **fields: Any
     ) -> list[Run]:
-        """Runs newest first, filtered; `model` and `text` (title/benchmark) match substrings, any case."""
-        clauses = queries.run_filters(
-            self._dialect,
-            kind=kind,
-            status=status,
-            benchmark=benchmark,
-            model=model,
-            text=text,
-            since=since,
-            until=until,
-            tag=tag,
-        )
+        """Runs newest first that meet `where`; `fields` set RunFilter's fields by keyword (`kind="batch"`)."""
+        clauses = queries.run_filters(self._dialect, (where or RunFilter()).with_fields(**fields))
         stmt = select(Run).where(*clauses).order_by(table_of(Run).c.id.desc()).limit(limit).offset(offset)
         with self._read() as session:
             return list(session.exec(stmt))

@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert
+from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, select
 
-from execugraph.store.models import Execution, LLMCall, RetrievalHit, Step, Trial, utcnow
+from execugraph.store.models import Execution, LLMCall, RetrievalHit, Step, Trial
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import check_fields, check_messages, table_of
 
@@ -62,31 +62,6 @@ class TraceRecords(StoreCore):
             raise ValueError(f"cannot store a trace row for trial {trial_id}: {exc.orig}") from exc
 
 
-    def add_step(self, trial_id: int, node: str, attempt: int = 0, output: dict[str, Any] | None = None) -> int:
-        """Record that `node` started in the trial; return the step id. `seq` is the next number in the trial.
-
-        The number is taken under the trial's row lock (PostgreSQL) or the
-        database write lock (SQLite), so concurrent writers never collide.
-        """
-        self._own(trial_id)
-        steps = table_of(Step)
-
-        def work(session: Session) -> int:
-            next_seq = _lock_trial_for_steps(session, trial_id)
-            result = session.exec(
-                insert(steps).values(
-                    trial_id=trial_id,
-                    seq=next_seq.scalar_subquery(),
-                    node=node,
-                    attempt=attempt,
-                    started_at=utcnow(),
-                    output=output,
-                )
-            )
-            return int(result.inserted_primary_key[0])  # type: ignore[index]
-
-        return self._transact(f"add a {node} step to trial {trial_id}", work)
-
     def record_step(
         self,
         trial_id: int,
@@ -134,13 +109,6 @@ class TraceRecords(StoreCore):
 
         return self._transact(f"record the {node} step of trial {trial_id}", work,
                               found=lambda session: _same_step(session, trial_id, node, attempt, started_at))
-
-    def finish_step(self, step_id: int, output: dict[str, Any] | None = None) -> None:
-        """Mark the step ended now, replacing its output when one is given."""
-        fields: dict[str, Any] = {"ended_at": utcnow()}
-        if output is not None:
-            fields["output"] = output
-        self._update(Step, step_id, fields)
 
     def steps_for_trial(self, trial_id: int) -> list[Step]:
         """The trial's steps in `seq` order."""
@@ -192,29 +160,6 @@ class TraceRecords(StoreCore):
         with self._read() as session:
             stmt = select(Execution).where(Execution.step_id == step_id).order_by(table_of(Execution).c.id)
             return list(session.exec(stmt))
-
-    def add_retrieval_hits(self, trial_id: int, hits: list[dict[str, Any]]) -> int:
-        """Record the techniques retrieved for a trial (technique_id, technique_name, score, rank, query)."""
-        for index, hit in enumerate(hits):
-            try:
-                check_fields(RetrievalHit, hit, frozen=("id", "trial_id"))
-            except ValueError as exc:
-                raise ValueError(f"retrieval hit #{index}: {exc}") from exc
-            if "technique_id" not in hit:
-                raise ValueError(f"retrieval hit #{index} has no technique_id")
-        if not hits:
-            return 0
-        self._own(trial_id)
-        try:
-            self._transact(
-                f"store the retrieval hits of trial {trial_id}",
-                lambda session: session.add_all([RetrievalHit(trial_id=trial_id, **hit) for hit in hits]),
-            )
-            return len(hits)
-        except IntegrityError as exc:
-            if not self._exists(Trial, trial_id):
-                raise LookupError(f"trial {trial_id} does not exist") from exc
-            raise ValueError(f"cannot store retrieval hits for trial {trial_id}: {exc.orig}") from exc
 
     def hits_for_trial(self, trial_id: int) -> list[RetrievalHit]:
         """The trial's retrieval hits, best rank first."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from execugraph.batch.outcome import Counts, status_word
@@ -12,7 +11,7 @@ from execugraph.store import run_reads
 from execugraph.store.models import RUN_KINDS, RUN_STATUSES
 
 if TYPE_CHECKING:
-    from execugraph.store import Store
+    from execugraph.store import RunFilter, Store
 
 ACTIVE_STATUSES = ("queued", "running")
 
@@ -35,32 +34,11 @@ def _models_text(models: dict[str, Any] | None) -> str:
     return ", ".join(specs)
 
 
-def run_rows(
-    store: Store,
-    *,
-    kind: str | None = None,
-    status: str | None = None,
-    benchmark: str | None = None,
-    model: str | None = None,
-    text: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    tag: str | None = None,
-    limit: int = 200,
-) -> list[dict[str, Any]]:
-    """One table row per matching run (newest first, at most `limit`): passed / graded / errors / trials,
-    the pass rate of the graded trials, and the status word (`done with errors`, see `run_outcome`)."""
-    runs = store.list_runs(
-        kind=kind,
-        status=status,
-        benchmark=benchmark,
-        model=model or None,
-        text=text or None,
-        since=since,
-        until=until,
-        tag=tag or None,
-        limit=limit,
-    )
+def run_rows(store: Store, where: RunFilter | None = None, *, limit: int = 200, **fields: Any) -> list[dict[str, Any]]:
+    """One table row per run meeting `where` (and `fields`, RunFilter's fields by keyword), newest first, at most
+    `limit`: passed / graded / errors / trials, the pass rate of the graded trials, and the status word
+    (`done with errors`, see `run_outcome`)."""
+    runs = store.list_runs(where, limit=limit, **fields)
     counts = trial_counts(store, [r.id for r in runs])
     rows = []
     for run in runs:

@@ -9,7 +9,7 @@ from typing import Any
 from execugraph import views
 from execugraph.batch.control import enqueue_batch, request_cancel, resume
 from execugraph.batch.order import pairing, shuffled
-from execugraph.batch.progress import Progress, progress
+from execugraph.batch.progress import BatchProgress, progress
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import batch_spec_of
 from execugraph.store import Store, leases
@@ -76,7 +76,7 @@ def test_a_worker_runs_in_paired_order_a_cancel_leaves_a_paired_sample_and_resum
     grid = problems(8)
     run_id = enqueue_batch(store, spec(concurrency=2), grid)
     order = store.get_run(run_id).config["order"]["problems"]
-    seen: list[Progress] = []
+    seen: list[BatchProgress] = []
     with (
         SandboxPool(workers=1) as pool,
         OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL], latency_s=0.1) as server,

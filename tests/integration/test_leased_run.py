@@ -18,7 +18,7 @@ from collections import Counter
 
 from execugraph.batch.control import enqueue_batch
 from execugraph.batch.leased_run import LeasedRun
-from execugraph.batch.progress import Progress, progress
+from execugraph.batch.progress import BatchProgress, progress
 from execugraph.batch.runner import Worker
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, leases
@@ -36,7 +36,7 @@ def test_a_local_run_reports_its_progress_while_it_runs(sqlite_store):
     from sandbox import SandboxPool
 
     run_id = enqueue_batch(sqlite_store, spec(conditions=["single-oneshot"], seeds=[0]), problems(6))
-    seen: list[Progress] = []
+    seen: list[BatchProgress] = []
     with SandboxPool(workers=1) as pool, standin(0.5) as server:
         worker = Worker(sqlite_store, deps_factory=lambda: TrialDeps(pool=pool, ollama_host=server.url))
         assert worker.run_here(run_id, on_progress=seen.append) == "done"

@@ -30,6 +30,7 @@ from execugraph.store import Store
 from execugraph.suite_files import suite_identity
 from execugraph.trial import TrialDeps
 from tests.integration.test_publication_roundtrip import models
+from tests.support.trace_rows import add_step, finish_step
 
 HOST = socket.gethostname()
 USER = getpass.getuser()
@@ -84,7 +85,7 @@ def local_db(tmp_path_factory, pool) -> tuple[Path, Path, list[int]]:
         )
         store.update_run(single, error=f"cannot read {suite}: see {folder}/log.txt")
         trial = store.create_trial(single, "double_0", "single-oneshot", 0, 0, benchmark="user", category="x")
-        step = store.add_step(trial, "generator", output={"plan": f"read {tempfile.gettempdir()}/scratch.txt"})
+        step = add_step(store, trial, "generator", output={"plan": f"read {tempfile.gettempdir()}/scratch.txt"})
         store.add_llm_call(
             trial,
             step,
@@ -103,7 +104,7 @@ def local_db(tmp_path_factory, pool) -> tuple[Path, Path, list[int]]:
             stderr=f'Traceback:\n  File "{PROJECT_ROOT}/sandbox/child.py", line 9\n  File "{Path.home()}/x.py"',
             results=[{"name": "t", "passed": False, "stderr": f"{folder}/out.txt missing", "got": None}],
         )
-        store.finish_step(step)
+        finish_step(store, step)
         store.finish_trial(trial, passed=False, error_class="runtime_error", message=f"{suite} vanished on {HOST}")
     return db, suite, [batch, single]
 

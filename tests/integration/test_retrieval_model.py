@@ -23,6 +23,7 @@ from execugraph.retrieval.embedder import MODEL_NAME, get_embedder, locate_model
 from execugraph.retrieval.evaluation import DEFAULT_EVAL_PATH
 from execugraph.retrieval.library import DEFAULT_LIBRARY_PATH
 from execugraph.settings import PROJECT_ROOT
+from tests.support.trace_rows import add_retrieval_hits
 
 pytestmark = pytest.mark.slow
 
@@ -188,7 +189,7 @@ def test_hits_persist_with_a_trial_in_the_real_store(retriever: Retriever, tmp_p
     with Store.open(str(tmp_path / "runs.db")) as store:
         run_id = store.create_run("single", "retrieval hits", {"condition": "multi-rag"})
         trial_id = store.create_trial(run_id, "valid_parentheses", "multi-rag", seed=0, trial_index=0)
-        assert store.add_retrieval_hits(trial_id, [hit.to_row() | {"query": query} for hit in hits]) == 3
+        assert add_retrieval_hits(store, trial_id, [hit.to_row() | {"query": query} for hit in hits]) == 3
         stored = store.hits_for_trial(trial_id)
     assert [(h.technique_id, h.technique_name, h.rank, h.query) for h in stored] == [
         (h.technique.id, h.technique.name, h.rank, query) for h in hits

@@ -14,6 +14,7 @@ from execugraph.scaleout.trial_worker import TrialWorker
 from execugraph.store import Store, SupersededError, leases
 from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.integration.test_runner import GOOD, MODEL, problems, spec
+from tests.support.trace_rows import add_step
 
 
 def queued_trial(store: Store, n: int = 1) -> tuple[int, list]:
@@ -25,13 +26,13 @@ def test_a_superseded_attempt_can_neither_trace_nor_finish(store):
     _, (trial,) = queued_trial(store)
     old = store.fenced(trial.id, trial.started_at)
     old.check_attempt()
-    old.add_step(trial.id, "generator")
+    add_step(old, trial.id, "generator")
     assert len(store.steps_for_trial(trial.id)) == 1
 
     token = leases.reset_trial(store, trial.id)
     assert token != trial.started_at and store.steps_for_trial(trial.id) == []  # partial trace wiped
     with pytest.raises(SupersededError):
-        old.add_step(trial.id, "generator")
+        add_step(old, trial.id, "generator")
     with pytest.raises(SupersededError):
         old.update_trial(trial.id, test_source="problem")
     with pytest.raises(SupersededError):
@@ -48,7 +49,7 @@ def test_a_superseded_attempt_can_neither_trace_nor_finish(store):
     with pytest.raises(ValueError, match="no settable field 'colour'"):
         store.fenced(trial.id, token).finish_trial(trial.id, colour="red")
     with pytest.raises(ValueError, match="belongs to trial"):
-        current.add_step(trial.id + 1, "generator")
+        add_step(current, trial.id + 1, "generator")
 
 
 def test_reset_trial_can_requeue_or_cancel_and_names_a_missing_trial(sqlite_store):

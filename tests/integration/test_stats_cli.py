@@ -21,6 +21,7 @@ import pytest
 
 from execugraph.stats import UnknownConditionError, UnknownRunError, build_report, build_report_from_records
 from execugraph.store import Store
+from tests.support.trace_rows import add_step
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CATEGORIES = ("dp", "graph", "ds")
@@ -91,9 +92,9 @@ def seed_runs(store: Store) -> tuple[list[str], list[dict], dict[str, dict]]:
                 "test_source": rng.choice(["problem", "problem", "problem", "generated", "smoke"]),
             }
             if status in ("done", "error"):
-                store.add_step(trial.id, "generator", output={"samples_total": 99})  # not a grade step: ignored
+                add_step(store, trial.id, "generator", output={"samples_total": 99})  # not a grade step: ignored
                 if samples:
-                    store.add_step(trial.id, "grade", output={"passed": passed, **samples})
+                    add_step(store, trial.id, "grade", output={"passed": passed, **samples})
                 store.finish_trial(trial.id, **fields)
             elif status != "queued":
                 store.update_trial(trial.id, status=status)

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from execugraph.store import Store, utcnow
+from tests.support.trace_rows import add_step
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,14 +19,15 @@ ROOT = Path(__file__).resolve().parents[2]
 WRITER = r"""
 import sys
 from execugraph.store import Store
+from tests.support.trace_rows import add_step, finish_step
 
 url, trial_id, count, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 with Store.open(url) as store:
     for i in range(count):
-        step = store.add_step(trial_id, "generator", attempt=i, output={"writer": name, "i": i})
+        step = add_step(store, trial_id, "generator", attempt=i, output={"writer": name, "i": i})
         store.add_llm_call(trial_id, step, role="generator", messages=[{"role": "user", "content": f"{name} {i}"}],
                            response="x" * 500, tokens_in=i, tokens_out=1)
-        store.finish_step(step, output={"writer": name, "i": i, "done": True})
+        finish_step(store, step, output={"writer": name, "i": i, "done": True})
         store.update_trial(trial_id, llm_calls=i + 1)
 print(f"{name} wrote {count}")
 """
@@ -133,7 +135,7 @@ def test_killed_writer_loses_at_most_the_step_in_flight(store: Store, db_url: st
         with store.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
     # Nothing is left locked: a new writer carries on numbering where the dead one stopped.
-    next_step = store.add_step(trial_id, "generator")
+    next_step = add_step(store, trial_id, "generator")
     assert store.steps_for_trial(trial_id)[-1].id == next_step
     assert store.steps_for_trial(trial_id)[-1].seq == len(steps) + 1
 
@@ -146,7 +148,7 @@ def test_threads_share_one_store(store: Store) -> None:
     def work(worker: int) -> None:
         try:
             for i in range(20):
-                step = store.add_step(trial_id, f"node{worker}", attempt=i)
+                step = add_step(store, trial_id, f"node{worker}", attempt=i)
                 store.add_execution(trial_id, step, code=f"{worker}:{i}")
                 store.steps_for_trial(trial_id)
         except BaseException as exc:  # collected and asserted below

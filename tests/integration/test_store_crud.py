@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 
 from execugraph.problem import Problem
 from execugraph.store import Execution, LLMCall, RetrievalHit, Step, Store, Trial, utcnow
+from tests.support.trace_rows import add_retrieval_hits, add_step, finish_step
 
 
 def _trial_key(problem: str, condition: str = "multi-full", seed: int = 0, index: int = 0) -> dict:
@@ -82,10 +83,10 @@ def test_trial_with_steps_llm_calls_executions_and_hits_round_trips(store: Store
     )
     assert store.get_trial(trial_id).status == "running" and store.get_trial(trial_id).started_at is not None
 
-    plan = store.add_step(trial_id, "planner", output={"plan": "use a dict"})
-    gen = store.add_step(trial_id, "generator", attempt=0)
-    evaluate = store.add_step(trial_id, "evaluator", attempt=0)
-    store.finish_step(gen, output={"code": "def two_sum(a, t): ..."})
+    plan = add_step(store, trial_id, "planner", output={"plan": "use a dict"})
+    gen = add_step(store, trial_id, "generator", attempt=0)
+    evaluate = add_step(store, trial_id, "evaluator", attempt=0)
+    finish_step(store, gen, output={"code": "def two_sum(a, t): ..."})
     messages = [{"role": "system", "content": "You plan."}, {"role": "user", "content": "two_sum"}]
     call_id = store.add_llm_call(
         trial_id,
@@ -141,7 +142,7 @@ def test_trial_with_steps_llm_calls_executions_and_hits_round_trips(store: Store
         duration_s=0.5,
     )
     assert (
-        store.add_retrieval_hits(
+        add_retrieval_hits(store,
             trial_id,
             [
                 {
@@ -270,12 +271,12 @@ def _populate(store: Store, run_id: int, trials: int) -> list[int]:
     ids = []
     for index in range(trials):
         trial = store.create_trial(run_id, f"p{index}", "multi-full", 0, 0)
-        step = store.add_step(trial, "generator")
+        step = add_step(store, trial, "generator")
         store.add_llm_call(trial, step, role="generator", messages=[{"role": "user", "content": "x"}])
         store.add_llm_call(trial, None, role="explainer")
         store.add_execution(trial, step, code="pass")
         store.add_execution(trial, None, code="pass", purpose="smoke")
-        store.add_retrieval_hits(trial, [{"technique_id": "t", "rank": 1}])
+        add_retrieval_hits(store, trial, [{"technique_id": "t", "rank": 1}])
         ids.append(trial)
     return ids
 

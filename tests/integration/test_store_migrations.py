@@ -13,6 +13,7 @@ from execugraph.store.engine import writer
 from execugraph.store.migrations import MIGRATIONS, Migration, SchemaTooNewError, applied_migrations, migrate
 from execugraph.store.models import STORE_TABLES
 from execugraph.store.schema_v1 import initial_metadata
+from tests.support.trace_rows import add_step
 
 T0 = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -216,7 +217,7 @@ def test_database_at_0001_is_upgraded_with_rows_intact(db_url: str) -> None:
         assert store.run_progress(1)["passed"] == 1
 
         # The upgraded database takes new writes, including the new columns.
-        assert store.add_step(10, "generator") > 100
+        assert add_step(store, 10, "generator") > 100
         assert [s.seq for s in store.steps_for_trial(10)] == [1, 2]
         store.update_run(1, cancel_requested=True, worker_id="w2")
         assert store.get_run(1).cancel_requested is True

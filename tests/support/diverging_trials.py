@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from execugraph.store import Store
+from tests.support.trace_rows import add_step, finish_step
 
 PLAN = "1. Handle the base cases.\n2. Iterate bottom-up."
 FIRST = "def fib(n):\n    return n\n"
@@ -26,7 +27,7 @@ class Pair:
 
 def _steps(store: Store, trial_id: int, steps: list[tuple[str, int, dict[str, Any]]]) -> None:
     for node, attempt, output in steps:
-        store.finish_step(store.add_step(trial_id, node, attempt=attempt), output=output)
+        finish_step(store, add_step(store, trial_id, node, attempt=attempt), output=output)
 
 
 def _evaluated(passed: bool, decision: str) -> dict[str, Any]:

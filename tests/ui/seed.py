@@ -22,6 +22,7 @@ from execugraph.batch.control import enqueue_batch
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.store import Step, Store, utcnow
+from tests.support.trace_rows import add_retrieval_hits, add_step, finish_step
 
 PROBLEMS = ("fib", "climb_stairs", "bfs", "dfs")
 CONDITIONS = ("single-oneshot", "single-retry", "multi-full", "multi-rag")
@@ -81,7 +82,7 @@ def _results(problem: Any, ok: bool, error: str) -> list[dict[str, Any]]:
 def _step(
     store: Store, trial_id: int, node: str, attempt: int, output: dict[str, Any], problem: Any, ok: bool, error: str
 ) -> None:
-    step_id = store.add_step(trial_id, node, attempt=attempt)
+    step_id = add_step(store, trial_id, node, attempt=attempt)
     if node in ("planner", "generator", "reviewer", "optimizer", "explainer"):
         store.add_llm_call(
             trial_id,
@@ -116,7 +117,7 @@ def _step(
             policy_version="seed",
             duration_s=0.05,
         )
-    store.finish_step(step_id, output={k: v for k, v in output.items() if k != "code" or node != "evaluator"})
+    finish_step(store, step_id, output={k: v for k, v in output.items() if k != "code" or node != "evaluator"})
 
 
 def _trial(store: Store, trial: Any, problem: Any, rng: random.Random, *, force: bool | None = None) -> bool:
@@ -148,7 +149,7 @@ def _trial(store: Store, trial: Any, problem: Any, rng: random.Random, *, force:
                     start=1,
                 )
             ]
-            store.add_retrieval_hits(trial.id, hits)
+            add_retrieval_hits(store, trial.id, hits)
         _step(store, trial.id, "planner", 0, {"plan": plan, "hits": hits}, problem, ok, error)
     for attempt in range(retries + 1):
         final = attempt == retries

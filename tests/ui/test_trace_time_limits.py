@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from execugraph.store import Store
+from tests.support.trace_rows import add_step, finish_step
 from tests.ui.conftest import no_exception, texts
 
 
@@ -15,12 +16,12 @@ def test_trace_states_the_cpu_limit_the_backstop_and_the_nearest_test(app, db_st
     run_id = db_store.create_run("single", "limits", {}, status="done")
     trial_id = db_store.create_trial(run_id, "p", "single-oneshot", 0, 0, benchmark="adhoc")
     db_store.finish_trial(trial_id, passed=True, final_code="def f():\n    return 1\n")
-    step_id = db_store.add_step(trial_id, "grade", attempt=0)
+    step_id = add_step(db_store, trial_id, "grade", attempt=0)
     db_store.add_execution(trial_id, step_id, purpose="grading", code="def f():\n    return 1\n", verdict="passed",
                            tests_passed=2, tests_total=2, results=[_test("quick", 0.01, 0.02),
                                                                    _test("heavy", 4.2, 9.0)],
                            policy_version="sandbox-3", duration_s=9.1)
-    db_store.finish_step(step_id, output={"passed": True, "verdict": "passed", "tests_passed": 2, "tests_total": 2,
+    finish_step(db_store, step_id, output={"passed": True, "verdict": "passed", "tests_passed": 2, "tests_total": 2,
                                           "test_source": "problem"})
     at = app("trace", trial=str(trial_id))
     no_exception(at)

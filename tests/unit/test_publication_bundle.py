@@ -30,6 +30,7 @@ from execugraph.single import adhoc_problem
 from execugraph.stats import build_report
 from execugraph.store import Store, utcnow
 from execugraph.verdicts.sensitivity import protocol_sensitivity
+from tests.support.trace_rows import add_retrieval_hits, add_step, finish_step
 
 SPEC = BatchSpec(
     benchmark="internal30",
@@ -43,7 +44,7 @@ GOOD = {"fib": "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a,
 
 def _trace(store: Store, trial_id: int, *, passed: bool, code: str) -> None:
     """One plausible multi-node trace with every child table filled."""
-    plan = store.add_step(trial_id, "planner", 0, output={"plan": "iterate — héllo ✓", "score": float("nan")})
+    plan = add_step(store, trial_id, "planner", 0, output={"plan": "iterate — héllo ✓", "score": float("nan")})
     store.add_llm_call(
         trial_id,
         plan,
@@ -59,15 +60,15 @@ def _trace(store: Store, trial_id: int, *, passed: bool, code: str) -> None:
         temperature=0.0,
         prompt_hash="abc123",
     )
-    store.finish_step(plan)
-    store.add_retrieval_hits(
+    finish_step(store, plan)
+    add_retrieval_hits(store,
         trial_id,
         [
             {"technique_id": "dp-iter", "technique_name": "Iterative DP", "score": 0.8125, "rank": 1, "query": "fib"},
             {"technique_id": "memo", "technique_name": "Memoisation", "score": 0.5, "rank": 2, "query": "fib"},
         ],
     )
-    gen = store.add_step(trial_id, "evaluator", 0)
+    gen = add_step(store, trial_id, "evaluator", 0)
     store.add_execution(
         trial_id,
         gen,
@@ -83,7 +84,7 @@ def _trace(store: Store, trial_id: int, *, passed: bool, code: str) -> None:
         isolation={"seccomp": "active"},
         duration_s=0.05,
     )
-    store.finish_step(
+    finish_step(store,
         gen, output={"verdict": "passed" if passed else "wrong_answer", "nested": {"b": [1, 2], "a": None}}
     )
     store.add_execution(trial_id, None, purpose="smoke", code=code, verdict="passed", tests_passed=1, tests_total=1)

@@ -7,6 +7,7 @@ from datetime import datetime
 import pytest
 
 from execugraph.store import DuplicateTrialError, Store
+from tests.support.trace_rows import add_retrieval_hits, add_step, finish_step
 
 
 @pytest.fixture
@@ -58,16 +59,16 @@ def test_missing_ids_raise_lookup_error(sqlite_store: Store, run_id: int) -> Non
     with pytest.raises(LookupError, match="parent run 999 does not exist"):
         sqlite_store.create_run("rescore", "r", {}, parent_run_id=999)
     with pytest.raises(LookupError, match="trial 999 does not exist"):
-        sqlite_store.add_step(999, "planner")
+        add_step(sqlite_store, 999, "planner")
     with pytest.raises(LookupError, match="trial 999 does not exist"):
         sqlite_store.add_llm_call(999, role="planner")
     with pytest.raises(LookupError, match="trial 999 does not exist"):
-        sqlite_store.add_retrieval_hits(999, [{"technique_id": "t"}])
+        add_retrieval_hits(sqlite_store, 999, [{"technique_id": "t"}])
     trial = sqlite_store.create_trial(run_id, "p", "c", 0, 0)
     with pytest.raises(LookupError, match="step 999 does not exist"):
         sqlite_store.add_execution(trial, 999, code="x")
     with pytest.raises(LookupError, match="Step 999 does not exist"):
-        sqlite_store.finish_step(999)
+        finish_step(sqlite_store, 999)
     assert sqlite_store.llm_calls_for_trial(trial) == []
     assert sqlite_store.executions_for_trial(trial) == []
     assert sqlite_store.delete_run(999) is False
@@ -102,5 +103,5 @@ def test_llm_messages_must_be_role_content_dicts(sqlite_store: Store, run_id: in
     with pytest.raises(ValueError, match="Execution.results must be a list"):
         sqlite_store.add_execution(trial, results={"a": 1})
     with pytest.raises(ValueError, match="retrieval hit #1 has no technique_id"):
-        sqlite_store.add_retrieval_hits(trial, [{"technique_id": "a"}, {"score": 1.0}])
+        add_retrieval_hits(sqlite_store, trial, [{"technique_id": "a"}, {"score": 1.0}])
     assert sqlite_store.hits_for_trial(trial) == []

@@ -9,6 +9,7 @@ from execugraph.store import Store
 from execugraph.views import first_divergence, step_rows
 from execugraph.views import trial_compare as tc
 from tests.support import diverging_trials as dt
+from tests.support.trace_rows import add_step, finish_step
 
 IMPORTED_CODE = "def fib(n):\n    return 0\n"
 
@@ -17,8 +18,8 @@ def _imported(store: Store) -> tuple[int, int]:
     """An import run with one fib trial (code, a record step, no generator steps): (run id, trial id)."""
     run_id = store.create_run("import", "published/e1_so", {}, benchmark="internal30", status="done")
     trial_id = store.create_trial(run_id, "fib", "single-oneshot", 0, 0, category="dp", benchmark="internal30")
-    step = store.add_step(trial_id, RECORD_NODE)
-    store.finish_step(step, output={"line": 1, "source": "trials.jsonl"})
+    step = add_step(store, trial_id, RECORD_NODE)
+    finish_step(store, step, output={"line": 1, "source": "trials.jsonl"})
     store.finish_trial(trial_id, passed=False, error_class="AssertionError", final_code=IMPORTED_CODE)
     return run_id, trial_id
 
