@@ -24,13 +24,16 @@ from execugraph.amplify.templates import Seed, Template, answers_may_differ, pro
 from execugraph.grading import GradingSettings, problem_grading_tests, suite_digest
 from execugraph.problem import Problem
 
-GENERATOR_VERSION = "amplify-2"  # 2: no Hypothesis constants from our own modules (same seed, same inputs in any process)
+# 2: no Hypothesis constants from our own modules (same seed, same inputs in any process); 3: numeric strings, space
+# runs, a swapped start, float midpoints, reordered and paired arguments, repeated seeds once, tiny inputs capped
+GENERATOR_VERSION = "amplify-3"
 DEFAULT_PER_PROBLEM = 30
 DRAWS = 5  # Hypothesis examples drawn per new input wanted
 SUFFIX = "+amplified"
 AMPLIFIED_KEY = "amplified"  # on a test: its origin ("mutation" | "hypothesis"); such tests only grade
 OVER = "over --per-problem"  # a candidate not needed: enough were kept before it
 FIRST_ROUND_MIN_MARGIN = 4  # candidates answered beyond --per-problem in the first round, at least
+TINY_KEPT = 3  # tiny inputs (every string or collection argument of length <= 1) kept in place; more go last
 
 
 @dataclass
@@ -94,6 +97,7 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
     seen = {s.template.render(s.args) for s in seeds}
     seen |= {t["expr"] for t in problem.tests if isinstance(t.get("expr"), str)}
     out: list[tuple[str, str]] = []
+    tiny: list[tuple[str, str]] = []  # Hypothesis starts with many one-element inputs that test one corner
     while len(out) < limit and any(streams):
         for stream in streams:
             if not stream or len(out) >= limit:
@@ -108,8 +112,19 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
                 dropped["duplicate"] += 1
                 continue
             seen.add(expr)
+            if _tiny(args):
+                tiny.append((expr, origin))
+                if len(tiny) > TINY_KEPT:
+                    continue
             out.append((expr, origin))
-    return out, dropped
+    out += tiny[TINY_KEPT:]
+    return out[:limit], dropped
+
+
+def _tiny(args: tuple[Any, ...]) -> bool:
+    """Whether every string or collection argument (there is one) holds at most one element."""
+    sized = [a for a in args if isinstance(a, str | list | tuple | dict)]
+    return bool(sized) and all(len(a) <= 1 for a in sized)
 
 
 def _plan(problem: Problem, reference: str | None, seed: int, per_problem: int,

@@ -67,7 +67,7 @@ def test_plausible_wrong_programs_pass_the_originals_and_fail_the_amplified_suit
         assert _verdict(pool, original, wrong) == "passed", original.id
         assert _verdict(pool, amplified, wrong) != "passed", original.id
         assert _verdict(pool, amplified, reference) == "passed", original.id
-        assert "amplified by amplify-2 (seed 0" in amplified.rationale
+        assert "amplified by amplify-3 (seed 0" in amplified.rationale
     counts = suite.provenance["problems"]
     assert all(counts[p.id]["added"] == len(problem_grading_tests(a)) - len(problem_grading_tests(p))
                for p, a in zip(chosen, suite.stored_problems(), strict=True))
@@ -136,7 +136,7 @@ def test_cli_amplify_then_rescore_on_the_amplified_suite_shows_in_stats(tmp_path
     provenance = json.loads(done.stdout)
     name = provenance["name"]
     assert name.startswith("internal30+amplified:") and provenance["seed"] == 0
-    assert provenance["generator"] == "amplify-2" and len(provenance["reference_digest"]) == 64
+    assert provenance["generator"] == "amplify-3" and len(provenance["reference_digest"]) == 64
     assert set(provenance["problems"]) == {"fib", "cycle_detect", "grid_shortest_path", "house_robber"}
     assert provenance["adequacy"]["total"]["mutants"] > 0
     with Store.open(str(db)) as store:

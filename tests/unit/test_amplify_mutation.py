@@ -148,3 +148,19 @@ def test_reference_files_as_jsonl_records_or_a_json_object(tmp_path) -> None:
     mapping.write_text(json.dumps({"a": 3}), encoding="utf-8")
     with pytest.raises(ValueError):
         read_reference_file(mapping)
+
+
+def test_amplify3_shapes_numeric_strings_space_runs_swapped_start_midpoints() -> None:
+    assert "0.5" in mutate_value("14.5") and "-14.5" in mutate_value("14.5")  # a number spelled as a string
+    assert "11" in mutate_value("10")
+    spaced = mutate_value("a b ")
+    assert "a  b  " in spaced and "a b   " in spaced  # runs of two, and of three at the end
+    assert [2, 1, 3, 4] in mutate_value([1, 2, 3, 4])  # out of order only at the start
+    assert [0.5, 1.5] in mutate_value([0.0, 1.0, 2.0])  # each interval between the values seen
+
+
+def test_scalar_arguments_are_reordered_first_and_repeated_seeds_count_once() -> None:
+    seeds = [seed_from_expr("f(1, 2, 3)", {"f"})] * 3 + [seed_from_expr("f(4, 5, 6)", {"f"})]
+    first = [a for _, a in mutated_inputs(seeds, problem_rng(0, "p", "mutation"), 6)]
+    assert first[:2] == [(2, 3, 1), (5, 6, 4)]  # one seed's rotation, then the other's: a repeat is one seed
+    assert (3, 1, 2) in first and (3, 2, 1) in first
