@@ -35,7 +35,7 @@ from execugraph.publication.importing import import_fileset
 from execugraph.publication.layout import IMPORT_MARKER
 from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
 from execugraph.publication.reference_records import folder_titles, run_folders
-from execugraph.publication.results import ImportedRun
+from execugraph.publication.results import ImportedRun, ImportResult
 from execugraph.publication.source import FileSet
 from execugraph.reproduce import amplified, conclusions, naming, report_tables
 from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
@@ -347,7 +347,7 @@ class _SharedPool:
             self.opened = None
 
 
-def _after_import(store: Store, inputs: StudyInputs, imported: Any, progress: Progress, sandbox: _SharedPool,
+def _after_import(store: Store, inputs: StudyInputs, imported: ImportResult, progress: Progress, sandbox: _SharedPool,
                   memo: dict[str, dict[str, Any]], started: float, n_boot: int, seed: int) -> Study:
     """`run_study` once the input is imported: rescoring, statistics, tables and figures."""
     timing: dict[str, float] = {}
