@@ -15,12 +15,11 @@ from execugraph.amplify.build import AMPLIFIED_KEY, amplify_benchmark
 from execugraph.amplify.differential import problem_disagreements
 from execugraph.amplify.references import reference_for
 from execugraph.benchmarks import load_humaneval, load_internal30
-from execugraph.conditions import resolve_condition
 from execugraph.grading import GradingSettings, problem_grading_tests, sandbox_job
 from execugraph.settings import PROJECT_ROOT
 from execugraph.store import Store, Trial, utcnow
 from execugraph.store.bulk_insert import bulk_writes
-from tests.support.amplify_wrong import WRONG_PLAUSIBLE
+from tests.support.amplify_wrong import WRONG_PLAUSIBLE, seed_two_arms
 
 SAMPLE = {"internal30": ["cycle_detect", "grid_shortest_path"], "humaneval": ["humaneval_4", "humaneval_35",
                                                                              "humaneval_58"]}
@@ -108,22 +107,7 @@ def _cli(*args: str, db: Path) -> subprocess.CompletedProcess:
 
 def _seed_run(store: Store, problems: dict) -> int:
     """Two arms on internal-30: references everywhere vs the plausible wrong programs where we have them."""
-    ids = ["fib", "cycle_detect", "grid_shortest_path", "house_robber"]
-    config = {c: resolve_condition(c).model_dump() for c in ("single-oneshot", "single-retry")}
-    run_id = store.create_run("batch", "amplify arms", {"conditions": config}, benchmark="internal30", status="done")
-    rows = []
-    for condition in config:
-        for pid in ids:
-            code = reference_for(problems[pid])
-            if condition == "single-retry":
-                code = WRONG_PLAUSIBLE.get(pid, code)
-            rows.append({"run_id": run_id, "problem_id": pid, "benchmark": "internal30", "category": "x",
-                         "condition": condition, "seed": 0, "trial_index": 0, "status": "done", "passed": True,
-                         "tests_passed": 1, "tests_total": 1, "test_source": "problem", "error_class": None,
-                         "final_code": code, "finished_at": utcnow()})
-    with bulk_writes(store) as bulk:
-        bulk.insert(Trial, rows)
-    return run_id
+    return seed_two_arms(store, problems, ["fib", "cycle_detect", "grid_shortest_path", "house_robber"], "amplify arms")
 
 
 def test_cli_amplify_then_rescore_on_the_amplified_suite_shows_in_stats(tmp_path: Path, problems) -> None:

@@ -6,6 +6,11 @@ the wrong centre, a missing de-duplication. Keyed by problem id (internal-30 and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
+
 WRONG_PLAUSIBLE: dict[str, str] = {}
 
 # Parent sentinel 0 instead of -1: an edge back to node 0 from its child is not seen as a cycle.
@@ -90,3 +95,28 @@ WRONG_PLAUSIBLE["humaneval_58"] = """
 def common(l1, l2):
     return sorted(e for e in l1 if e in l2)
 """
+
+
+def seed_two_arms(store: Store, problems: dict[str, Any], ids: tuple[str, ...] | list[str], title: str) -> int:
+    """A finished internal-30 batch of two arms that all pass the original tests: single-oneshot runs each
+    problem's reference, single-retry the plausible wrong program where there is one. Returns the run id."""
+    from execugraph.amplify.references import reference_for
+    from execugraph.conditions import resolve_condition
+    from execugraph.store import Trial, utcnow
+    from execugraph.store.bulk_insert import bulk_writes
+
+    config = {c: resolve_condition(c).model_dump() for c in ("single-oneshot", "single-retry")}
+    run_id = store.create_run("batch", title, {"conditions": config}, benchmark="internal30", status="done")
+    rows = []
+    for condition in config:
+        for pid in ids:
+            code = reference_for(problems[pid])
+            if condition == "single-retry":
+                code = WRONG_PLAUSIBLE.get(pid, code)
+            rows.append({"run_id": run_id, "problem_id": pid, "benchmark": "internal30", "category": "x",
+                         "condition": condition, "seed": 0, "trial_index": 0, "status": "done", "passed": True,
+                         "tests_passed": 1, "tests_total": 1, "test_source": "problem", "error_class": None,
+                         "final_code": code, "finished_at": utcnow()})
+    with bulk_writes(store) as bulk:
+        bulk.insert(Trial, rows)
+    return run_id

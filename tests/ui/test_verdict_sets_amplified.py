@@ -11,21 +11,17 @@ from __future__ import annotations
 import pytest
 
 from execugraph.amplify.build import amplify_benchmark
-from execugraph.amplify.references import reference_for
 from execugraph.amplify.stored import resolve_suite
 from execugraph.benchmarks import load_internal30
-from execugraph.conditions import resolve_condition
 from execugraph.stats.family import Family
-from execugraph.store import Store, Trial, utcnow
-from execugraph.store.bulk_insert import bulk_writes
+from execugraph.store import Store
 from execugraph.verdicts import rescore_run
 from execugraph.verdicts.suite_sensitivity import AMPLIFIED, suite_sensitivity
-from tests.support.amplify_wrong import WRONG_PLAUSIBLE
+from tests.support.amplify_wrong import seed_two_arms
 from tests.ui.conftest import no_exception
 from ui.protocol_parts import EVERY_SET, VERDICTS
 
 PROBLEMS = ("fib", "cycle_detect", "grid_shortest_path")  # the last two have a plausible wrong program
-ARMS = ("single-oneshot", "single-retry")
 
 
 def _amplified_run(store: Store) -> int:
@@ -34,21 +30,7 @@ def _amplified_run(store: Store) -> int:
     from sandbox import SandboxPool
 
     problems = {p.id: p for p in load_internal30() if p.id in PROBLEMS}
-    config = {c: resolve_condition(c).model_dump() for c in ARMS}
-    run_id = store.create_run("batch", "amplified arms", {"conditions": config}, benchmark="internal30",
-                              status="done")
-    rows = []
-    for condition in ARMS:
-        for pid in PROBLEMS:
-            code = reference_for(problems[pid])
-            if condition == "single-retry":
-                code = WRONG_PLAUSIBLE.get(pid, code)
-            rows.append({"run_id": run_id, "problem_id": pid, "benchmark": "internal30", "category": "x",
-                         "condition": condition, "seed": 0, "trial_index": 0, "status": "done", "passed": True,
-                         "tests_passed": 1, "tests_total": 1, "test_source": "problem", "error_class": None,
-                         "final_code": code, "finished_at": utcnow()})
-    with bulk_writes(store) as bulk:
-        bulk.insert(Trial, rows)
+    run_id = seed_two_arms(store, problems, PROBLEMS, "amplified arms")
     with SandboxPool(2) as pool:
         suite = amplify_benchmark(pool, "internal30", list(problems.values()), seed=0, per_problem=30)
         for problem in suite.stored_problems():
