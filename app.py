@@ -6,11 +6,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from execugraph.redaction import install_log_scrub
+from execugraph.safety.redaction import install_log_scrub
 from execugraph.store import StoreReadOnlyError
-from execugraph.views.health import health_lines
 from ui import access, keys, url_state
 from ui.resources import ensure_background_worker, health, preload_chart_frontend, settings, store, warm_up
+from ui.views.health import health_lines
 
 # A local icon: a Material icon name makes the browser fetch it from fonts.gstatic.com on every page load.
 ICON = str(Path(__file__).resolve().parent / "docs" / "favicon.png")
@@ -21,15 +21,15 @@ install_log_scrub()  # the server's log lines never carry a secret the process h
 access.require_access(settings())  # a shared dashboard: nothing below runs before sign-in
 
 PAGES = [
-    st.Page("pages/synthesize.py", title="Synthesize", icon=":material/bolt:", default=True),
-    st.Page("pages/batch.py", title="Batch", icon=":material/grid_view:"),
-    st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
-    st.Page("pages/trace.py", title="Trace", icon=":material/timeline:"),
-    st.Page("pages/retrieval.py", title="Retrieval", icon=":material/search:"),
-    st.Page("pages/ablations.py", title="Ablations", icon=":material/science:"),
-    st.Page("pages/statistics.py", title="Statistics", icon=":material/functions:"),
-    st.Page("pages/tests.py", title="Tests", icon=":material/fact_check:"),
-    st.Page("pages/export.py", title="Export / Import", icon=":material/ios_share:"),
+    st.Page("ui/pages/synthesize.py", title="Synthesize", icon=":material/bolt:", default=True),
+    st.Page("ui/pages/batch.py", title="Batch", icon=":material/grid_view:"),
+    st.Page("ui/pages/runs.py", title="Runs", icon=":material/history:"),
+    st.Page("ui/pages/trace.py", title="Trace", icon=":material/timeline:"),
+    st.Page("ui/pages/retrieval.py", title="Retrieval", icon=":material/search:"),
+    st.Page("ui/pages/ablations.py", title="Ablations", icon=":material/science:"),
+    st.Page("ui/pages/statistics.py", title="Statistics", icon=":material/functions:"),
+    st.Page("ui/pages/tests.py", title="Tests", icon=":material/fact_check:"),
+    st.Page("ui/pages/export.py", title="Export / Import", icon=":material/ios_share:"),
 ]
 
 # Narrow screens: Streamlit collapses the sidebar only below 768 px, so at 800 px it kept 300 px of an 800 px

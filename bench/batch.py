@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from execugraph.batch.control import enqueue_batch  # noqa: E402
 from execugraph.batch.runner import Worker  # noqa: E402
 from execugraph.batch.spec import BatchSpec  # noqa: E402
-from execugraph.grading import build_suite  # noqa: E402
+from execugraph.grading.rules import build_suite  # noqa: E402
 from execugraph.store import Store  # noqa: E402
-from execugraph.trial import TrialDeps  # noqa: E402
+from execugraph.workflow.trial import TrialDeps  # noqa: E402
 from standins.ollama_server import OllamaStandIn  # noqa: E402
 from standins.role_responder import role_responder  # noqa: E402
 from standins.workload import GOOD, REPLIES, problems  # noqa: E402

@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from execugraph.batch.control import enqueue_batch  # noqa: E402
 from execugraph.batch.progress import progress  # noqa: E402
 from execugraph.batch.spec import BatchSpec  # noqa: E402
-from execugraph.outages import waiting_lines  # noqa: E402
+from execugraph.providers.outages import waiting_lines  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from standins.db_lock import DatabaseLock  # noqa: E402
 from standins.ollama_server import OllamaStandIn  # noqa: E402

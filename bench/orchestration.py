@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from execugraph.conditions import resolve_condition  # noqa: E402
-from execugraph.grading import build_suite  # noqa: E402
-from execugraph.problem import Problem  # noqa: E402
+from execugraph.configuration.conditions import resolve_condition  # noqa: E402
+from execugraph.grading.rules import build_suite  # noqa: E402
 from execugraph.store import Store  # noqa: E402
-from execugraph.trial import TrialDeps, run_trial  # noqa: E402
+from execugraph.workflow.problem import Problem  # noqa: E402
+from execugraph.workflow.trial import TrialDeps, run_trial  # noqa: E402
 from standins.scripted import fenced, scripted  # noqa: E402
 
 CODE = "def add(a, b):\n    return a + b\n"

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rescore import CORRECT, WRONG, humaneval_program  # noqa: E402 - the stored programs of bench/rescore.py
 
 from execugraph.benchmarks import load_internal30  # noqa: E402
-from execugraph.grading import PROTOCOLS  # noqa: E402
+from execugraph.grading.rules import PROTOCOLS  # noqa: E402
 from execugraph.publication.source import read_input  # noqa: E402
 from execugraph.reproduce import Progress, StudyInputs, run_study, write_study  # noqa: E402
 from execugraph.store import Store  # noqa: E402

@@ -41,7 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from execugraph.benchmarks import load_internal30  # noqa: E402
-from execugraph.conditions import resolve_condition  # noqa: E402
+from execugraph.configuration.conditions import resolve_condition  # noqa: E402
 from execugraph.store import Store, Trial, utcnow  # noqa: E402
 from execugraph.store.bulk_insert import bulk_writes  # noqa: E402
 from execugraph.verdicts import rescore_run  # noqa: E402

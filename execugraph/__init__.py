@@ -1,19 +1,18 @@
-"""ExecuGraph: execution-grounded multi-agent code synthesis, measured. The core; never imports streamlit.
+"""ExecuGraph: execution-grounded multi-agent code synthesis, measured. The core; never imports streamlit or `ui`.
 
-Top-level modules hold one rule each: `settings` (every environment variable), `config`
-(RunConfig) and `conditions` (named conditions), `state`, `steps` and `events` (the typed
-graph state, step outputs and trial events), `graph` (build_graph), `trial` and `single`
-(one trial, one ad-hoc run), `grading` (the one grading rule), `problem` and `suite_files`,
-`llm` and `model_router` (providers, cache, usage), `health`, `outages` and `provider_errors`
-(endpoints and their failures), `run_names` (how a run is named everywhere),
-`technique_library` (a database's technique library and the one each retrieving run pins).
+Packages, roughly in the direction dependencies run:
+- `configuration` (RunConfig, named conditions, every environment variable, the project's words);
+- `safety` (secrets redaction; data-derived text made inert);
+- `workflow` (the Problem, typed state, step outputs, events, the graph, one trial, one ad-hoc run);
+- `grading` (the one grading rule, CPU-time calibration, suite-file caps);
+- `providers` (the chat-model factory, the per-trial router, outages, failure classes, doctor checks);
+- `parsing` (model output), `agents` (the six agents, prompts and the node registry), `retrieval`,
+  `benchmarks`, `store` (tables, engine, migrations, every query, run names, the technique-library pin),
+  `batch` (progress, the lease loop, the local executor), `sequential`, `scaleout` (Ray, endpoint balancing),
+  `verdicts` and `amplify` (verdict sets, stronger tests), `stats`, `figures`, `publication` (bundles,
+  published layouts, harness files), `reproduce` (a published study in one command), `cli` (`python -m execugraph`).
 
-Packages, roughly in the direction dependencies run: `parsing` (model output), `agents`
-(the six agents and prompts), `retrieval`, `benchmarks`, `store` (tables, engine, migrations
-and every query), `batch` (progress, the lease loop, the local executor), `scaleout` (Ray,
-endpoint balancing), `stats`, `figures`, `publication` (bundles, published layouts,
-rescoring), `reproduce` (a published study in one command), `views` (what the pages show),
-`cli` (`python -m execugraph`).
+What the dashboard shows is in `ui/` (the view models in `ui/views/`, free of Streamlit; the pages in `ui/pages/`).
 """
 
 __version__ = "0.1.0"

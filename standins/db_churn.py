@@ -34,8 +34,8 @@ def _sqlite_path(url: str) -> str | None:
 
 def churn(url: str, seconds: float, every_s: float) -> int:
     """Open, read and close the store in each way in turn until `seconds` have passed; how many times."""
-    from execugraph.health import check_database
-    from execugraph.settings import load_settings
+    from execugraph.configuration.settings import load_settings
+    from execugraph.providers.health import check_database
     from execugraph.store import Store
 
     deadline, count = time.monotonic() + seconds, 0
@@ -59,8 +59,8 @@ def churn(url: str, seconds: float, every_s: float) -> int:
 def checked(url: str, every_s: float, argv: list[str]) -> int:
     """`python -m execugraph argv` here, with the sidebar's database health check every `every_s` on a thread."""
     from execugraph.cli import main
-    from execugraph.health import check_database
-    from execugraph.settings import load_settings
+    from execugraph.configuration.settings import load_settings
+    from execugraph.providers.health import check_database
 
     stop = threading.Event()
 

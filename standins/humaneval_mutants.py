@@ -1,6 +1,6 @@
 """A corpus of HumanEval programs for harness agreement and verdict stability: every canonical solution, and wrong ones.
 
-Shared by tests/integration/test_grading_humaneval_agreement.py and bench/verdicts_under_load.py.
+Shared by tests/grading/test_grading_humaneval_agreement.py and bench/verdicts_under_load.py.
 
 Wrong programs are mutations of the canonical programs (prompt + canonical body, as a
 generator writes a whole function), made deterministically with `ast`:

@@ -17,7 +17,7 @@ Answers come from a `Responder(model, messages, options) -> str`. The server hon
 `num_predict` (done_reason "length") and `stop` options on the responder's text, and reports
 whitespace-token counts as prompt_eval_count / eval_count.
 
-What the real client raises (pinned by tests/integration/test_ollama_client.py):
+What the real client raises (pinned by tests/providers/test_ollama_client.py):
 
     model not pulled       HTTP 404 {"error": "model 'x' not found"} -> ollama.ResponseError, status_code 404
     nothing listening      stream=True (ChatOllama's default): httpx.ConnectError;
@@ -139,7 +139,7 @@ def embedded_responder(max_tokens: int = 256) -> Responder:
 
     Imported lazily so the stand-in itself needs only the standard library.
     """
-    from execugraph.llm import make_chat_model
+    from execugraph.providers.llm import make_chat_model
 
     return chat_model_responder(make_chat_model("llamacpp:default", max_tokens=max_tokens))
 

@@ -1,4 +1,5 @@
-"""Streamlit-side helpers shared by the pages (the only package besides pages/ that imports streamlit).
+"""The dashboard, in one tree: `pages/` (one script per page), `views/` (pure view models, no streamlit) and the
+Streamlit-side helpers below (with `pages/`, the only code that imports streamlit).
 
 - `resources`: cached shared resources (settings, the store, health, worker, retriever, reports);
 - `keys`: every session-state key and its default; `widgets`: pickers and empty states

@@ -18,7 +18,7 @@ from typing import Literal
 
 import streamlit as st
 
-from execugraph.settings import Settings
+from execugraph.configuration.settings import Settings
 
 Role = Literal["operator", "viewer"]
 ROLE_KEY = "_access.role"  # the signed-in role of this browser session (not a widget)

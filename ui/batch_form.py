@@ -6,11 +6,10 @@ from typing import Any
 
 import streamlit as st
 
-from execugraph import views
 from execugraph.batch.spec import BatchSpec, parse_seeds
 from execugraph.benchmarks import BENCHMARKS, FILE_BENCHMARKS, BenchmarkError
-from execugraph.conditions import DESCRIPTIONS, condition_names
-from ui import resources
+from execugraph.configuration.conditions import DESCRIPTIONS, condition_names
+from ui import resources, views
 from ui.keys import Batch
 
 

@@ -6,10 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from execugraph import views
 from execugraph.batch.control import request_cancel, resume
-from execugraph.text_safety import md_text
-from ui import resources
+from execugraph.safety.inert_text import md_text
+from ui import resources, views
 from ui.keys import Batch
 from ui.widgets import duration, pct
 
@@ -129,7 +128,7 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
                     args=(store, row["id"]),
                 )
             else:
-                right.page_link("pages/runs.py", label="Results", icon=":material/history:")
+                right.page_link("ui/pages/runs.py", label="Results", icon=":material/history:")
 
 
 @st.cache_data(max_entries=64, show_spinner="Simulating the sequential design...")
@@ -157,7 +156,7 @@ def launched_notice(store: Store, run_id: int) -> None:
     outcome = f": passed {row['passed']}/{row['graded']} graded, {row['errors']} errored" if row else ""
     (st.success if status == "done" else st.warning)(f"Batch {name} is {status}{outcome}.", icon=":material/flag:")
     st.page_link(
-        "pages/statistics.py",
+        "ui/pages/statistics.py",
         label="Compare its conditions in Statistics",
         query_params={"runs": str(run_id)},
         icon=":material/functions:",

@@ -9,17 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from execugraph import views
+from execugraph.grading.suite_files import FileTooLargeError
 from execugraph.publication import BundleFormatError, ExportError, ImportResult, bundle_files, zip_bytes
 from execugraph.publication.source import format_size
 from execugraph.reproduce import ReproduceError
 from execugraph.reproduce.progress import grading_text, throttled
-from execugraph.suite_files import FileTooLargeError
-from execugraph.text_safety import md_text
+from execugraph.safety.inert_text import md_text
 from execugraph.verdicts import rescore_run
-from execugraph.views.import_upload import UploadRefused, check_uploads, harness_lines, import_uploads
-from ui import protocol_parts, reproduce_parts, resources
+from ui import protocol_parts, reproduce_parts, resources, views
 from ui.keys import Export
+from ui.views.import_upload import UploadRefused, check_uploads, harness_lines, import_uploads
 from ui.widgets import empty_state, pct, read_only_notice, run_picker
 
 if TYPE_CHECKING:
@@ -170,7 +169,7 @@ def _show_import(store: Store, result: ImportResult) -> None:
         st.warning(md_text(warning))
     if result.runs:
         st.page_link(
-            "pages/statistics.py",
+            "ui/pages/statistics.py",
             label="Compare them in Statistics",
             icon=":material/functions:",
             query_params={"runs": ",".join(str(r.id) for r in result.runs)},
@@ -210,4 +209,4 @@ def rescore_panel(store: Store) -> None:
     m[2].metric("Passed before", report.passed_before)
     m[3].metric("Passed now", report.passed_after)
     protocol_parts.rescore_summary(report)
-    st.page_link("pages/runs.py", label=f"The rescore is run #{report.run_id}", icon=":material/history:")
+    st.page_link("ui/pages/runs.py", label=f"The rescore is run #{report.run_id}", icon=":material/history:")

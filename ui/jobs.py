@@ -12,12 +12,12 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from execugraph.config import RunConfig
-from execugraph.events import TrialEvent
-from execugraph.problem import Problem
-from execugraph.single import run_single
-from execugraph.trial import TrialDeps, TrialResult
-from execugraph.views import StepRow, duration
+from execugraph.configuration.config import RunConfig
+from execugraph.workflow.events import TrialEvent
+from execugraph.workflow.problem import Problem
+from execugraph.workflow.single import run_single
+from execugraph.workflow.trial import TrialDeps, TrialResult
+from ui.views import StepRow, duration
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel

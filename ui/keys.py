@@ -15,9 +15,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from execugraph.config import ROLES
-from execugraph.settings import default_model
-from execugraph.views.form_input import CONDITION_DEFAULT, TEST_MODES
+from execugraph.configuration.config import ROLES
+from execugraph.configuration.settings import default_model
+from ui.views.form_input import CONDITION_DEFAULT, TEST_MODES
 
 TEST_CHAT_MODELS = "test.chat_models"
 
@@ -291,7 +291,7 @@ def _run_under_the_router() -> None:
     """Rerun the session through app.py when Streamlit ran a page file on its own.
 
     Because `pages/` exists, a fresh server process handles the first request for a deep link (say a
-    "Compare in Statistics" link opened in a new tab) the old multipage way: it runs pages/statistics.py
+    "Compare in Statistics" link opened in a new tab) the old multipage way: it runs ui/pages/statistics.py
     alone, without app.py's navigation, sidebar and worker. `st.navigation` switches that mode off, but only
     once app.py has run, so we switch it off here (the flag st.navigation sets) and rerun: the rerun goes
     through app.py, which routes to the same page.

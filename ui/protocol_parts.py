@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import streamlit as st
 
-from execugraph.grading import DEFAULT_PROTOCOL, PROTOCOLS
-from execugraph.steps import GradeOutput
-from execugraph.text_safety import md_text
-from execugraph.views.grading import recorded_grading, sensitivity_rows
+from execugraph.grading.rules import DEFAULT_PROTOCOL, PROTOCOLS
+from execugraph.safety.inert_text import md_text
+from execugraph.workflow.steps import GradeOutput
+from ui.views.grading import recorded_grading, sensitivity_rows
 
 if TYPE_CHECKING:
     from execugraph.store import Store, Trial
-    from execugraph.views import StepRow
+    from ui.views import StepRow
 
 SYN_PROTOCOL = "syn.grading_protocol"
 BATCH_PROTOCOL = "batch.grading_protocol"
@@ -86,7 +86,7 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
     verdicts, stronger amplified tests), with the programs that changed verdict; numbers from the engines."""
     from execugraph.stats.family import Family
     from execugraph.verdicts.sensitivity import protocol_sensitivity
-    from execugraph.views.verdict_choices import amplified_sensitivity, offered_sets
+    from ui.views.verdict_choices import amplified_sensitivity, offered_sets
 
     st.subheader("Verdict-set sensitivity")
     try:
@@ -136,7 +136,7 @@ def _protocol_status(store: Store, sensitivity: dict[str, Any]) -> None:
 def _set_table(found: dict[str, Any], chosen: str) -> None:
     """One engine result's table (only `chosen`'s columns beside "as run" unless every set) and its caption."""
     from execugraph.verdicts.suite_sensitivity import AMPLIFIED
-    from execugraph.views.verdict_choices import suite_note
+    from ui.views.verdict_choices import suite_note
 
     amplified = AMPLIFIED in found["sets"]
     rows = sensitivity_rows(found)
@@ -251,7 +251,7 @@ def recorded_panel(store: Store, trial: Trial, steps: list[StepRow]) -> bool:
         st.caption("stderr")
         st.code(view["stderr"][-4000:], language="text")
     if view["results"]:
-        from execugraph.views import test_result_rows
+        from ui.views import test_result_rows
 
         st.dataframe(test_result_rows(view["results"]), hide_index=True, key="trace.recorded_results")
     return True

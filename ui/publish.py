@@ -17,9 +17,9 @@ from typing import Any
 import streamlit as st
 
 from execugraph.figures.static import to_image
+from execugraph.safety.inert_text import md_text
 from execugraph.stats.table_format import table_files
 from execugraph.stats.tables import Table, publication_tables
-from execugraph.text_safety import md_text
 from ui import resources
 
 MIME = {"svg": "image/svg+xml", "pdf": "application/pdf"}

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from execugraph.grading.suite_files import FileTooLargeError
 from execugraph.publication import BundleFormatError
 from execugraph.publication.reference_problems import BenchmarkFile
 from execugraph.publication.source import FileSet, read_input, read_zip_bytes
@@ -36,7 +37,6 @@ from execugraph.reproduce import (
 )
 from execugraph.reproduce.progress import Cancelled, Progress
 from execugraph.store import Store
-from execugraph.suite_files import FileTooLargeError
 
 State = Literal["running", "done", "cancelled", "failed"]
 

@@ -9,16 +9,16 @@ from typing import Any
 
 import streamlit as st
 
+from execugraph.grading.suite_files import FileTooLargeError, check_size
 from execugraph.publication.reference_problems import BenchmarkFile
 from execugraph.publication.source import format_size
 from execugraph.reproduce import REPORT_HTML, ReproduceError, load_dataset, parse_families
+from execugraph.safety.inert_text import md_text
 from execugraph.store import Store
-from execugraph.suite_files import FileTooLargeError, check_size
-from execugraph.text_safety import md_text
-from execugraph.views.import_upload import UploadRefused, check_uploads
 from ui import reproduce_job, resources
 from ui.keys import Reproduce
 from ui.reproduce_job import Reproduced, ReproduceJob, ReproduceRequest
+from ui.views.import_upload import UploadRefused, check_uploads
 from ui.widgets import read_only_notice
 
 __all__ = ["Reproduced", "UploadRefused", "problem_file", "reproduce_panel"]

@@ -20,8 +20,8 @@ from typing import Any
 
 import streamlit as st
 
-from execugraph.health import Check, run_checks
-from execugraph.settings import Settings, load_settings
+from execugraph.configuration.settings import Settings, load_settings
+from execugraph.providers.health import Check, run_checks
 from execugraph.store import Store, StoreUnavailableError
 from ui import keys
 
@@ -77,7 +77,7 @@ def _health(url: str, ollama_host: str, openai_base_url: str = "", model_loaded:
 
 def _embedded_loaded() -> bool:
     """Whether this server process holds the embedded model (cheap: no load, no wait)."""
-    from execugraph.llm import LLMError, embedded_model_path, llama_loaded
+    from execugraph.providers.llm import LLMError, embedded_model_path, llama_loaded
 
     try:
         return llama_loaded(str(embedded_model_path()))
@@ -172,7 +172,7 @@ def worker_alive() -> bool:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _model_choices(ollama_host: str, openai_base_url: str) -> tuple[list[str], str | None]:
-    from execugraph.views import model_choices as choices
+    from ui.views import model_choices as choices
 
     return choices(ollama_host, openai_base_url)
 
@@ -185,7 +185,7 @@ def model_choices(ollama_host: str, openai_base_url: str | None = None) -> tuple
 
 def library() -> Any:
     """This database's technique library (the shipped seed plus its edits), read afresh on every call."""
-    from execugraph.technique_library import current_library
+    from execugraph.store.technique_library import current_library
 
     return current_library(store())
 
@@ -205,7 +205,7 @@ def retriever(current: Any = None) -> Any:
 
 def fingerprint(run_ids: Sequence[int]) -> tuple:
     """Trial counts of the runs: changes whenever a trial is added or finishes."""
-    from execugraph.views import trial_counts
+    from ui.views import trial_counts
 
     counts = trial_counts(store(), list(run_ids))
     return tuple(sorted((k, tuple(sorted(v.items()))) for k, v in counts.items()))
@@ -264,6 +264,6 @@ def benchmark_problems(name: str) -> list[Any]:
 @st.cache_data(show_spinner="Checking the uploaded file...", max_entries=8)
 def parse_upload(benchmark: str, data: bytes, name: str) -> list[Any]:
     """Problems from an uploaded suite, validated once per distinct file content."""
-    from execugraph.views import parse_upload as parse
+    from ui.views import parse_upload as parse
 
     return parse(benchmark, data, name)

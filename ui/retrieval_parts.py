@@ -6,8 +6,8 @@ from typing import Any
 
 import streamlit as st
 
-from execugraph import technique_library
 from execugraph.retrieval import LibraryFormatError, parse_technique
+from execugraph.store import technique_library
 from ui import resources
 from ui.keys import TECHNIQUE_FIELDS, Retr
 from ui.publish import plot

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from execugraph.figures import charts
+from execugraph.safety.inert_text import md_text
 from execugraph.store import RunFilter
-from execugraph.text_safety import md_text
 from ui.keys import Runs
 from ui.publish import plot
 from ui.widgets import duration, pct
@@ -30,7 +30,7 @@ COLUMN_CONFIG_HELP = {
 
 def runs_table(rows: list[dict[str, Any]], key: str) -> None:
     """A table of run rows (`views.group_runs`), as the Runs page and its derived-run sections draw them."""
-    from execugraph.views.run_groups import HIDDEN_COLUMNS
+    from ui.views.run_groups import HIDDEN_COLUMNS
 
     st.dataframe(
         rows,
@@ -57,7 +57,7 @@ def family_key(run_id: int) -> str:
 
 def derived_sections(groups: list[Any]) -> None:
     """Each listed run's rescores (and other derived runs) in a section of their own, collapsed until opened."""
-    from execugraph.views.run_groups import family_count
+    from ui.views.run_groups import family_count
 
     families = [g for g in groups if g.children]
     for group in families[:MAX_FAMILIES]:
@@ -223,7 +223,7 @@ def filter_row(store: Store) -> RunFilter:
     """Kind, status, benchmark, model, text, tag and date filters; returns what `run_rows` lists by."""
     from datetime import UTC, datetime, time, timedelta
 
-    from execugraph import views
+    from ui import views
 
     choices = views.filter_choices(store)
     f = [*st.columns(4), *st.columns([1.5, 1, 1.6])]  # two rows: seven columns broke "Benchmark" at 800 px

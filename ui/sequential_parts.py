@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from execugraph.text_safety import md_text
+from execugraph.safety.inert_text import md_text
 from ui import statistics_url, url_state
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import os
 import socket
 import sys
 
-from execugraph.settings import PROJECT_ROOT, load_settings
+from execugraph.configuration.settings import PROJECT_ROOT, load_settings
 from ui.access import is_loopback, unprotected_exposure
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")

@@ -8,11 +8,10 @@ from typing import Any
 
 import streamlit as st
 
-from execugraph import views
 from execugraph.figures.report_figures import comparison_figure
+from execugraph.safety.inert_text import md_text
 from execugraph.stats.tables import category_paired_table, category_table, paired_table
-from execugraph.text_safety import md_text
-from ui import statistics_url, url_state
+from ui import statistics_url, url_state, views
 from ui.keys import Stats
 from ui.publish import chart, literal_rows, table_view, tables_download
 from ui.widgets import empty_state

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
-from execugraph import views
 from execugraph.agents.nodes import spec_for, trace_of
 from execugraph.agents.registry import Block
-from execugraph.steps import GeneratorOutput
-from execugraph.text_safety import md_rich, md_text
-from execugraph.views import StepRow, code_diff, test_result_rows
+from execugraph.safety.inert_text import md_rich, md_text
+from execugraph.workflow.steps import GeneratorOutput
+from ui import views
+from ui.views import StepRow, code_diff, test_result_rows
 
 if TYPE_CHECKING:
     from execugraph.store import Store

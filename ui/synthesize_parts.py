@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from execugraph import views
-from execugraph.conditions import DESCRIPTIONS, condition_names
-from ui import keys, protocol_parts
+from execugraph.configuration.conditions import DESCRIPTIONS, condition_names
+from ui import keys, protocol_parts, views
 from ui.jobs import SynthesisJob
 from ui.keys import Syn
 from ui.steps import explanation, render_steps
@@ -147,7 +146,7 @@ def result_panel(job: SynthesisJob, store: Store) -> None:
         if result.message:  # a note on a finished trial, e.g. retries that changed nothing
             st.caption(f":material/info: {result.message}")
     st.page_link(
-        "pages/trace.py",
+        "ui/pages/trace.py",
         label=f"Open run #{job.run_id}, trial {result.trial_id} in Trace",
         query_params={"run": str(job.run_id), "trial": str(result.trial_id)},  # as Trace names it
         icon=":material/timeline:",

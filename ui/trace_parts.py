@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from execugraph import views
-from execugraph.text_safety import md_text
-from execugraph.views import StepRow, trial_compare
+from execugraph.safety.inert_text import md_text
+from ui import views
 from ui.keys import Trace
 from ui.steps import render_steps
+from ui.views import StepRow, trial_compare
 
 if TYPE_CHECKING:
     from execugraph.store import Store, Trial

@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from execugraph import views
-from ui import url_state
+from ui import url_state, views
 from ui.keys import Trace
 from ui.widgets import empty_state
 
@@ -52,7 +51,7 @@ def pick_trial(store: Store) -> int | None:
     if not runs:
         empty_state(
             "No runs yet. Synthesize a problem or launch a batch, then step through its trials here.",
-            page="pages/synthesize.py",
+            page="ui/pages/synthesize.py",
             label="Synthesize a problem",
         )
         return None

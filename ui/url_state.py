@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 
 import streamlit as st
 
-from execugraph.text_safety import md_text
+from execugraph.safety.inert_text import md_text
 
 ALL = "all"  # ?baseline=all: all pairs
 _PENDING = "_url.pending"  # {param: value} shown but not yet in the URL (see `defer`)

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from execugraph.config import ROLES
-from execugraph.settings import EMBEDDED_MODEL
-from execugraph.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
+from execugraph.configuration.config import ROLES
+from execugraph.configuration.settings import EMBEDDED_MODEL
 from ui import keys, url_state
+from ui.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -94,7 +94,7 @@ def run_picker(
     (`url_state.defer`: no history entry), and what a link names that this database lacks stays in it and
     is named in a warning on every run, until the user removes it (a colleague's database may have it).
     """
-    from execugraph.views import run_choices
+    from ui.views import run_choices
 
     raw = url_state.get("runs")
     marker = f"_preset.{key}"

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from execugraph.config import RunConfig
-from execugraph.events import NodeFinished, NodeStarted, TrialEvent
-from execugraph.model_router import ModelRouter
-from execugraph.problem import Problem
-from execugraph.steps import NodeName, StepOutput
+from execugraph.configuration.config import RunConfig
+from execugraph.providers.model_router import ModelRouter
+from execugraph.workflow.events import NodeFinished, NodeStarted, TrialEvent
+from execugraph.workflow.problem import Problem
+from execugraph.workflow.steps import NodeName, StepOutput
 
 if TYPE_CHECKING:
     from execugraph.retrieval.search import Retriever
@@ -62,7 +62,7 @@ class TrialContext:
     def step(self, node: NodeName, attempt: int) -> Iterator[dict[str, Any]]:
         """Collect a node's output, LLM calls and executions; persist them together when it ends, even on error.
 
-        The node fills the yielded dict with its `execugraph.steps` output type (`out.update(PlannerOutput(...))`).
+        The node fills the yielded dict with its `execugraph.workflow.steps` output type (`out.update(PlannerOutput(...))`).
         """
         from execugraph.store import utcnow
 

@@ -2,7 +2,7 @@
 
 The tests that feed the loop depend on `feedback_tests`: the grading tests themselves
 (the paper's behaviour), a visible subset (held-out rest grades), or model-written tests.
-Which is which is `execugraph.grading`'s rule; this agent only asks the model for tests
+Which is which is `execugraph.grading.rules`'s rule; this agent only asks the model for tests
 when that rule needs them.
 """
 
@@ -17,7 +17,7 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import execute
 from execugraph.agents.prompts import format_feedback, render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
-from execugraph.grading import (
+from execugraph.grading.rules import (
     SMOKE_TEST,
     GradingSettings,
     error_class,
@@ -26,11 +26,11 @@ from execugraph.grading import (
     passed,
     with_generated,
 )
-from execugraph.grading import grading_tests as rule_grading_tests
+from execugraph.grading.rules import grading_tests as rule_grading_tests
 from execugraph.parsing import parse_generated_stdio_tests, parse_generated_tests
-from execugraph.state import Sample, TrialState
-from execugraph.steps import Decision, EvaluatorOutput, TestWriting
-from execugraph.text_safety import md_text
+from execugraph.safety.inert_text import md_text
+from execugraph.workflow.state import Sample, TrialState
+from execugraph.workflow.steps import Decision, EvaluatorOutput, TestWriting
 
 
 def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> TrialState:

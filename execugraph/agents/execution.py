@@ -1,7 +1,7 @@
 """Running a candidate in the sandbox and recording the Execution row: the only judge of correctness.
 
-What the job is (suite, protocol, limits) and what passes is `execugraph.grading`'s rule,
-and each test's CPU limit is `execugraph.calibration`'s (measured once per suite on this
+What the job is (suite, protocol, limits) and what passes is `execugraph.grading.rules`'s rule,
+and each test's CPU limit is `execugraph.grading.calibration`'s (measured once per suite on this
 machine); this module only runs it for a trial and writes down what happened, CPU and
 wall seconds and the limits of every test included.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from execugraph.calibration import TimeLimits, calibrate
-from execugraph.grading import (
+from execugraph.grading.calibration import TimeLimits, calibrate
+from execugraph.grading.rules import (
     SMOKE_TEST,
     GradingSettings,
     cpu_floor,

@@ -11,8 +11,8 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import parse_plan
-from execugraph.state import TrialState
-from execugraph.steps import ExplainerOutput
+from execugraph.workflow.state import TrialState
+from execugraph.workflow.steps import ExplainerOutput
 
 MAX_EXPLANATION_CHARS = 4000
 

@@ -16,8 +16,8 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import format_review, render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import extract_code
-from execugraph.state import TrialState
-from execugraph.steps import GeneratorOutput
+from execugraph.workflow.state import TrialState
+from execugraph.workflow.steps import GeneratorOutput
 
 UNCHANGED_NOTE = (
     "Your last answer repeated this same program unchanged, so it failed the same way again. "

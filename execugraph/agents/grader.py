@@ -1,6 +1,6 @@
 """Final grading of the trial's program on the grading tests (reusing an identical earlier run).
 
-The tests, the protocol and the pass rule are `execugraph.grading`'s; the step records the
+The tests, the protocol and the pass rule are `execugraph.grading.rules`'s; the step records the
 protocol in force (and when it coincides with `standalone`) and a digest of the tests, so a
 later rescore can tell whether it grades on the very suite this trial was graded on.
 """
@@ -16,10 +16,10 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.evaluator import grading_tests
 from execugraph.agents.execution import execute
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
-from execugraph.grading import passed, protocol_note, suite_digest
-from execugraph.state import TrialState
-from execugraph.steps import GradeOutput
-from execugraph.text_safety import md_text
+from execugraph.grading.rules import passed, protocol_note, suite_digest
+from execugraph.safety.inert_text import md_text
+from execugraph.workflow.state import TrialState
+from execugraph.workflow.steps import GradeOutput
 
 
 def grade(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:

@@ -12,9 +12,9 @@ from execugraph.agents.execution import execute, passed
 from execugraph.agents.prompts import render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import extract_code
-from execugraph.state import TrialState
-from execugraph.steps import OptimizerOutcome, OptimizerOutput
-from execugraph.text_safety import md_text
+from execugraph.safety.inert_text import md_text
+from execugraph.workflow.state import TrialState
+from execugraph.workflow.steps import OptimizerOutcome, OptimizerOutput
 
 
 def optimize(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:

@@ -11,9 +11,9 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import parse_plan
-from execugraph.state import TrialState
-from execugraph.steps import PlannerOutput, Retrieval
-from execugraph.text_safety import md_rich
+from execugraph.safety.inert_text import md_rich
+from execugraph.workflow.state import TrialState
+from execugraph.workflow.steps import PlannerOutput, Retrieval
 
 
 def retrieve_techniques(ctx: TrialContext, out: dict[str, Any]) -> str:

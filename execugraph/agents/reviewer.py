@@ -11,9 +11,9 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import parse_review
-from execugraph.state import TrialState
-from execugraph.steps import Review, ReviewerOutput, severity_of
-from execugraph.text_safety import md_text
+from execugraph.safety.inert_text import md_text
+from execugraph.workflow.state import TrialState
+from execugraph.workflow.steps import Review, ReviewerOutput, severity_of
 
 
 def review(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:

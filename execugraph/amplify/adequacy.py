@@ -14,8 +14,8 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from execugraph.grading import build_suite, problem_grading_tests
-from execugraph.problem import Problem
+from execugraph.grading.rules import build_suite, problem_grading_tests
+from execugraph.workflow.problem import Problem
 
 MAX_MUTANTS = 24  # per problem, drawn deterministically from every site
 MUTANT_CPU_S = 0.5  # a mutant that loops is killed by this CPU limit per test

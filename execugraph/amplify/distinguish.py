@@ -18,8 +18,8 @@ from typing import Any
 from execugraph.amplify.adequacy import MUTANT_CPU_S, mutants
 from execugraph.amplify.expected import reference_answers_many
 from execugraph.amplify.references import reference_for
-from execugraph.grading import build_suite, problem_grading_tests
-from execugraph.problem import Problem
+from execugraph.grading.rules import build_suite, problem_grading_tests
+from execugraph.workflow.problem import Problem
 
 SEARCH_SEED_OFFSET = 1_000_003  # the search's seed: the amplifier's plus this, so their draws are independent
 SEARCH_BUDGET = 120  # candidate inputs per problem in the search (the amplifier keeps 30)

@@ -17,8 +17,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.grading import GradingSettings, build_suite
-from execugraph.problem import Problem
+from execugraph.grading.rules import GradingSettings, build_suite
+from execugraph.workflow.problem import Problem
 
 REFERENCE_CPU_S = 0.5  # CPU seconds the reference may use on one new input
 TRUNCATED = "more chars]"

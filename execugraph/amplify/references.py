@@ -3,7 +3,7 @@ or ours for internal-30.
 
 Why: only a trusted program may answer new inputs. Our internal-30 references live in
 data/references/ (outside data/internal30/, which the loader reads, and never part of a
-prompt); `tests/integration/test_amplify.py` checks each one passes its problem's tests.
+prompt); `tests/amplify/test_amplify.py` checks each one passes its problem's tests.
 A `--reference FILE` is JSONL (`{"id": ..., "reference": "<program>"}` per line) or JSON
 (an object id -> program); it wins over every other source.
 """
@@ -15,8 +15,8 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from execugraph.problem import Problem
-from execugraph.settings import DATA_DIR
+from execugraph.configuration.settings import DATA_DIR
+from execugraph.workflow.problem import Problem
 
 REFERENCES_DIR = DATA_DIR / "references"
 
@@ -59,7 +59,7 @@ def reference_for(problem: Problem, given: dict[str, str] | None = None) -> str 
     """The reference program for `problem`, or None (then only differential checks are possible)."""
     if given and problem.id in given:
         return given[problem.id]
-    from execugraph.calibration import reference_program
+    from execugraph.grading.calibration import reference_program
 
     own = reference_program(problem)
     if own:

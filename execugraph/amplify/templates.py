@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.problem import Problem
+from execugraph.workflow.problem import Problem
 
 
 @dataclass(frozen=True)

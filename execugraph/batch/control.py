@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from execugraph.batch.destinations import check_destinations
 from execugraph.batch.order import order_record
 from execugraph.batch.spec import BatchSpec, check_grid
-from execugraph.settings import load_settings
+from execugraph.configuration.settings import load_settings
 from execugraph.store import leases
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = No
     check_grid(len(chosen), len(spec.conditions), len(spec.seeds), spec.trials)  # before anything is written
     check_destinations(spec, load_settings())
     if any(spec.run_config(c).retrieval for c in spec.conditions):  # every retrieving condition records it
-        from execugraph.technique_library import pin_library
+        from execugraph.store.technique_library import pin_library
 
         spec = spec.model_copy(update={"technique_library": pin_library(store, recorded=spec.technique_library)})
     for problem in chosen:
@@ -36,7 +36,7 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = No
     # `order`: its kind, the seed it resolved to and the problems in the order they run
     config: dict[str, Any] = {"batch": spec.model_dump(), "conditions": configs, "order": order_record(spec, chosen)}
     if spec.benchmark_options.get("path"):  # a suite file: recorded by name and SHA-256 (see suite_files)
-        from execugraph.suite_files import suite_identity
+        from execugraph.grading.suite_files import suite_identity
 
         config["suite"] = suite_identity(spec.benchmark_options["path"])
     run_id = store.create_run("batch", title, config, benchmark=spec.benchmark, models=models)

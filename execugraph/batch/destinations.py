@@ -17,7 +17,7 @@ import socket
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from execugraph.settings import Settings
+from execugraph.configuration.settings import Settings
 
 if TYPE_CHECKING:
     from execugraph.batch.spec import BatchSpec

@@ -99,13 +99,13 @@ class Estimate:
 
     def about(self) -> str:
         """`about 4 min 10 s`."""
-        from execugraph.outages import format_duration
+        from execugraph.providers.outages import format_duration
 
         return f"about {format_duration(self.seconds)}"
 
     def span(self) -> str:
         """`3 min 02 s to 5 min 40 s`: the 90% range."""
-        from execugraph.outages import format_duration
+        from execugraph.providers.outages import format_duration
 
         return f"{format_duration(self.low)} to {format_duration(self.high)}"
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.spec import BatchSpec, condition_configs
-from execugraph.outages import TrialInterrupted
+from execugraph.providers.outages import TrialInterrupted
 from execugraph.store import SupersededError, leases
 from execugraph.store.retry import run_with_retry
-from execugraph.trial import TrialDeps, run_trial
+from execugraph.workflow.trial import TrialDeps, run_trial
 
 if TYPE_CHECKING:
     from execugraph.store import Store

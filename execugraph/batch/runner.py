@@ -27,7 +27,7 @@ from execugraph.batch.local import LocalExecutor
 from execugraph.batch.progress import BatchProgress, progress, wait_for
 from execugraph.batch.spec import BatchSpec, batch_spec_of
 from execugraph.store import StoreBusyError, leases
-from execugraph.trial import TrialDeps
+from execugraph.workflow.trial import TrialDeps
 
 if TYPE_CHECKING:
     from execugraph.store import Store

@@ -6,11 +6,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from execugraph.conditions import resolve_condition
-from execugraph.config import FeedbackSource, GradingProtocol, RunConfig, TechniqueLibraryRef
+from execugraph.configuration.conditions import resolve_condition
+from execugraph.configuration.config import FeedbackSource, GradingProtocol, RunConfig, TechniqueLibraryRef
+from execugraph.configuration.settings import EMBEDDED_MODEL
+from execugraph.configuration.vocabulary import TrialOrder
 from execugraph.sequential.design import SequentialDesign
-from execugraph.settings import EMBEDDED_MODEL
-from execugraph.vocabulary import TrialOrder
 
 DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
 DEFAULT_LLM_TIMEOUT_S = RunConfig.model_fields["llm_timeout_s"].default
@@ -25,7 +25,7 @@ def parse_endpoint(text: str) -> tuple[str, str]:
     A bare URL whose path ends in /v1 is an OpenAI-compatible server (vLLM, llama.cpp, LM Studio,
     Ollama's /v1), anything else an Ollama server; `host:port` gets http://.
     """
-    from execugraph.settings import normalise_host
+    from execugraph.configuration.settings import normalise_host
 
     raw = text.strip()
     kind, sep, rest = raw.partition("=")
@@ -99,7 +99,7 @@ class BatchSpec(BaseModel):
     default_model: str = EMBEDDED_MODEL
     concurrency: int = Field(default=1, ge=1, le=64)
     feedback_tests: FeedbackSource = "grading"
-    grading_protocol: GradingProtocol = "standalone"  # how programs meet the tests (execugraph.grading)
+    grading_protocol: GradingProtocol = "standalone"  # how programs meet the tests (execugraph.grading.rules)
     executor: str = "local"
     # Scale-out (executor "ray" only; see docs/scale-out.md)
     ray_address: str | None = None  # None: RAY_ADDRESS, a cluster started on this machine, or a new local one
@@ -151,7 +151,7 @@ class BatchSpec(BaseModel):
     @field_validator("ollama_hosts")
     @classmethod
     def _hosts_are_urls(cls, value: list[str]) -> list[str]:
-        from execugraph.settings import normalise_host
+        from execugraph.configuration.settings import normalise_host
 
         hosts: list[str] = []
         for raw in value:

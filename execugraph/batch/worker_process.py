@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from execugraph.settings import DB_ENV, PROJECT_ROOT, load_settings
+from execugraph.configuration.settings import DB_ENV, PROJECT_ROOT, load_settings
 
 
 def lock_path(db_url: str) -> Path:

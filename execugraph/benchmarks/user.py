@@ -14,7 +14,7 @@ from typing import Any
 
 from execugraph.benchmarks.errors import BenchmarkFormatError, FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import parse_json_value, problem_from_record
-from execugraph.problem import Problem
+from execugraph.workflow.problem import Problem
 
 MAX_ISSUES = 200  # stop collecting after this many; the file is refused either way
 

@@ -8,7 +8,7 @@ The package holds the command layer only (the work is done in the core):
 - `stats`: stats and report;
 - `publication`: export, import, rescore;
 - `retrieval`: retrieval-eval;
-- `doctor`: doctor (its checks are `execugraph.health`);
+- `doctor`: doctor (its checks are `execugraph.providers.health`);
 - `amplify`: amplify (the work is `execugraph.amplify`);
 - `store`: `open_store`, how every command opens the run store.
 
@@ -97,7 +97,7 @@ def _main(argv: list[str] | None) -> int:
         message = database_problem(exc, getattr(args, "db", None))
         if message is None:
             raise
-        from execugraph.redaction import scrub_message
+        from execugraph.safety.redaction import scrub_message
 
         print(f"{args.command}: {scrub_message(message)}", file=sys.stderr)
         return EXIT_BAD_DATABASE
@@ -114,7 +114,7 @@ def database_problem(exc: BaseException, db: str | None) -> str | None:
     if refused is not None:
         return refused
     if is_database_error(exc):  # e.g. a page found corrupt only when a query reads it
-        from execugraph.settings import load_settings
+        from execugraph.configuration.settings import load_settings
 
         url = load_settings(db).db_url
         where = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else redact(url)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from execugraph.text_safety import terminal_text as shown
+from execugraph.safety.inert_text import terminal_text as shown
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
-from execugraph.redaction import install_log_scrub
-from execugraph.settings import load_settings
-from execugraph.text_safety import terminal_text
-from execugraph.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS, TRIAL_ORDERS
+from execugraph.configuration.settings import load_settings
+from execugraph.configuration.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS, TRIAL_ORDERS
+from execugraph.safety.inert_text import terminal_text
+from execugraph.safety.redaction import install_log_scrub
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -124,7 +124,7 @@ def fault_settings(args: argparse.Namespace) -> dict[str, float]:
 
 def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
     if args.config:
-        from execugraph.suite_files import locate_suite
+        from execugraph.grading.suite_files import locate_suite
 
         data = locate_suite(json.loads(args.config.read_text()), args.config.resolve().parent)
         return BatchSpec(**(data.get("batch", data) | fault_settings(args)))
@@ -190,7 +190,7 @@ def run_batch(args: argparse.Namespace) -> int:
     try:
         spec = _spec_from_args(args)
     except (ValueError, ValidationError, OSError) as exc:
-        from execugraph.views.form_input import readable_error
+        from execugraph.configuration.validation_errors import readable_error
 
         print(f"batch: {terminal_text(readable_error(exc))}", file=sys.stderr)
         return 2
@@ -303,7 +303,7 @@ def finishing_json(p) -> dict[str, object] | None:
 
 def active_waits(store: Store, runs) -> dict[int, list[str]]:
     """`waiting: <endpoint> unreachable since HH:MM:SS, retrying` lines of the queued and running runs."""
-    from execugraph.outages import waiting_lines
+    from execugraph.providers.outages import waiting_lines
 
     return waiting_lines(store, [r.id for r in runs if r.status in ("queued", "running")])
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from execugraph.health import run_checks
-from execugraph.settings import load_settings
+from execugraph.configuration.settings import load_settings
+from execugraph.providers.health import run_checks
 
 MARK = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from execugraph.text_safety import terminal_text
+from execugraph.safety.inert_text import terminal_text
 
 if TYPE_CHECKING:
     from execugraph.store import Store

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execugraph.text_safety import terminal_text as shown
-from execugraph.vocabulary import GRADING_PROTOCOLS
+from execugraph.configuration.vocabulary import GRADING_PROTOCOLS
+from execugraph.safety.inert_text import terminal_text as shown
 
 if TYPE_CHECKING:
     from execugraph.publication.reference_problems import BenchmarkFile
@@ -79,8 +79,8 @@ def _dataset(path: Path | None, limit: int | None) -> BenchmarkFile | None:
     """The `--dataset` problem file, parsed as `reproduce --dataset` parses it (ReproduceError names the line)."""
     if path is None:
         return None
+    from execugraph.configuration.settings import load_settings
     from execugraph.reproduce import load_dataset, read_small_file
-    from execugraph.settings import load_settings
 
     return load_dataset(read_small_file(path, limit or load_settings().import_max_bytes, "benchmark file"), path.name)
 
@@ -89,11 +89,11 @@ def run_import(args: argparse.Namespace) -> int:
     """Import and print `{"runs": [{"id", "name", "trials", ...}]}`; a bad input exits 2 naming file, line and field.
 
     Samples graded on import print `grading N/M samples...` on stderr at most every second, then a final line."""
+    from execugraph.configuration.settings import parse_size
     from execugraph.publication import BundleFormatError, import_path
     from execugraph.publication.harness import HarnessOptions
     from execugraph.reproduce import ReproduceError
     from execugraph.reproduce.progress import grading_printer
-    from execugraph.settings import parse_size
 
     try:
         limit = parse_size(args.max_size) if args.max_size else None

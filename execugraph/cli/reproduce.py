@@ -43,10 +43,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Reproduce; print the files written and one line per comparison family."""
     from execugraph.cli.store import open_store
+    from execugraph.configuration.settings import parse_size
     from execugraph.publication import BundleFormatError
     from execugraph.reproduce import REPORT_HTML, ReproduceError, reproduce_path, terminal_line
-    from execugraph.settings import parse_size
-    from execugraph.text_safety import terminal_text as shown
+    from execugraph.safety.inert_text import terminal_text as shown
 
     try:
         limit = parse_size(args.max_size) if args.max_size else None

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _library(args: argparse.Namespace):
     """The `--library` file as the whole library, else the database's (opened for reading only)."""
-    from execugraph.technique_library import current_library
+    from execugraph.store.technique_library import current_library
 
     if args.library is not None:
         return current_library(None, args.library)

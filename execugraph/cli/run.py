@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from execugraph.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS
+from execugraph.configuration.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _problem(args: argparse.Namespace):
-    from execugraph.single import adhoc_problem
+    from execugraph.workflow.single import adhoc_problem
 
     if args.problem:
         from execugraph.benchmarks import load_benchmark
@@ -45,7 +45,7 @@ def _problem(args: argparse.Namespace):
         return found[0]
     if not args.statement:
         raise ValueError("give --problem BENCHMARK/ID or --statement TEXT")
-    from execugraph.suite_files import SUITE_FILE_MAX_BYTES, TEXT_FILE_MAX_BYTES, read_capped
+    from execugraph.grading.suite_files import SUITE_FILE_MAX_BYTES, TEXT_FILE_MAX_BYTES, read_capped
 
     statement = args.statement
     if statement.startswith("@"):
@@ -57,10 +57,10 @@ def _problem(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from execugraph.cli.store import open_store
-    from execugraph.conditions import resolve_condition
-    from execugraph.settings import load_settings
-    from execugraph.single import run_single
-    from execugraph.trial import TrialDeps
+    from execugraph.configuration.conditions import resolve_condition
+    from execugraph.configuration.settings import load_settings
+    from execugraph.workflow.single import run_single
+    from execugraph.workflow.trial import TrialDeps
 
     try:
         problem = _problem(args)
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     def show(event: dict) -> None:
         if args.json or event["type"] != "node_finished":
             return
-        from execugraph.steps import brief as step_brief  # the reviewer's severity is nested under `review`
+        from execugraph.workflow.steps import brief as step_brief  # the reviewer's severity is nested under `review`
 
         brief = step_brief(event["node"], event.get("output", {}))
         print(f"  {event['node']:<10} attempt {event['attempt']}  {json.dumps(brief)}", file=sys.stderr)

@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from execugraph.text_safety import terminal_text
+from execugraph.safety.inert_text import terminal_text
 
 EXIT_BAD_REQUEST = 2
 

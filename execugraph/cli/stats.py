@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from execugraph.text_safety import terminal_text
+from execugraph.safety.inert_text import terminal_text
 
 EXIT_BAD_REQUEST = 2
 EXIT_EXPORT_FAILED = 1

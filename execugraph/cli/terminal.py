@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from execugraph.text_safety import visible_controls
+from execugraph.safety.inert_text import visible_controls
 
 KEPT = "\n\r\t"
 

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from execugraph.figures import charts
 from execugraph.stats.paired import ALPHA
-from execugraph.views.report import arm_rate_rows, category_rows, error_rows, family_rows
+from execugraph.stats.report_rows import arm_rate_rows, category_rows, error_rows, family_rows
 
 SIGNIFICANT = f"pink: Holm-adjusted p < {ALPHA:g}"
 

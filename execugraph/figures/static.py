@@ -41,7 +41,7 @@ class FigureExportError(RuntimeError):
 
 
 def _browser() -> str:
-    from execugraph.settings import load_settings
+    from execugraph.configuration.settings import load_settings
 
     path = load_settings().chromium_path
     if not Path(path).is_file():

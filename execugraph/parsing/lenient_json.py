@@ -5,7 +5,7 @@ directly (no text rewriting, no `eval`): single quotes, Python literals and tupl
 trailing/missing commas, unquoted keys and words, unescaped inner quotes, and output cut off by
 the token limit (open strings and brackets are closed). Each liberty becomes a repair tag.
 
-Kept over the json-repair package (0.64.4), measured on the 35 cases of tests/unit/test_parsing.py
+Kept over the json-repair package (0.64.4), measured on the 35 cases of tests/parsing/test_parsing.py
 that reach this reader: json-repair read 30 values right (it keeps `'it's'` broken, turns a cut-off
 `fal` into the string "fal", invents "" for a key cut off before its value, and reads past a set in
 prose), gave our repair tags for 20 (its log has no trailing comma, missing comma or single quotes),

@@ -30,10 +30,10 @@ from execugraph.publication import layout
 from execugraph.publication.formats import dumps_pretty, jsonl_bytes
 from execugraph.publication.meta import build_run_meta, run_entry
 from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path, suite_path_to_name
-from execugraph.run_names import conditions_of, run_name
+from execugraph.safety.inert_text import md_text
 from execugraph.store import bundle_rows
 from execugraph.store.bundle_rows import BundleRows
-from execugraph.text_safety import md_text
+from execugraph.store.run_names import conditions_of, run_name
 
 if TYPE_CHECKING:
     from execugraph.store import Store

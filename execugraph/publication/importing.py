@@ -69,7 +69,7 @@ def import_fileset(
 def _limit(max_bytes: int | None) -> int:
     if max_bytes is not None:
         return max_bytes
-    from execugraph.settings import load_settings
+    from execugraph.configuration.settings import load_settings
 
     return load_settings().import_max_bytes
 

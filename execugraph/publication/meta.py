@@ -15,7 +15,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from execugraph.settings import PROJECT_ROOT
+from execugraph.configuration.settings import PROJECT_ROOT
 
 _DIGEST_KEYS = ("digests", "model_digests", "ollama_digests")
 _COMMIT_KEYS = ("commit", "git_commit", "project_commit")

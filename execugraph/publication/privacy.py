@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from execugraph.settings import PROJECT_ROOT
+from execugraph.configuration.settings import PROJECT_ROOT
 
 PRIVATE_ROOTS = ("/home", "/Users", "/root", "/tmp", "/var/tmp", "/private", "/run/user", "/mnt", "/media")
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]", "<host>"})
@@ -184,7 +184,7 @@ def suite_path(config: Any) -> str | None:
 
 def suite_path_to_name(config: dict[str, Any]) -> dict[str, Any]:
     """The run config with a file suite named by file name and SHA-256 instead of its local path."""
-    from execugraph.suite_files import suite_identity
+    from execugraph.grading.suite_files import suite_identity
 
     path = suite_path(config)
     if path is None:

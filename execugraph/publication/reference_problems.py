@@ -18,9 +18,9 @@ from typing import Any
 
 from execugraph.benchmarks.errors import BenchmarkFormatError
 from execugraph.benchmarks.published import looks_published, parse_published_jsonl, published_warnings
-from execugraph.problem import Problem
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.source import FileSet
+from execugraph.workflow.problem import Problem
 
 TRIALS_FILE = "trials.jsonl"
 

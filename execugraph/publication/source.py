@@ -35,8 +35,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from execugraph.configuration.settings import DEFAULT_IMPORT_MAX_BYTES, format_size, parse_size
 from execugraph.publication.formats import BundleFormatError, Issue, IssueCollector, json_line_object
-from execugraph.settings import DEFAULT_IMPORT_MAX_BYTES, format_size, parse_size
 
 __all__ = ["FileSet", "FileView", "InputTooLargeError", "format_size", "parse_size", "read_input", "read_zip_bytes"]
 

@@ -45,8 +45,8 @@ __all__ = [
 
 def read_small_file(path: Path, limit: int, what: str) -> bytes:
     """A whole input file (a benchmark file, a families file), refused when it is not a file or exceeds `limit`."""
+    from execugraph.configuration.settings import format_size
     from execugraph.publication.formats import Issue
-    from execugraph.settings import format_size
 
     if not path.is_file():
         raise ReproduceError([Issue(str(path), None, None, f"no such {what} (give a file)")])
@@ -72,7 +72,7 @@ def reproduce_path(
 ) -> tuple[Study, str | None]:
     """Reproduce the results at `path` (folder or .zip) into `out_dir`; returns the study and why figures are
     missing (None when every file was written). Bad inputs raise before anything is imported."""
-    from execugraph.settings import load_settings
+    from execugraph.configuration.settings import load_settings
 
     limit = max_bytes or load_settings().import_max_bytes
     bench = load_dataset(read_small_file(dataset, limit, "benchmark file"), dataset.name) if dataset else None

@@ -5,7 +5,7 @@ same thing; tables come from `stats.tables.Table` (the numbers the LaTeX and CSV
 files hold, rounded the same way), and figures are embedded in the HTML as
 SVG data URIs (the file needs nothing beside it) and linked from the Markdown.
 Text is plain text in both: every character of it is escaped for the target
-(`execugraph.text_safety`), only the `**bold**` spans the report writes are kept.
+(`execugraph.safety.inert_text`), only the `**bold**` spans the report writes are kept.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from execugraph.safety.inert_text import md_text, one_line
 from execugraph.stats.table_format import to_markdown
 from execugraph.stats.tables import Table
-from execugraph.text_safety import md_text, one_line
 
 
 @dataclass

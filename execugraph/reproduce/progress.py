@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from execugraph.text_safety import terminal_text
+from execugraph.safety.inert_text import terminal_text
 
 Listener = Callable[[float, str], None]
 StopCheck = Callable[[], bool]

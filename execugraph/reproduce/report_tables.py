@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from execugraph.grading import PROTOCOLS
+from execugraph.grading.rules import PROTOCOLS
 from execugraph.stats.paired import ALPHA
 from execugraph.stats.tables import INT, PCT, PP, TEXT, Column, P, Table, paired_table, publication_tables
 from execugraph.verdicts.flip_reasons import CAUSE_LABELS

@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 
 from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
-from execugraph.grading import PROTOCOLS
+from execugraph.grading.rules import PROTOCOLS
 from execugraph.publication.formats import Issue
 from execugraph.publication.importing import import_fileset
 from execugraph.publication.layout import IMPORT_MARKER
@@ -276,7 +276,7 @@ def versions() -> dict[str, Any]:
 
 def sandbox_policy() -> dict[str, Any]:
     """The sandbox the programs are rerun in: its policy version and default limits (its layers are local)."""
-    from execugraph.grading import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
+    from execugraph.grading.rules import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
     from sandbox import POLICY_VERSION
 
     return {"policy_version": str(POLICY_VERSION), "default_timeout_s": DEFAULT_TIMEOUT_S,

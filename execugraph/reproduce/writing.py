@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from execugraph.grading import PROTOCOLS
+from execugraph.grading.rules import PROTOCOLS
 from execugraph.reproduce.document import Bullets, Document, Figure, Heading, Paragraph, TableBlock
 from execugraph.reproduce.progress import Progress
 from execugraph.reproduce.report_tables import table_json

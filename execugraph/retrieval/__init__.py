@@ -4,7 +4,7 @@ Public API: `Retriever.load(path)` / `Retriever.of(techniques)`, `.retrieve(text
 `Hit`s, the process-wide `get_retriever(techniques)` (one per library digest),
 `format_for_prompt(hits)`, and the technique model with its validating loader,
 `apply_edits` and `library_digest`. Which library a database uses is
-`execugraph.technique_library`'s business (this package never opens the store).
+`execugraph.store.technique_library`'s business (this package never opens the store).
 
 What lives where: `library` (the technique JSONL), `embedder` and `onnx_backend` (MiniLM
 embeddings), `index` (the cached FAISS index), `search` (Retriever), `evaluation` (recall@k).

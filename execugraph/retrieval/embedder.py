@@ -126,7 +126,7 @@ class MiniLMEmbedder:
         )
         self.dimension = int(dimension_of() or 384)
         self.backend, self._onnx = "torch", None
-        from execugraph.settings import load_settings
+        from execugraph.configuration.settings import load_settings
 
         if load_settings().embed_backend == "onnx":
             self._onnx = self._try_onnx(torch.__version__)
@@ -134,8 +134,8 @@ class MiniLMEmbedder:
     def _try_onnx(self, torch_version: str):
         """ONNX Runtime encoder when onnxruntime is installed and the export works; else None (torch is used)."""
         try:
+            from execugraph.configuration.settings import load_settings
             from execugraph.retrieval.onnx_backend import OnnxEncoder, export_onnx
-            from execugraph.settings import load_settings
 
             name = f"minilm-{self._model_id.split('@')[-1]}-torch{torch_version}.onnx".replace("+", "_")
             path = export_onnx(self.model_dir, load_settings().cache_dir / "onnx" / name)

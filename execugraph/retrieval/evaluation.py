@@ -16,8 +16,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from execugraph.configuration.settings import DATA_DIR
 from execugraph.retrieval.library import LibraryFormatError, Technique
-from execugraph.settings import DATA_DIR
 
 DEFAULT_EVAL_PATH = DATA_DIR / "retrieval_eval.jsonl"
 

@@ -1,7 +1,7 @@
 """The technique library: algorithmic techniques the Planner can be reminded of, and their JSONL form.
 
 The shipped `data/techniques.jsonl` is read-only seed data: users' edits live
-in the run store (see `execugraph.technique_library`) and are applied on top
+in the run store (see `execugraph.store.technique_library`) and are applied on top
 with `apply_edits`. Every load validates line by line, so a bad line or edit is
 refused with the line and field at fault. `library_digest` names a library by
 its content, which is what runs record and the index cache is keyed on.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from execugraph.settings import DATA_DIR
+from execugraph.configuration.settings import DATA_DIR
 
 DEFAULT_LIBRARY_PATH = DATA_DIR / "techniques.jsonl"
 

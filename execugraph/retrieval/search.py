@@ -29,7 +29,7 @@ from execugraph.retrieval.library import (
     load_library,
     serialise_library,
 )
-from execugraph.steps import HitRow
+from execugraph.workflow.steps import HitRow
 
 DEFAULT_K = 3
 DEFAULT_QUERY_CACHE = 512
@@ -55,7 +55,7 @@ class Hit:
 
 def default_cache_dir() -> Path:
     """`<settings.cache_dir>/retrieval`."""
-    from execugraph.settings import load_settings
+    from execugraph.configuration.settings import load_settings
 
     return load_settings().cache_dir / "retrieval"
 

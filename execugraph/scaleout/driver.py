@@ -41,11 +41,11 @@ from ray.exceptions import RayError, RayTaskError
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.spec import BatchSpec, batch_spec_of, condition_configs
-from execugraph.config import ROLES, RunConfig
-from execugraph.llm import parse_spec
+from execugraph.configuration.config import ROLES, RunConfig
+from execugraph.configuration.settings import load_settings
+from execugraph.providers.llm import parse_spec
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
 from execugraph.scaleout.workers import WorkerPool, WorkerSlot
-from execugraph.settings import load_settings
 from execugraph.store import StoreBusyError, leases, utcnow
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ import urllib.error
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from execugraph.health import ollama_models, openai_models
+from execugraph.providers.health import ollama_models, openai_models
 
 log = logging.getLogger("execugraph.scaleout")
 
@@ -34,7 +34,7 @@ def full_model_name(name: str) -> str:
 
 
 def _openai_probe(url: str, timeout: float) -> list[str]:
-    from execugraph.settings import load_settings
+    from execugraph.configuration.settings import load_settings
 
     return openai_models(url, timeout_s=timeout, api_key=load_settings().openai_api_key)
 

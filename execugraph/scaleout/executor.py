@@ -31,7 +31,7 @@ from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.progress import BatchProgress
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
-from execugraph.settings import load_settings
+from execugraph.configuration.settings import load_settings
 
 if TYPE_CHECKING:
     from execugraph.store import Store

@@ -51,7 +51,7 @@ class TrialWorker:
 
     def ready(self) -> dict[str, Any]:
         """Warm up (imports, engine, sandbox pool) and say where this worker runs."""
-        import execugraph.trial  # noqa: F401  (the first trial should not pay for the imports)
+        import execugraph.workflow.trial  # noqa: F401  (the first trial should not pay for the imports)
 
         store, _ = self._resources()
         store.check_connection()
@@ -65,7 +65,7 @@ class TrialWorker:
         status "error" with error_class "llm_error"; a superseded attempt comes back
         with superseded=True and has written nothing after it was superseded.
         """
-        from execugraph.trial import TrialDeps, run_trial
+        from execugraph.workflow.trial import TrialDeps, run_trial
 
         store, pool = self._resources()
         token: datetime = task["token"]
@@ -121,7 +121,7 @@ class TrialWorker:
 
 def _superseded_check(fenced: Any, every_s: float = 2.0) -> Any:
     """While a trial waits for its endpoint: stop waiting (writing nothing) once the driver has moved on."""
-    from execugraph.outages import TrialInterrupted
+    from execugraph.providers.outages import TrialInterrupted
 
     last = [time.monotonic()]
 

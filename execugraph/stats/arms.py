@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.run_names import arm_name
 from execugraph.stats.budgets import condition_budget
 from execugraph.stats.records import ArmData, ProblemTally, Tally
+from execugraph.store.run_names import arm_name
 
 
 class UnknownRunError(ValueError):
@@ -116,5 +116,5 @@ class RunInfo:
     config: dict[str, Any] | None
     conditions: dict[str, Tally]
     not_counted: dict[str, int]
-    name: str = ""  # execugraph.run_names.run_name of the run
+    name: str = ""  # execugraph.store.run_names.run_name of the run
     model: str | None = None  # the generator's model spec

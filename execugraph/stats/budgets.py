@@ -1,7 +1,7 @@
 """Which retry budget and how many best-of-N samples an arm ran with.
 
 Trials do not store these; they follow from the condition name (defined in
-`execugraph.conditions`, including the `name@N` form) and the run's config JSON:
+`execugraph.configuration.conditions`, including the `name@N` form) and the run's config JSON:
 - a batch config (it lists `conditions`) applies its `overrides` to every
   condition, exactly as `BatchSpec.run_config` does;
 - any other config (a single run's RunConfig, an import) states `retry_budget`
@@ -31,7 +31,7 @@ class ConditionBudget:
 def _defaults(condition: str | None) -> tuple[int | None, int]:
     if condition is None:
         return (None, 1)
-    from execugraph.conditions import UnknownConditionName, resolve_condition
+    from execugraph.configuration.conditions import UnknownConditionName, resolve_condition
 
     try:
         config = resolve_condition(condition)
@@ -78,7 +78,7 @@ def condition_family(condition: str | None) -> str | None:
     base, sep, suffix = spec.partition("@")
     if not sep or not suffix.isdigit():
         return spec
-    from execugraph.conditions import UnknownConditionName, resolve_condition
+    from execugraph.configuration.conditions import UnknownConditionName, resolve_condition
 
     try:
         same_samples = resolve_condition(base).best_of_n == resolve_condition(spec).best_of_n

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from execugraph.run_names import conditions_of, run_name
 from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, generator_model, plan_arms
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.family import Family
 from execugraph.stats.records import UNKNOWN, Tally, TrialRecord, arm_from_records, to_records
 from execugraph.stats.report import report_from_arms
+from execugraph.store.run_names import conditions_of, run_name
 
 
 def _first_appearance(records: Iterable[TrialRecord], run_id: str) -> list[str]:

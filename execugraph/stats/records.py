@@ -143,7 +143,7 @@ class ArmData:
     condition: str | None
     retry_budget: int | None = None
     best_of_n: int = 1
-    name: str = ""  # how people see the arm (execugraph.run_names); `label` is the stable key
+    name: str = ""  # how people see the arm (execugraph.store.run_names); `label` is the stable key
     model: str | None = None  # the generator's model spec, when the run recorded it
     benchmarks: set[str] = field(default_factory=set)  # benchmarks of its counted trials ('' = not recorded)
     tallies: dict[str, ProblemTally] = field(default_factory=dict)

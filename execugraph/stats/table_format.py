@@ -4,7 +4,7 @@ LaTeX and Markdown show the rounded numbers the dashboard shows; CSV keeps the
 raw values (percentages and points unrounded, CIs as two columns) for anyone who
 re-plots them. `write_tables` also writes `tables.tex`, a standalone document
 that `\\input`s every table, so the LaTeX compiles as it is. Every data-derived
-string (titles, names, categories) goes through `execugraph.text_safety` for
+string (titles, names, categories) goes through `execugraph.safety.inert_text` for
 its format, so nothing a published study calls itself is live in the output.
 """
 
@@ -16,12 +16,12 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from execugraph.safety.inert_text import csv_cell, latex_text, md_text, one_line
 from execugraph.stats.tables import CI_PCT, CI_PP, MISSING, PCT, TEXT, Column, Table
-from execugraph.text_safety import csv_cell, latex_text, md_text, one_line
 
 FORMATS = {"latex": "tex", "csv": "csv", "markdown": "md"}
 STANDALONE_NAME = "tables.tex"
-latex_escape = latex_text  # text safe anywhere in LaTeX, comments included (execugraph.text_safety)
+latex_escape = latex_text  # text safe anywhere in LaTeX, comments included (execugraph.safety.inert_text)
 _SAFE_KEY = re.compile(r"[A-Za-z0-9_.-]+")
 
 

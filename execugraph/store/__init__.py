@@ -1,7 +1,7 @@
 """The run store: every run, trial, step, LLM call, sandbox execution and retrieval hit, persisted.
 
 This package owns the tables and every read and write of them: no SQL lives outside it
-(`tests/unit/test_store_boundary.py` checks). Import from here: `Store` (open with
+(`tests/store/test_store_boundary.py` checks). Import from here: `Store` (open with
 `Store.open(db)`), `RunFilter` (which runs `Store.list_runs` lists), `make_engine`, the table
 models, `utcnow` (the only timestamps the store accepts are aware UTC) and the errors
 (`SupersededError` for a fenced attempt that lost its trial, `StoreBusyError` for a write

@@ -19,10 +19,10 @@ from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import SQLModel
 
-from execugraph.problem import Problem
 from execugraph.store.engine import writer
 from execugraph.store.models import ProblemRecord, Run
 from execugraph.store.validation import table_of
+from execugraph.workflow.problem import Problem
 
 if TYPE_CHECKING:
     from execugraph.store.store import Store

@@ -33,7 +33,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import NoSuchModuleError
 
-from execugraph import redaction
+from execugraph.safety import redaction
 from execugraph.store.errors import StoreReadOnlyError
 from execugraph.store.wal_watch import watch as watch_files
 

@@ -2,7 +2,7 @@
 
 Column names here are a contract: the runner, the CLI and the dashboard read
 and write them by name. Every change to a table must come with a migration in
-`migrations.py`; `tests/integration/test_store_migrations.py` fails when the
+`migrations.py`; `tests/store/test_store_migrations.py` fails when the
 migrated schema and these models disagree.
 
 Timestamps are timezone-aware UTC datetimes (`utcnow()`): SQLModel maps
@@ -21,10 +21,12 @@ from sqlalchemy import JSON, Index, Text, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-from execugraph import redaction
-from execugraph.problem import Problem
-from execugraph.vocabulary import FEEDBACK_SOURCES as FEEDBACK_SOURCES  # re-exported for the store's checks
-from execugraph.vocabulary import GRADING_PROTOCOLS as GRADING_PROTOCOLS
+from execugraph.configuration.vocabulary import (
+    FEEDBACK_SOURCES as FEEDBACK_SOURCES,  # re-exported for the store's checks
+)
+from execugraph.configuration.vocabulary import GRADING_PROTOCOLS as GRADING_PROTOCOLS
+from execugraph.safety import redaction
+from execugraph.workflow.problem import Problem
 
 RUN_KINDS = ("single", "batch", "import", "rescore")
 RUN_STATUSES = ("queued", "running", "done", "failed", "cancelled")
@@ -361,7 +363,7 @@ class TechniqueEdit(SQLModel, table=True):
     """One technique a user added or updated in this database's library (appended, never overwritten).
 
     The database's library is the shipped seed with its edits applied in id order
-    (`execugraph.technique_library`); keeping every version means no edit is lost.
+    (`execugraph.store.technique_library`); keeping every version means no edit is lost.
     """
 
     __tablename__ = "technique_edit"

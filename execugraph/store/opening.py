@@ -28,7 +28,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DatabaseError, DataError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
-from execugraph import redaction
+from execugraph.safety import redaction
 from execugraph.store.engine import display, make_engine, normalise_url
 from execugraph.store.errors import StoreDiskFullError, StoreUnavailableError
 

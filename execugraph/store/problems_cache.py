@@ -7,10 +7,10 @@ from typing import Any
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel, select
 
-from execugraph.problem import Problem
 from execugraph.store.models import LLMCacheEntry, ProblemRecord, utcnow
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import table_of
+from execugraph.workflow.problem import Problem
 
 
 class ProblemCacheRecords(StoreCore):

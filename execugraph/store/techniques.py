@@ -1,7 +1,7 @@
 """Technique library rows: a database's edits to the library (append-only) and the libraries runs searched.
 
 The rules (what an edit may do, how the library is put together) live in
-`execugraph.technique_library`; this module only writes and reads the rows.
+`execugraph.store.technique_library`; this module only writes and reads the rows.
 """
 
 from __future__ import annotations

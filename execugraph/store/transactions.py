@@ -19,7 +19,7 @@ from sqlalchemy import Engine, update
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, SQLModel
 
-from execugraph.settings import load_settings
+from execugraph.configuration.settings import load_settings
 from execugraph.store import migrations
 from execugraph.store.engine import display_url, writer
 from execugraph.store.errors import StoreUnavailableError

@@ -7,13 +7,13 @@ this does the same for any stored run (ours or an imported one), under either gr
 protocol, and says exactly what changed and why.
 
 Time limits are CPU seconds, calibrated per suite where a reference solution exists
-(`execugraph.calibration`, the same measurement the trials used on this machine), so a
+(`execugraph.grading.calibration`, the same measurement the trials used on this machine), so a
 rescore beside other work gives the verdicts a quiet machine gives.
 
 How: each trial's problem is resolved by id (see `problems`), preferring the tests the
 run was graded with (the suite digest the trial recorded, or the benchmark file an
 imported run came with); its grading tests, protocol and limits come from
-`execugraph.grading`, the same rule the trial itself used, so a trial and its rescore
+`execugraph.grading.rules`, the same rule the trial itself used, so a trial and its rescore
 under the same protocol and sandbox policy build the same sandbox job. Every program
 runs through the pool's `run_many`. The results are written in one transaction as a
 Run of kind `rescore` whose `parent_run_id` is the rescored run: one Trial per rescored
@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from execugraph.grading import (
+from execugraph.grading.rules import (
     PROTOCOLS,
     GradingSettings,
     check_protocol,
@@ -163,7 +163,7 @@ def _recorded_results(store: Store, trial_id: int) -> list[dict[str, Any]]:
 
 def _calibrate(pool: Any, jobs: list[_Job]) -> None:
     """Give every job its suite's calibrated CPU limits (references measured once per suite, in one batch)."""
-    from execugraph.calibration import calibrate_many
+    from execugraph.grading.calibration import calibrate_many
 
     firsts: dict[tuple[int, str, str], int] = {}
     for index, job in enumerate(jobs):

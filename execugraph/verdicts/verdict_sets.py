@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from execugraph.grading import PROTOCOLS
+from execugraph.grading.rules import PROTOCOLS
 from execugraph.store import Store, run_reads, verdict_reads
 from execugraph.verdicts.rescore import RESCORE_RULES, recorded_benchmark, rescore_run
 

@@ -1,6 +1,6 @@
 """Hostile programs, each with the verdict the sandbox must give it and what must stay untouched on the host.
 
-Used by tests/integration/test_sandbox_hostile.py and test_sandbox_soak.py,
+Used by tests/sandbox/test_sandbox_hostile.py and test_sandbox_soak.py,
 and by bench/sandbox.py to report that every one was contained. A case's
 program is built from the HostContext (ports, paths, pids) it attacks.
 """

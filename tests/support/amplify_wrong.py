@@ -101,7 +101,7 @@ def seed_two_arms(store: Store, problems: dict[str, Any], ids: tuple[str, ...] |
     """A finished internal-30 batch of two arms that all pass the original tests: single-oneshot runs each
     problem's reference, single-retry the plausible wrong program where there is one. Returns the run id."""
     from execugraph.amplify.references import reference_for
-    from execugraph.conditions import resolve_condition
+    from execugraph.configuration.conditions import resolve_condition
     from execugraph.store import Trial, utcnow
     from execugraph.store.bulk_insert import bulk_writes
 

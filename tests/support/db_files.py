@@ -4,8 +4,8 @@ On Linux, closing any descriptor of a file drops every POSIX lock the process
 holds on it, SQLite's included: a process that opens and closes `runs.db`
 while it has a connection on it loses that connection's locks, and another
 process may then delete the write-ahead log still in use (see
-tests/integration/test_store_lost_writes.py). Product code never does it (the
-header is read through SQLite; tests/unit/test_db_file_access.py keeps it so);
+tests/store/test_store_lost_writes.py). Product code never does it (the
+header is read through SQLite; tests/store/test_db_file_access.py keeps it so);
 tests that must write garbage into a database file, scribble on its pages or
 copy one do it here, and every function refuses to run while this process has
 a descriptor open on the file, except `drop_posix_locks`, which does the

@@ -45,7 +45,7 @@ class LlamaCppServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def command(self) -> list[str]:
-        from execugraph.llm import embedded_model_path
+        from execugraph.providers.llm import embedded_model_path
 
         args = [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path()),
                 "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(self.port),

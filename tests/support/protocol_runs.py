@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from execugraph.benchmarks.humaneval import official_task
-from execugraph.conditions import resolve_condition
+from execugraph.configuration.conditions import resolve_condition
 from execugraph.store import Store, Trial, utcnow
 from execugraph.store.bulk_insert import bulk_writes
 

@@ -79,7 +79,7 @@ def wrong_program(pid: str) -> str:
 
 
 def _humaneval_programs() -> dict[str, str]:
-    from execugraph.settings import DATA_DIR
+    from execugraph.configuration.settings import DATA_DIR
 
     source = DATA_DIR / "fixtures" / "reference_layout" / "published-demo" / "e2_he_so" / "trials.jsonl"
     return {r["problem_id"]: r["code"] for r in map(json.loads, source.read_text().splitlines()) if r}

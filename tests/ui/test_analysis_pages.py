@@ -181,11 +181,11 @@ def test_import_refuses_a_zip_that_is_no_bundle_naming_the_problem(app, db_store
 def test_the_chosen_runs_survive_a_visit_to_another_page(app, seeded_db):
     at = app("statistics", runs=f"{seeded_db.batch},{seeded_db.single}")
     assert at.multiselect(key=Stats.RUNS).value == [seeded_db.batch, seeded_db.single]
-    at.switch_page("pages/runs.py").run()
-    at.switch_page("pages/statistics.py").run()
+    at.switch_page("ui/pages/runs.py").run()
+    at.switch_page("ui/pages/statistics.py").run()
     no_exception(at)
     assert at.multiselect(key=Stats.RUNS).value == [seeded_db.batch, seeded_db.single]
     at.multiselect(key=Stats.RUNS).set_value([]).run()  # a cleared picker stays cleared
-    at.switch_page("pages/runs.py").run()
-    at.switch_page("pages/statistics.py").run()
+    at.switch_page("ui/pages/runs.py").run()
+    at.switch_page("ui/pages/statistics.py").run()
     assert at.multiselect(key=Stats.RUNS).value == []

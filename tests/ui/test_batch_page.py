@@ -10,7 +10,7 @@ import pytest
 from execugraph.batch.progress import wait_for
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
-from execugraph.trial import TrialDeps
+from execugraph.workflow.trial import TrialDeps
 from standins.scripted import fenced, scripted
 from tests.support.reference_internal30 import REFERENCE
 from tests.ui.conftest import no_exception, texts

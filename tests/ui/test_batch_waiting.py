@@ -6,9 +6,9 @@ from __future__ import annotations
 from execugraph.batch.control import enqueue_batch
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
-from execugraph.outages import waiting_line
+from execugraph.providers.outages import waiting_line
+from execugraph.safety.inert_text import md_text
 from execugraph.store import utcnow
-from execugraph.text_safety import md_text
 from tests.ui.conftest import no_exception
 from ui.keys import Batch
 

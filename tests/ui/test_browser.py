@@ -35,6 +35,7 @@ PAGES = {  # url path -> (title, a text the seeded page must show)
     "export": ("Export / Import", "Runs to export"),
 }
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

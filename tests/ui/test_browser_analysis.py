@@ -15,8 +15,8 @@ import zipfile
 
 import pytest
 
+from execugraph.configuration.settings import DATA_DIR
 from execugraph.publication import import_path
-from execugraph.settings import DATA_DIR
 from execugraph.stats import build_report
 from execugraph.stats.family import Family
 from execugraph.store import Store
@@ -26,6 +26,7 @@ from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _settled, serve
 FIXTURE = DATA_DIR / "fixtures" / "reference_layout" / "grid-demo"
 README_SHOT = PROJECT_ROOT / "docs" / "statistics.png"
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

@@ -10,6 +10,7 @@ from tests.ui.test_browser import CHROMIUM, PAGES, _browser, _settled, server  #
 from tests.ui.test_browser_narrow import CUT_TEXT
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

@@ -12,6 +12,7 @@ import pytest
 from tests.ui.test_browser import CHROMIUM, _browser, _settled, server  # noqa: F401 - the fixture
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

@@ -21,12 +21,13 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-from execugraph.text_safety import BIDI_CONTROLS, WORD_JOINER
+from execugraph.safety.inert_text import BIDI_CONTROLS, WORD_JOINER
 from tests.support import hostile_study as H
 from tests.ui.test_browser import CHROMIUM, _browser, _settled, server  # noqa: F401 - the fixture
 from tests.ui.test_browser_reproduce import _uploader, _zip
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

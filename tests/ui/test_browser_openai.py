@@ -23,6 +23,7 @@ from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _free_port, _se
 
 SPEC = f"openai:{ALIAS}"
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

@@ -21,6 +21,7 @@ from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _settled, serve
 
 README_SHOT = PROJECT_ROOT / "docs" / "reproduce.png"
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import tomllib
 
-from execugraph.views.batch_plan import BatchPlan
-from execugraph.views.formatting import counted
 from tests.ui.conftest import PROJECT_ROOT, no_exception, texts
 from ui import serve
 from ui.statistics_parts import pass_at_k_table
 from ui.trace_picker import trial_label
+from ui.views.batch_plan import BatchPlan
+from ui.views.formatting import counted
 
 PAGE_TITLES = ["Synthesize", "Batch", "Runs", "Trace", "Retrieval", "Ablations", "Statistics", "Tests",
                "Export / Import"]

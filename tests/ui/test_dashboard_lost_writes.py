@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.integration.test_store_lost_writes import cli
+from tests.store.test_store_lost_writes import cli
 from tests.support import db_files
 from tests.ui.conftest import PAGES, no_exception
 from ui.keys import Runs

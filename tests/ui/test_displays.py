@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 
-from execugraph.health import Check
-from execugraph.views import bounded_explanation, duration, map_traceback, model_label
-from execugraph.views import test_result_rows as result_rows
-from execugraph.views.health import health_lines
+from execugraph.providers.health import Check
 from standins.scripted import fenced, scripted
 from tests.ui.conftest import no_exception, texts
 from ui.keys import TEST_CHAT_MODELS, Batch, Syn
+from ui.views import bounded_explanation, duration, map_traceback, model_label
+from ui.views import test_result_rows as result_rows
+from ui.views.health import health_lines
 
 GOOD = "def add(a, b):\n    return a + b\n"
 BROKEN = "def add(a, b):\n    total = a + b\n    return total + missing_name\n"
@@ -135,7 +135,7 @@ def test_every_model_picker_starts_from_execugraph_model(app, monkeypatch):
     monkeypatch.setenv("EXECUGRAPH_MODEL", "ollama:qwen2.5-coder:7b")
     at = app("synthesize")
     assert at.selectbox(key=Syn.DEFAULT_MODEL).value == "ollama:qwen2.5-coder:7b"
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("ui/pages/batch.py").run()
     no_exception(at)
     assert at.selectbox(key=Batch.DEFAULT_MODEL).value == "ollama:qwen2.5-coder:7b"
     assert "llamacpp:default" in at.selectbox(key=Batch.DEFAULT_MODEL).options  # the embedded one stays offered

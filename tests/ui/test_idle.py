@@ -21,6 +21,7 @@ from tests.ui.test_browser import CHROMIUM, _browser, _free_port, _settled, _sto
 QUIET_WINDOW_S = 20.0
 MAX_CORE_SHARE = 0.05
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

@@ -15,6 +15,7 @@ from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _settled, serve
 from tests.ui.test_browser_reproduce import _uploader
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

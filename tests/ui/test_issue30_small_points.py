@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from execugraph import llm
+from execugraph.providers import llm
 from tests.ui.conftest import no_exception, texts
 from ui.keys import Runs
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from execugraph.conditions import resolve_condition
+from execugraph.configuration.conditions import resolve_condition
 from execugraph.publication import bundle_files, layout
 from execugraph.reproduce.conclusions import claim
 from execugraph.stats import build_report

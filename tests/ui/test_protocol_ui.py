@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
+from execugraph.configuration.settings import DATA_DIR
 from execugraph.publication import import_path
-from execugraph.settings import DATA_DIR
 from execugraph.verdicts import rescore_run
 from standins.scripted import fenced, scripted
 from tests.support.protocol_runs import TASKS, seed_two_arms

@@ -14,8 +14,8 @@ from markdown_it import MarkdownIt
 
 from execugraph.publication import import_path
 from execugraph.reproduce import REPORT_HTML, REPORT_MD, reproduce_path
+from execugraph.safety.inert_text import BIDI_CONTROLS
 from execugraph.store import Store
-from execugraph.text_safety import BIDI_CONTROLS
 from tests.support import hostile_study as H
 from tests.ui.conftest import no_exception
 from ui.keys import Reproduce, Runs, Trace

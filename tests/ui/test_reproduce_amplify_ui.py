@@ -6,8 +6,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from execugraph.settings import load_settings
-from tests.integration.test_reproduce_amplify import _write_study
+from execugraph.configuration.settings import load_settings
+from tests.reproduce.test_reproduce_amplify import _write_study
 from tests.ui.conftest import no_exception
 from ui import reproduce_job
 from ui.keys import Reproduce

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from execugraph.settings import load_settings
+from execugraph.configuration.settings import load_settings
 from tests.support import harness_files as hf
 from tests.ui.conftest import no_exception
 from ui import reproduce_job

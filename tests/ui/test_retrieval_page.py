@@ -9,7 +9,7 @@ import pytest
 
 from execugraph.retrieval import DEFAULT_LIBRARY_PATH, load_library
 from execugraph.store import Store
-from execugraph.technique_library import current_library
+from execugraph.store.technique_library import current_library
 from tests.ui.conftest import no_exception, texts
 from ui.keys import Retr
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from execugraph.configuration.settings import DATA_DIR
 from execugraph.publication import import_path
-from execugraph.settings import DATA_DIR
 from execugraph.verdicts import rescore_run
-from execugraph.views.formatting import duration
 from tests.ui.conftest import no_exception, texts
 from ui.keys import Runs
 from ui.run_parts import family_key
+from ui.views.formatting import duration
 
 FIXTURE = DATA_DIR / "fixtures" / "reference_layout" / "grid-demo"
 

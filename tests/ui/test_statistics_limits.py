@@ -3,8 +3,8 @@ paired table, exactly as the report words it."""
 
 from __future__ import annotations
 
+from execugraph.safety.inert_text import md_text
 from execugraph.stats import build_report
-from execugraph.text_safety import md_text
 from tests.ui.conftest import no_exception, texts
 
 

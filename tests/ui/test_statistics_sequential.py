@@ -6,7 +6,7 @@ from __future__ import annotations
 from execugraph.batch.control import enqueue_batch
 from execugraph.sequential.design import SequentialDesign
 from execugraph.sequential.monitor import SequentialMonitor
-from tests.integration.test_runner import problems, spec
+from tests.batch.test_runner import problems, spec
 from tests.ui.conftest import no_exception, texts
 from ui import sequential_parts
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from execugraph.conditions import resolve_condition
-from execugraph.single import adhoc_problem
+from execugraph.configuration.conditions import resolve_condition
+from execugraph.workflow.single import adhoc_problem
 from ui.jobs import SynthesisJob
 
 

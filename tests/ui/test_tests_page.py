@@ -7,12 +7,12 @@ import pytest
 from execugraph.amplify.build import amplify_benchmark
 from execugraph.amplify.references import reference_for
 from execugraph.benchmarks import load_internal30
-from execugraph.grading import problem_grading_tests
+from execugraph.grading.rules import problem_grading_tests
 from execugraph.store import Trial, utcnow
 from execugraph.store.bulk_insert import bulk_writes
-from execugraph.views.amplified_tests import suite_tests
 from tests.support.amplify_wrong import WRONG_PLAUSIBLE
 from tests.ui.conftest import no_exception
+from ui.views.amplified_tests import suite_tests
 
 PID = "cycle_detect"
 

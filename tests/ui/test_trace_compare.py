@@ -4,9 +4,9 @@ verdict under the published set and under each rescore of their run."""
 
 from __future__ import annotations
 
+from execugraph.configuration.settings import DATA_DIR
 from execugraph.publication import import_path
-from execugraph.settings import DATA_DIR
-from execugraph.text_safety import md_text
+from execugraph.safety.inert_text import md_text
 from execugraph.verdicts import rescore_run
 from tests.support import diverging_trials as dt
 from tests.ui.conftest import no_exception, texts

@@ -8,11 +8,11 @@ from collections import OrderedDict
 import pytest
 
 from execugraph.benchmarks import load_benchmark
-from execugraph.conditions import resolve_condition
+from execugraph.configuration.conditions import resolve_condition
 from execugraph.retrieval import search as retrieval_search
-from execugraph.single import run_single
-from execugraph.technique_library import current_library
-from execugraph.trial import TrialDeps
+from execugraph.store.technique_library import current_library
+from execugraph.workflow.single import run_single
+from execugraph.workflow.trial import TrialDeps
 from standins.scripted import fenced, scripted
 from tests.support.embedders import HashingEmbedder
 from tests.support.reference_internal30 import REFERENCE

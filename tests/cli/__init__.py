@@ -1,0 +1,1 @@
+"""Tests of `execugraph.cli`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.grading`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.parsing`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.providers`, mirroring the package (integration ones marked `integration`)."""

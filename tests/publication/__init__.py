@@ -1,0 +1,1 @@
+"""Tests of `execugraph.publication`, mirroring the package (integration ones marked `integration`)."""

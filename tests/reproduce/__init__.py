@@ -1,0 +1,1 @@
+"""Tests of `execugraph.reproduce`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.retrieval`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.safety`, mirroring the package (integration ones marked `integration`)."""

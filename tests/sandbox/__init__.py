@@ -1,0 +1,1 @@
+"""Tests of `sandbox`, mirroring the package (integration ones marked `integration`)."""

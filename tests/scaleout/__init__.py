@@ -1,0 +1,1 @@
+"""Tests of `execugraph.scaleout`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.sequential`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.stats`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.store`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.verdicts`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,1 @@
+"""Tests of `execugraph.workflow`, mirroring the package (integration ones marked `integration`)."""

@@ -1,0 +1,61 @@
+"""Statistics page: the paired comparisons of a family the user defines (all pairs, or each arm against a
+baseline; comparable pairs only), with n, problems that differ (the paper's Disc.), majority-discordant, delta,
+CI, Wilcoxon and Holm; a forest plot, the pairs left out and why, flips, the same comparisons under both grading
+protocols, pass@k and category rates; the same report the CLI prints and exports."""
+
+import streamlit as st
+
+from execugraph.safety.inert_text import md_text
+from execugraph.stats import UnknownConditionError, UnknownRunError
+from ui import keys, protocol_parts, resources, sequential_parts, statistics_parts, statistics_url, url_state, views
+from ui.family_picker import default_choice, family_picker
+from ui.keys import Stats
+from ui.widgets import empty_state, run_picker
+
+keys.init_state(st.session_state)
+store = resources.store()
+st.title("Statistics")
+if not views.run_choices(store, limit=1):
+    empty_state(
+        "No runs yet. Launch a batch with two or more conditions, then compare them here.",
+        page="ui/pages/batch.py",
+        label="Launch a batch",
+    )
+    url_state.stop()
+run_ids = run_picker(
+    Stats.RUNS,
+    store,
+    fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
+    help="runs are compared in this order; in all pairs, each pair is later minus earlier",
+    url=True,
+)
+present = views.conditions_in_runs(store, run_ids)
+linked = statistics_url.adopt_conditions()
+url_state.warn_unknown("Conditions", [c for c in linked if c not in present] if run_ids else [])
+st.session_state[Stats.CONDITIONS] = [c for c in st.session_state[Stats.CONDITIONS] if c in present]
+conditions = st.multiselect("Conditions (none = each run's own)", present, key=Stats.CONDITIONS)
+statistics_url.publish_conditions(conditions)
+if not run_ids:
+    empty_state("Pick one run to compare its conditions, or several runs to compare them against each other.")
+    url_state.stop()
+try:
+    arms = resources.arms(run_ids, conditions)
+    statistics_url.adopt_family(arms)
+    baseline, comparable_only = family_picker(arms)
+    statistics_url.publish_family(baseline, comparable_only, default_choice(arms))
+    report = resources.report(run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
+except (UnknownRunError, UnknownConditionError, ValueError) as exc:
+    st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")
+    url_state.stop()
+
+for flagged in views.ungraded_flags(report):
+    st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
+statistics_parts.comparisons(report)
+sequential_parts.stops(store, run_ids)
+if report["pairs"]:
+    protocol_parts.sensitivity_section(store, run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
+statistics_parts.rates(report)
+statistics_parts.method(report)
+statistics_parts.downloads(report)
+sequential_parts.replay_section(store, arms, run_ids)
+url_state.flush()  # this run's URL writes in one update: one history entry, one Back press

@@ -1,0 +1,77 @@
+"""View models for grading: what an imported or rescored trial recorded, and protocol sensitivity as rows.
+
+Imported trials (one `reference_record` step) and rescored ones (no steps) have no agent
+steps to replay, but they do have a program, its stderr and a verdict; the Trace page
+shows those from here. Testable without Streamlit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from execugraph.workflow.steps import RECORD_NODE, RecordOutput
+
+if TYPE_CHECKING:
+    from execugraph.store import Store, Trial
+    from ui.views.trace import StepRow
+
+__all__ = ["RECORD_NODE", "recorded_grading", "sensitivity_rows"]
+
+
+def _verdict(passed: Any, error_class: Any) -> str:
+    if passed is True:
+        return "passed"
+    if passed is False:
+        return str(error_class) if error_class not in (None, "", "none") else "failed"
+    return "not recorded"
+
+
+def recorded_grading(store: Store, trial: Trial, steps: list[StepRow]) -> dict[str, Any] | None:
+    """Code, stderr and verdicts of a trial that has no agent steps to show (imported or rescored); else None."""
+    record = next((s for s in steps if s["node"] == RECORD_NODE), None)
+    if steps and record is None:
+        return None
+    executions = [e for e in store.executions_for_trial(trial.id) if e.purpose == "grading"]
+    last = executions[-1] if executions else None
+    if record is None and last is None and not trial.final_code:
+        return None
+    out = cast(RecordOutput, dict(record["output"]) if record else {})
+    view: dict[str, Any] = {
+        "kind": "imported" if record else "rescored",
+        "code": trial.final_code or (last.code if last else ""),
+        "stderr": last.stderr if last else "",
+        "verdict": _verdict(trial.passed, trial.error_class),
+        "tests": f"{trial.tests_passed}/{trial.tests_total}",
+        "test_source": out.get("test_source_raw", trial.test_source),
+        "grading_protocol": trial.grading_protocol or ("not recorded" if record else "standalone"),
+        "policy_version": last.policy_version if last else "",
+        "results": list(last.results or []) if last else [],
+        "message": trial.message or "",
+    }
+    if record:
+        view["line"] = out.get("line")
+        view["source"] = out.get("source", "")
+        view["error_class_raw"] = out.get("error_class_raw")
+        if "passed_original" in out or "error_class_original" in out:
+            view["original_verdict"] = _verdict(out.get("passed_original"), out.get("error_class_original"))
+        if out.get("rescore_status"):
+            view["rescore_status"] = out["rescore_status"]
+        if out.get("extra"):
+            view["extra"] = out["extra"]
+    return view
+
+
+def sensitivity_rows(sensitivity: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per comparison, named as the paired table names it: delta, CI and Holm p under each verdict set
+    (rounded as the paired table rounds them), whether the conclusion holds, and how many programs changed."""
+    rows = []
+    for pair in sensitivity.get("pairs", []):
+        row: dict[str, Any] = {"comparison": f"{pair['b']} - {pair['a']}"}
+        for name, values in (pair.get("by_set") or pair["by_protocol"]).items():
+            row[f"delta {name} (pp)"] = round(float(values["delta_pp"]), 1)
+            row[f"CI {name}"] = f"{values['ci_lo']:+.1f} .. {values['ci_hi']:+.1f}"
+            row[f"p Holm {name}"] = None if values["p_holm"] is None else round(float(values["p_holm"]), 4)
+        row["same conclusion"] = "yes" if pair["same_conclusion"] else "NO"
+        row["programs changed"] = len(pair["changed"])
+        rows.append(row)
+    return rows
