@@ -45,14 +45,14 @@ def _one(pool, name: str, problems: list, seed: int, per_problem: int, budget: i
     started = time.perf_counter()
     found = suite_adequacy(pool, problems, suite.stored_problems())
     adequacy_s = time.perf_counter() - started
-    total = found["total"]
-    print(f"   mutation score: original {total['original_score']:.1%} ({total['original_killed']}/{total['mutants']}),"
-          f" amplified {total['amplified_score']:.1%} ({total['amplified_killed']}/{total['mutants']}); "
-          f"{total['only_amplified']} mutants only the amplified tests kill (measurement: {adequacy_s:.1f} s, "
+    total = found.total
+    print(f"   mutation score: original {total.original_score:.1%} ({total.original_killed}/{total.mutants}),"
+          f" amplified {total.amplified_score:.1%} ({total.amplified_killed}/{total.mutants}); "
+          f"{total.only_amplified} mutants only the amplified tests kill (measurement: {adequacy_s:.1f} s, "
           f"{_load()})", flush=True)
-    for pid, score in found["problems"].items():
-        if score["only_amplified"]:
-            print(f"   {pid}: {', '.join(score['only_amplified'])}")
+    for pid, score in found.problems.items():
+        if score.only_amplified:
+            print(f"   {pid}: {', '.join(score.only_amplified)}")
     started = time.perf_counter()
     target = distinguishable_report(pool, problems, suite.stored_problems(), seed=seed, budget=budget)
     t = target["total"]

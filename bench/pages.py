@@ -261,15 +261,15 @@ def render_times(ids: dict[str, int]) -> list[tuple[str, float, float]]:
     from streamlit.testing.v1 import AppTest
 
     import ui.resources
-    from ui.keys import Abl, Export, Runs, Stats, Trace
+    from ui.keys import Ablations, Export, Runs, Statistics, Trace
 
     ui.resources.start_worker = lambda url: False  # no background worker for a benchmark
     batch = ids["batch"]
     state = {
         "runs": {Runs.DETAIL: batch},
         "trace": {Trace.RUN: batch, Trace.TRIAL: ids["trial"]},
-        "ablations": {Abl.RUNS: [batch]},
-        "statistics": {Stats.RUNS: [batch]},
+        "ablations": {Ablations.RUNS: [batch]},
+        "statistics": {Statistics.RUNS: [batch]},
         "export": {Export.RUNS: [batch]},
     }
     AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).run()  # the sidebar's health checks, cached 30 s

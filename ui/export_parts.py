@@ -70,7 +70,7 @@ def export_panel(store: Store) -> None:
             icon=":material/download:",
         )
         st.caption("Contains: " + ", ".join(names))
-    summary = json.dumps(resources.report(run_ids), indent=2)
+    summary = json.dumps(resources.report(run_ids).to_json_dict(), indent=2)
     st.download_button(
         "Only summary.json (the Statistics page's report)",
         summary,

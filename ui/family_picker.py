@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.keys import ALL_PAIRS, Stats
+from ui.keys import ALL_PAIRS, Statistics
 
 ALL_PAIRS_UP_TO = 4  # with more arms, all pairs (6+) swamp the table: start from a baseline instead
 
@@ -18,21 +18,21 @@ def family_picker(arms: list[tuple[str, str]]) -> tuple[str | None, bool]:
     """The baseline arm's label (None: all pairs) and whether only comparable pairs are tested."""
     names = dict(arms)
     options = [ALL_PAIRS, *names]
-    if st.session_state.get(Stats.COMPARE) not in options:
-        st.session_state[Stats.COMPARE] = default_choice(arms)
+    if st.session_state.get(Statistics.COMPARE) not in options:
+        st.session_state[Statistics.COMPARE] = default_choice(arms)
     row = st.container(horizontal=True, vertical_alignment="bottom")  # wraps: a narrow column cut the toggle
     choice = row.selectbox(
         "Comparisons",
         options,
         width=320,
-        key=Stats.COMPARE,
+        key=Statistics.COMPARE,
         format_func=lambda o: "all pairs" if o == ALL_PAIRS else f"each arm against {names[o]}",
         help="the family of comparisons Holm's correction runs over: all pairs, or each arm against one baseline",
     )
     row.toggle(
         "Only comparable pairs",
-        key=Stats.COMPARABLE_ONLY,
+        key=Statistics.COMPARABLE_ONLY,
         help="arms that ran the same benchmark and share at least one problem; other pairs are listed apart "
         "with the reason (pairs with no common problem are never compared)",
     )
-    return (None if choice == ALL_PAIRS else choice), bool(st.session_state[Stats.COMPARABLE_ONLY])
+    return (None if choice == ALL_PAIRS else choice), bool(st.session_state[Statistics.COMPARABLE_ONLY])

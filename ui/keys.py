@@ -25,7 +25,7 @@ SELECTED_RUNS = "shared.selected_runs"  # run ids picked on the Runs page, offer
 SAME_AS_DEFAULT = "(same as default)"
 
 
-class Syn:
+class Synthesize:
     """Synthesize page."""
 
     STATEMENT = "syn.statement"
@@ -123,7 +123,7 @@ class Trace:
     DIFF_TO = "trace.diff_to"
 
 
-class Retr:
+class Retrieval:
     """Retrieval page."""
 
     CATEGORY = "retr.category"
@@ -136,7 +136,7 @@ class Retr:
     HEATMAP_RUN = "retr.heatmap_run"
 
 
-class Abl:
+class Ablations:
     """Ablations page."""
 
     RUNS = "abl.runs"  # run pickers have no default here: `widgets.run_picker` presets them
@@ -145,7 +145,7 @@ class Abl:
     TABLES = "abl.tables"  # the tables download (and its format choice, + ".format")
 
 
-class Stats:
+class Statistics:
     """Statistics page."""
 
     RUNS = "stats.runs"
@@ -195,24 +195,24 @@ class Reproduce:
 
 TECHNIQUE_FIELDS = ("id", "name", "category", "when_to_use", "key_idea", "complexity", "pitfalls", "tags")
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: dict[str, object] = {
     SELECTED_RUNS: [],
-    Syn.STATEMENT: "",
-    Syn.ENTRY_POINT: "",
-    Syn.ALIASES: "",
-    Syn.SIGNATURE: "",
-    Syn.TESTS_MODE: TEST_MODES[0],
-    Syn.TEST_ROWS_DATA: [{"call": "", "expected": "", "visible": True}],
-    Syn.ASSERT_SOURCE: "",
-    Syn.ASSERT_CALL: "check(candidate)",
-    Syn.CONDITION: "multi-full",
-    **{Syn.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
-    Syn.RETRY_BUDGET: CONDITION_DEFAULT,
-    Syn.RETRIEVAL: CONDITION_DEFAULT,
-    Syn.FEEDBACK: "grading",
-    Syn.TIMEOUT: 5.0,
-    Syn.TITLE: "",
-    Syn.JOB: None,
+    Synthesize.STATEMENT: "",
+    Synthesize.ENTRY_POINT: "",
+    Synthesize.ALIASES: "",
+    Synthesize.SIGNATURE: "",
+    Synthesize.TESTS_MODE: TEST_MODES[0],
+    Synthesize.TEST_ROWS_DATA: [{"call": "", "expected": "", "visible": True}],
+    Synthesize.ASSERT_SOURCE: "",
+    Synthesize.ASSERT_CALL: "check(candidate)",
+    Synthesize.CONDITION: "multi-full",
+    **{Synthesize.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
+    Synthesize.RETRY_BUDGET: CONDITION_DEFAULT,
+    Synthesize.RETRIEVAL: CONDITION_DEFAULT,
+    Synthesize.FEEDBACK: "grading",
+    Synthesize.TIMEOUT: 5.0,
+    Synthesize.TITLE: "",
+    Synthesize.JOB: None,
     Batch.BENCHMARK: "internal30",
     Batch.CATEGORIES: [],
     Batch.SUBSET: 0,
@@ -246,24 +246,24 @@ DEFAULTS: dict[str, Any] = {
     Runs.NOTICE: None,
     Runs.PENDING_DELETE: None,
     Trace.OUTCOME: "any",
-    Retr.CATEGORY: "all",
-    Retr.EDIT: "(new technique)",
-    **{Retr.FIELD + name: "" for name in TECHNIQUE_FIELDS},
-    Retr.QUERY: "",
-    Retr.K: 5,
-    Abl.REFERENCE: "multi-full",
-    Abl.COST_METRIC: "LLM calls",
-    Stats.CONDITIONS: [],
+    Retrieval.CATEGORY: "all",
+    Retrieval.EDIT: "(new technique)",
+    **{Retrieval.FIELD + name: "" for name in TECHNIQUE_FIELDS},
+    Retrieval.QUERY: "",
+    Retrieval.K: 5,
+    Ablations.REFERENCE: "multi-full",
+    Ablations.COST_METRIC: "LLM calls",
+    Statistics.CONDITIONS: [],
     Export.RUNS: [],
     Export.INCLUDE_HOST: False,
     Reproduce.FIGURES: True,
-    Stats.COMPARE: AUTO,
-    Stats.COMPARABLE_ONLY: True,
+    Statistics.COMPARE: AUTO,
+    Statistics.COMPARABLE_ONLY: True,
 }
 
 
 # Pickers whose starting value is the configured default model (EXECUGRAPH_MODEL), read when a session starts.
-MODEL_PICKERS = (Syn.DEFAULT_MODEL, Batch.DEFAULT_MODEL)
+MODEL_PICKERS = (Synthesize.DEFAULT_MODEL, Batch.DEFAULT_MODEL)
 
 
 ROUTED = "_router.ran"  # set by app.py before any page runs (not a widget)

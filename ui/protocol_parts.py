@@ -71,13 +71,13 @@ def rescore_summary(report: Any) -> None:
     if report.flips:
         st.warning(f"{len(report.flips)} verdict(s) flipped; each says why:", icon=":material/swap_horiz:")
         columns = ("problem_id", "condition", "seed", "trial_index", "from", "to", "reason", "trial")
-        st.dataframe([{c: f.get(c) for c in columns} for f in report.flips], hide_index=True,
+        st.dataframe([{c: f.as_dict().get(c) for c in columns} for f in report.flips], hide_index=True,
                      key="export.rescore_flips")
     else:
         st.success("No verdict flipped.", icon=":material/check:")
     if report.unresolved:
         st.caption(f"{report.unresolved_trials} trial(s) could not be rescored; the problems and why:")
-        st.dataframe(report.unresolved, hide_index=True, key="export.rescore_unresolved")
+        st.dataframe([u.as_dict() for u in report.unresolved], hide_index=True, key="export.rescore_unresolved")
 
 
 def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequence[str], *,

@@ -24,7 +24,7 @@ from typing import Literal
 
 from execugraph.grading.suite_files import FileTooLargeError
 from execugraph.publication import BundleFormatError
-from execugraph.publication.reference_problems import BenchmarkFile
+from execugraph.publication.published_problems import BenchmarkFile
 from execugraph.publication.source import FileSet, read_input, read_zip_bytes
 from execugraph.reproduce import (
     REPORT_HTML,

@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 
 from execugraph.grading.suite_files import FileTooLargeError, check_size
-from execugraph.publication.reference_problems import BenchmarkFile
+from execugraph.publication.published_problems import BenchmarkFile
 from execugraph.publication.source import format_size
 from execugraph.reproduce import REPORT_HTML, ReproduceError, load_dataset, parse_families
 from execugraph.safety.inert_text import md_text

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -24,6 +24,9 @@ from execugraph.configuration.settings import Settings, load_settings
 from execugraph.providers.health import Check, run_checks
 from execugraph.store import Store, StoreUnavailableError
 from ui import keys
+
+if TYPE_CHECKING:
+    from execugraph.stats.report_model import StatsReport
 
 
 def settings() -> Settings:
@@ -219,7 +222,7 @@ def _report(
     baseline: str | None,
     comparable_only: bool,
     data_version: tuple,
-) -> dict:
+) -> StatsReport:
     from execugraph.stats import build_report
     from execugraph.stats.family import Family
 
@@ -233,7 +236,7 @@ def report(
     *,
     baseline: str | None = None,
     comparable_only: bool = True,
-) -> dict:
+) -> StatsReport:
     """`execugraph.stats.build_report` for these runs and comparison family, cached until their trials change."""
     ids, conds = tuple(run_ids), tuple(conditions)
     return _report(settings().db_url, ids, conds, baseline, comparable_only, fingerprint(ids))

@@ -9,7 +9,7 @@ import streamlit as st
 from execugraph.retrieval import LibraryFormatError, parse_technique
 from execugraph.store import technique_library
 from ui import resources
-from ui.keys import TECHNIQUE_FIELDS, Retr
+from ui.keys import TECHNIQUE_FIELDS, Retrieval
 from ui.publish import plot
 
 NEW = "(new technique)"
@@ -17,10 +17,10 @@ NEW = "(new technique)"
 
 def _load_fields(techniques: dict[str, Any]) -> None:
     """on_change of the picker: copy the chosen technique into the form's fields (blank for a new one)."""
-    chosen = techniques.get(st.session_state[Retr.EDIT])
+    chosen = techniques.get(st.session_state[Retrieval.EDIT])
     for name in TECHNIQUE_FIELDS:
         value = "" if chosen is None else getattr(chosen, name)
-        st.session_state[Retr.FIELD + name] = ", ".join(value) if name == "tags" else value
+        st.session_state[Retrieval.FIELD + name] = ", ".join(value) if name == "tags" else value
 
 
 def technique_editor(techniques: list[Any]) -> None:
@@ -29,32 +29,32 @@ def technique_editor(techniques: list[Any]) -> None:
     The shipped seed file is never written; the index for the new library is built on its first query.
     """
     by_id = {t.id: t for t in techniques}
-    if st.session_state.get(Retr.EDIT) not in [NEW, *by_id]:
-        st.session_state[Retr.EDIT] = NEW
+    if st.session_state.get(Retrieval.EDIT) not in [NEW, *by_id]:
+        st.session_state[Retrieval.EDIT] = NEW
     st.selectbox(
         "Technique to edit",
         [NEW, *by_id],
-        key=Retr.EDIT,
+        key=Retrieval.EDIT,
         on_change=_load_fields,
         args=(by_id,),
         format_func=lambda i: i if i == NEW else f"{i} - {by_id[i].name}",
     )
-    editing = st.session_state[Retr.EDIT] != NEW
+    editing = st.session_state[Retrieval.EDIT] != NEW
     with st.form("retr.form"):
         a, b, c = st.columns(3)
-        a.text_input("Id", key=Retr.FIELD + "id", disabled=editing, help="lowercase letters, digits, . _ -")
-        b.text_input("Name", key=Retr.FIELD + "name")
-        c.text_input("Category", key=Retr.FIELD + "category", help="e.g. dynamic-programming, graph, string")
-        st.text_area("When to use (what the problems look like)", key=Retr.FIELD + "when_to_use", height=80)
-        st.text_area("Key idea", key=Retr.FIELD + "key_idea", height=80)
+        a.text_input("Id", key=Retrieval.FIELD + "id", disabled=editing, help="lowercase letters, digits, . _ -")
+        b.text_input("Name", key=Retrieval.FIELD + "name")
+        c.text_input("Category", key=Retrieval.FIELD + "category", help="e.g. dynamic-programming, graph, string")
+        st.text_area("When to use (what the problems look like)", key=Retrieval.FIELD + "when_to_use", height=80)
+        st.text_area("Key idea", key=Retrieval.FIELD + "key_idea", height=80)
         a, b = st.columns(2)
-        a.text_input("Complexity", key=Retr.FIELD + "complexity")
-        b.text_input("Tags (comma separated)", key=Retr.FIELD + "tags")
-        st.text_area("Pitfalls", key=Retr.FIELD + "pitfalls", height=68)
-        saved = st.form_submit_button("Save technique" if editing else "Add technique", key=Retr.SAVE, type="primary")
+        a.text_input("Complexity", key=Retrieval.FIELD + "complexity")
+        b.text_input("Tags (comma separated)", key=Retrieval.FIELD + "tags")
+        st.text_area("Pitfalls", key=Retrieval.FIELD + "pitfalls", height=68)
+        saved = st.form_submit_button("Save technique" if editing else "Add technique", key=Retrieval.SAVE, type="primary")
     if not saved:
         return
-    data: dict[str, Any] = {name: st.session_state[Retr.FIELD + name].strip() for name in TECHNIQUE_FIELDS}
+    data: dict[str, Any] = {name: st.session_state[Retrieval.FIELD + name].strip() for name in TECHNIQUE_FIELDS}
     data["tags"] = [t.strip() for t in data["tags"].split(",") if t.strip()]
     try:
         technique = parse_technique(data)
@@ -81,9 +81,9 @@ def live_query(library: Any) -> None:
 
     a, b = st.columns([4, 1])
     query = a.text_input(
-        "Problem statement or keywords", key=Retr.QUERY, placeholder="shortest path in a grid with obstacles"
+        "Problem statement or keywords", key=Retrieval.QUERY, placeholder="shortest path in a grid with obstacles"
     )
-    k = b.slider("Top k", 1, 10, key=Retr.K)
+    k = b.slider("Top k", 1, 10, key=Retrieval.K)
     if query.strip() and library is not None:
         try:
             hits = resources.retriever(library).retrieve(query, k=k)
@@ -108,7 +108,7 @@ def live_query(library: Any) -> None:
             st.dataframe(rows, hide_index=True)
     else:
         st.info("Type a problem statement to see which techniques the planner would be offered, with their scores.")
-    if st.button("Measure recall on the labelled set", key=Retr.RECALL, icon=":material/fact_check:",
+    if st.button("Measure recall on the labelled set", key=Retrieval.RECALL, icon=":material/fact_check:",
                  disabled=library is None):
         with st.spinner("Retrieving for every labelled statement..."):
             report = evaluate(resources.retriever(library), load_eval_set(library=library.techniques), ks=(1, 3, 5))

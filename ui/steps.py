@@ -7,16 +7,16 @@ and links nowhere (`md_rich`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from execugraph.agents.nodes import spec_for, trace_of
 from execugraph.agents.registry import Block
 from execugraph.safety.inert_text import md_rich, md_text
-from execugraph.workflow.steps import GeneratorOutput
 from ui import views
 from ui.views import StepRow, code_diff, test_result_rows
+from ui.views.trace import program_after
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -150,5 +150,4 @@ def render_steps(
             render_step(step, store, previous_code=code)
             if calls:
                 render_llm_calls(store, step.get("step_id"))
-        if step["node"] == "generator":
-            code = cast(GeneratorOutput, step.get("output") or {}).get("code", code)
+        code = program_after(step, code)

@@ -9,7 +9,7 @@ import streamlit as st
 from execugraph.configuration.conditions import DESCRIPTIONS, condition_names
 from ui import keys, protocol_parts, views
 from ui.jobs import SynthesisJob
-from ui.keys import Syn
+from ui.keys import Synthesize
 from ui.steps import explanation, render_steps
 from ui.widgets import model_pickers
 
@@ -25,27 +25,27 @@ def problem_inputs() -> list[dict[str, Any]]:
     """
     st.text_area(
         "Problem statement",
-        key=Syn.STATEMENT,
+        key=Synthesize.STATEMENT,
         persist_state=keys.PERSIST,
         height=150,
         placeholder="Return the length of the longest strictly increasing subsequence of nums.",
     )
-    if Syn.TEST_ROWS not in st.session_state and keys.SYN_TEST_ROWS_KEPT in st.session_state:
-        st.session_state[Syn.TEST_ROWS_DATA] = st.session_state[keys.SYN_TEST_ROWS_KEPT]  # back from another page
-    rows = list(st.session_state[Syn.TEST_ROWS_DATA])
-    for key in (Syn.ASSERT_SOURCE, Syn.ASSERT_CALL):  # keep what was typed while the assert boxes are hidden
+    if Synthesize.TEST_ROWS not in st.session_state and keys.SYN_TEST_ROWS_KEPT in st.session_state:
+        st.session_state[Synthesize.TEST_ROWS_DATA] = st.session_state[keys.SYN_TEST_ROWS_KEPT]  # back from another page
+    rows = list(st.session_state[Synthesize.TEST_ROWS_DATA])
+    for key in (Synthesize.ASSERT_SOURCE, Synthesize.ASSERT_CALL):  # keep what was typed while the assert boxes are hidden
         st.session_state[key] = st.session_state[key]
     with st.expander("Entry point, aliases and tests (optional)"):
         a, b = st.columns(2)
-        a.text_input("Entry point", key=Syn.ENTRY_POINT, placeholder="lengthOfLIS", persist_state=keys.PERSIST)
-        b.text_input("Aliases", key=Syn.ALIASES, placeholder="length_of_lis, lis", persist_state=keys.PERSIST)
-        st.text_input("Signature", key=Syn.SIGNATURE, placeholder="def lengthOfLIS(nums: list[int]) -> int",
+        a.text_input("Entry point", key=Synthesize.ENTRY_POINT, placeholder="lengthOfLIS", persist_state=keys.PERSIST)
+        b.text_input("Aliases", key=Synthesize.ALIASES, placeholder="length_of_lis, lis", persist_state=keys.PERSIST)
+        st.text_input("Signature", key=Synthesize.SIGNATURE, placeholder="def lengthOfLIS(nums: list[int]) -> int",
                       persist_state=keys.PERSIST)
-        mode = st.radio("Tests", views.TEST_MODES, key=Syn.TESTS_MODE, horizontal=True, persist_state=keys.PERSIST)
+        mode = st.radio("Tests", views.TEST_MODES, key=Synthesize.TESTS_MODE, horizontal=True, persist_state=keys.PERSIST)
         if mode == views.TEST_MODES[0]:
             rows = st.data_editor(
-                st.session_state[Syn.TEST_ROWS_DATA],
-                key=Syn.TEST_ROWS,
+                st.session_state[Synthesize.TEST_ROWS_DATA],
+                key=Synthesize.TEST_ROWS,
                 num_rows="dynamic",
                 hide_index=True,
                 column_config={
@@ -58,12 +58,12 @@ def problem_inputs() -> list[dict[str, Any]]:
         elif mode == views.TEST_MODES[1]:
             st.text_area(
                 "Assert source",
-                key=Syn.ASSERT_SOURCE,
+                key=Synthesize.ASSERT_SOURCE,
                 persist_state=keys.PERSIST,
                 height=100,
                 placeholder="def check(candidate):\n    assert candidate([1, 3, 2]) == 2",
             )
-            st.text_input("Assert call", key=Syn.ASSERT_CALL, persist_state=keys.PERSIST)
+            st.text_input("Assert call", key=Synthesize.ASSERT_CALL, persist_state=keys.PERSIST)
         else:
             st.caption("The evaluator model writes the tests; they feed the loop and grade the result. "
                        "Without an entry point the program reads standard input and prints its answer, "
@@ -74,28 +74,28 @@ def problem_inputs() -> list[dict[str, Any]]:
 def run_settings(choices: list[str], why_missing: str | None) -> tuple[str, dict[str, str]]:
     """Condition, models, then (folded) retries, retrieval, feedback, timeout, title and grading protocol;
     returns (default model, per role)."""
-    condition = st.selectbox("Condition", condition_names(), key=Syn.CONDITION, persist_state=keys.PERSIST)
+    condition = st.selectbox("Condition", condition_names(), key=Synthesize.CONDITION, persist_state=keys.PERSIST)
     st.caption(DESCRIPTIONS.get(condition, ""))
-    default_model, models = model_pickers(Syn.DEFAULT_MODEL, Syn.ROLE_MODEL, choices, why_missing,
+    default_model, models = model_pickers(Synthesize.DEFAULT_MODEL, Synthesize.ROLE_MODEL, choices, why_missing,
                                           persist=keys.PERSIST)
     # Folded (each starts at the condition's default): open, they pushed the Synthesize button and the live steps
     # below the fold at 1400x1000.
     with st.expander("Retries, retrieval, feedback tests, timeout, title, grading protocol"):
         a, b = st.columns(2)
-        a.selectbox("Retry budget", [views.CONDITION_DEFAULT, *map(str, range(0, 11))], key=Syn.RETRY_BUDGET,
+        a.selectbox("Retry budget", [views.CONDITION_DEFAULT, *map(str, range(0, 11))], key=Synthesize.RETRY_BUDGET,
                     persist_state=keys.PERSIST)
-        b.selectbox("Retrieval", [views.CONDITION_DEFAULT, "on", "off"], key=Syn.RETRIEVAL,
+        b.selectbox("Retrieval", [views.CONDITION_DEFAULT, "on", "off"], key=Synthesize.RETRIEVAL,
                     persist_state=keys.PERSIST)
         a.selectbox(
             "Feedback tests",
             ["grading", "visible", "generated"],
-            key=Syn.FEEDBACK,
+            key=Synthesize.FEEDBACK,
             persist_state=keys.PERSIST,
             help="which tests feed the retry loop: all grading tests, the visible ones, or model-written ones",
         )
-        b.number_input("Test timeout (s)", min_value=0.5, max_value=600.0, step=0.5, key=Syn.TIMEOUT,
+        b.number_input("Test timeout (s)", min_value=0.5, max_value=600.0, step=0.5, key=Synthesize.TIMEOUT,
                        persist_state=keys.PERSIST)
-        st.text_input("Run title (optional)", key=Syn.TITLE, persist_state=keys.PERSIST)
+        st.text_input("Run title (optional)", key=Synthesize.TITLE, persist_state=keys.PERSIST)
         protocol_parts.protocol_select(protocol_parts.SYN_PROTOCOL)
     return default_model, models
 
@@ -104,21 +104,21 @@ def request(rows: list[dict[str, Any]], default_model: str, models: dict[str, st
     """The submitted form as a SynthesisRequest (validated by its `build()`)."""
     s = st.session_state
     return views.SynthesisRequest(
-        statement=s[Syn.STATEMENT],
-        condition=s[Syn.CONDITION],
-        entry_point=s[Syn.ENTRY_POINT],
-        aliases=s[Syn.ALIASES],
-        signature=s[Syn.SIGNATURE],
-        tests_mode=s[Syn.TESTS_MODE],
+        statement=s[Synthesize.STATEMENT],
+        condition=s[Synthesize.CONDITION],
+        entry_point=s[Synthesize.ENTRY_POINT],
+        aliases=s[Synthesize.ALIASES],
+        signature=s[Synthesize.SIGNATURE],
+        tests_mode=s[Synthesize.TESTS_MODE],
         rows=rows,
-        assert_source=s[Syn.ASSERT_SOURCE],
-        assert_call=s[Syn.ASSERT_CALL],
+        assert_source=s[Synthesize.ASSERT_SOURCE],
+        assert_call=s[Synthesize.ASSERT_CALL],
         default_model=default_model,
         models=models,
-        retry_budget=s[Syn.RETRY_BUDGET],
-        retrieval=s[Syn.RETRIEVAL],
-        feedback_tests=s[Syn.FEEDBACK],
-        test_timeout_s=s[Syn.TIMEOUT],
+        retry_budget=s[Synthesize.RETRY_BUDGET],
+        retrieval=s[Synthesize.RETRIEVAL],
+        feedback_tests=s[Synthesize.FEEDBACK],
+        test_timeout_s=s[Synthesize.TIMEOUT],
     )
 
 

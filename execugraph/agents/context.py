@@ -12,10 +12,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from execugraph.configuration.config import RunConfig
+from execugraph.configuration.json_types import JsonObject
 from execugraph.providers.model_router import ModelRouter
+from execugraph.store.row_fields import ExecutionFields, HitFields, LLMCallFields
 from execugraph.workflow.events import NodeFinished, NodeStarted, TrialEvent
 from execugraph.workflow.problem import Problem
 from execugraph.workflow.steps import NodeName, StepOutput
@@ -33,10 +35,10 @@ class StepRecord:
     node: NodeName
     attempt: int
     started_at: datetime
-    output: dict[str, Any] = field(default_factory=dict)
-    llm_calls: list[dict[str, Any]] = field(default_factory=list)
-    executions: list[dict[str, Any]] = field(default_factory=list)
-    hits: list[dict[str, Any]] = field(default_factory=list)
+    output: JsonObject = field(default_factory=dict)  # the node's step output type, as its JSON column stores it
+    llm_calls: list[LLMCallFields] = field(default_factory=list)  # buffered by the model router
+    executions: list[ExecutionFields] = field(default_factory=list)  # buffered by `agents.execution.execute`
+    hits: list[HitFields] = field(default_factory=list)  # buffered by the planner
 
 
 def _ignore(event: TrialEvent) -> None:
@@ -59,7 +61,7 @@ class TrialContext:
     node_durations: dict[str, float] = field(default_factory=dict)
 
     @contextmanager
-    def step(self, node: NodeName, attempt: int) -> Iterator[dict[str, Any]]:
+    def step(self, node: NodeName, attempt: int) -> Iterator[JsonObject]:
         """Collect a node's output, LLM calls and executions; persist them together when it ends, even on error.
 
         The node fills the yielded dict with its `execugraph.workflow.steps` output type (`out.update(PlannerOutput(...))`).

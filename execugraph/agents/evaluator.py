@@ -17,13 +17,12 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import execute
 from execugraph.agents.prompts import format_feedback, render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
+from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import (
     SMOKE_TEST,
     GradingSettings,
-    error_class,
-    first_failure,
+    SuiteTest,
     loop_tests,
-    passed,
     with_generated,
 )
 from execugraph.grading.rules import grading_tests as rule_grading_tests
@@ -33,7 +32,7 @@ from execugraph.workflow.state import Sample, TrialState
 from execugraph.workflow.steps import Decision, EvaluatorOutput, TestWriting
 
 
-def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> TrialState:
+def write_tests(state: TrialState, ctx: TrialContext, out: JsonObject) -> TrialState:
     """Ask the evaluator model for tests once per trial; malformed ones are dropped and counted.
 
     A problem without an entry point is a stdin/stdout program (see `task_values`): its tests are
@@ -53,7 +52,8 @@ def write_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> Tr
     return {"generated_tests": tests, "generated_dropped": dropped}
 
 
-def choose_feedback_tests(state: TrialState, ctx: TrialContext, out: dict[str, Any]) -> tuple[list, str, TrialState]:
+def choose_feedback_tests(state: TrialState, ctx: TrialContext,
+                          out: JsonObject) -> tuple[list[SuiteTest], str, TrialState]:
     """(tests feeding the loop, test source grading the trial, state update)."""
     tests = loop_tests(ctx.problem, ctx.config.feedback_tests)
     if tests is not None:
@@ -87,15 +87,15 @@ def evaluate(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
             tests, source, update = choose_feedback_tests(state, ctx, out)
             purpose = "smoke" if tests == [SMOKE_TEST] else "feedback"
         result = execute(ctx, code, tests, purpose)
-        ok = passed(result)
+        ok = result.passed
         decision = _decide(state, ctx, ok)
-        failure = first_failure(result)
+        failure = result.first_failure
         feedback = ""
         if decision == "retry":
-            feedback = format_feedback(result.get("tests", []), error_class(result), result.get("stderr", ""))
-        out.update(EvaluatorOutput(verdict=result["verdict"], passed=ok, decision=decision, test_source=source,
-                                   feedback=feedback, tests_passed=result["tests_passed"],
-                                   tests_total=result["tests_total"], first_failure=failure))
+            feedback = format_feedback(result.outcome.test_results(), result.error_class, result.outcome.stderr)
+        out.update(EvaluatorOutput(verdict=result.verdict, passed=ok, decision=decision, test_source=source,
+                                   feedback=feedback, tests_passed=result.outcome.tests_passed,
+                                   tests_total=result.outcome.tests_total, first_failure=failure))
         if state.get("unchanged"):  # this retry's program is the previous attempt's, unchanged
             out["no_progress"] = True
     update.update(
@@ -111,7 +111,7 @@ def evaluate(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
     return update
 
 
-def grading_tests(ctx: TrialContext, state: TrialState) -> tuple[list[dict[str, Any]], str]:
+def grading_tests(ctx: TrialContext, state: TrialState) -> tuple[list[SuiteTest], str]:
     """The tests that grade the trial (the grading rule, with this trial's loop tests as the fallback)."""
     fallback = (state.get("feedback_tests") or [], state.get("test_source", "smoke"))
     return rule_grading_tests(ctx.problem, GradingSettings.of(ctx.config), fallback)

@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import format_review, render, task_values
-from execugraph.agents.registry import Block, NodeSpec, TraceView, register
+from execugraph.agents.registry import Block, NodeSpec, TraceView, WrittenCode, register
 from execugraph.parsing import extract_code
 from execugraph.workflow.state import TrialState
 from execugraph.workflow.steps import GeneratorOutput
@@ -92,6 +92,12 @@ def _body(output: Mapping[str, Any]) -> list[Block]:
     return [*([Block("unparsed", problem)] if problem else []), Block("code", code, "python", line_numbers=True)]
 
 
+def _written(output: Mapping[str, Any]) -> WrittenCode:
+    """Each attempt is the trial's new program (the code tracking the trace and Compare follow)."""
+    made = cast(GeneratorOutput, output)
+    return WrittenCode(code=made.get("code"), note=made.get("reason", "initial"), replaces=True)
+
+
 SPEC = register(NodeSpec(
     name="generator", run=generate, output_type=GeneratorOutput, prompt="generator", colour="#1e88e5",
     icon=":material/code:",
@@ -102,4 +108,5 @@ SPEC = register(NodeSpec(
         differs="wrote different code",
         unparsed=_unparsed,
     ),
+    writes=_written,
 ))

@@ -16,9 +16,9 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.evaluator import grading_tests
 from execugraph.agents.execution import execute
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
-from execugraph.grading.rules import passed, protocol_note, suite_digest
+from execugraph.grading.rules import protocol_note, suite_digest
 from execugraph.safety.inert_text import md_text
-from execugraph.workflow.state import TrialState
+from execugraph.workflow.state import Grading, TrialState
 from execugraph.workflow.steps import GradeOutput
 
 
@@ -35,27 +35,27 @@ def grade(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
             result, code = winner["result"], winner["code"]
         else:
             code = state.get("code", "")
-            previous = state.get("feedback_result") or {}
-            reused = previous.get("code") == code and state.get("feedback_tests") == tests
-            result = previous if reused else execute(ctx, code, tests, "grading")
-        ok = passed(result)
+            previous = state.get("feedback_result")
+            reused = previous is not None and previous.code == code and state.get("feedback_tests") == tests
+            result = previous if previous is not None and reused else execute(ctx, code, tests, "grading")
+        ok = result.passed
         digest = suite_digest(tests)
-        output = GradeOutput(passed=ok, verdict=result["verdict"], tests_passed=result["tests_passed"],
-                             tests_total=result["tests_total"], test_source=source, grading_protocol=protocol,
+        output = GradeOutput(passed=ok, verdict=result.verdict, tests_passed=result.outcome.tests_passed,
+                             tests_total=result.outcome.tests_total, test_source=source, grading_protocol=protocol,
                              suite_digest=digest)
         if samples:
             output["samples_total"] = len(samples)
             output["samples_passed"] = sum(s["passed"] for s in samples)
         if reused:
             output["reused_execution"] = True
-        if isinstance(result.get("time_limits"), dict):
-            output["time_limits"] = result["time_limits"] | {"wall_rule": result.get("limits", {}).get("wall_rule")}
+        output["time_limits"] = result.time_limits.record() | {"wall_rule": result.outcome.limits.get("wall_rule")}
         note = protocol_note(ctx.problem, protocol)
         if note:
             output["protocol_note"] = note
         out.update(output)
-    return {"grading": result | {"passed": ok, "code": code, "suite_digest": digest}, "code": code,
-            "test_source": source}
+    grading = Grading(passed=ok, verdict=result.verdict, tests_passed=result.outcome.tests_passed,
+                      tests_total=result.outcome.tests_total, suite_digest=digest, code=code, outcome=result)
+    return {"grading": grading, "code": code, "test_source": source}
 
 
 # -- how a trace shows a grade step ----------------------------------------------------------------------

@@ -6,15 +6,21 @@ gives the graph, the trace view, the step renderer and the charts one complete r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from execugraph.agents import evaluator, explainer, generator, grader, optimizer, planner, reviewer
-from execugraph.agents.registry import NodeSpec, TraceView, extras, known_nodes, spec_for, specs
+from execugraph.agents.registry import NodeSpec, TraceView, WrittenCode, extras, known_nodes, spec_for, specs
 
 BUILT_IN: tuple[NodeSpec, ...] = (
     planner.SPEC, generator.SPEC, reviewer.SPEC, evaluator.SPEC, optimizer.SPEC, grader.SPEC, explainer.SPEC,
 )
 UNKNOWN_COLOUR = "#9e9e9e"  # a step no registered node made (an imported trial's record step)
 
-__all__ = ["BUILT_IN", "NodeSpec", "extras", "known_nodes", "spec_for", "specs", "colour_of", "trace_of"]
+__all__ = [
+    "BUILT_IN", "NodeSpec", "WrittenCode", "extras", "known_nodes", "spec_for", "specs", "colour_of", "trace_of",
+    "written_code",
+]
 
 
 def colour_of(node: str) -> str:
@@ -27,3 +33,9 @@ def trace_of(node: str) -> TraceView:
     """How a trace shows `node`'s steps (an unregistered node's: its output as JSON)."""
     spec = spec_for(node)
     return spec.trace if spec is not None else TraceView()
+
+
+def written_code(node: str, output: Mapping[str, Any]) -> WrittenCode | None:
+    """The program a `node` step wrote into `output` (None: the node writes no code, or is not registered)."""
+    spec = spec_for(node)
+    return spec.writes(output) if spec is not None else None

@@ -8,9 +8,9 @@ from typing import Any, cast
 from langgraph.runtime import Runtime
 
 from execugraph.agents.context import TrialContext
-from execugraph.agents.execution import execute, passed
+from execugraph.agents.execution import execute
 from execugraph.agents.prompts import render, task_values
-from execugraph.agents.registry import Block, NodeSpec, TraceView, register
+from execugraph.agents.registry import Block, NodeSpec, TraceView, WrittenCode, register
 from execugraph.parsing import extract_code
 from execugraph.safety.inert_text import md_text
 from execugraph.workflow.state import TrialState
@@ -29,11 +29,11 @@ def optimize(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
             outcome = OptimizerOutcome(accepted=False, reason="no usable change proposed", verdict=None)
         else:
             result = execute(ctx, candidate, state.get("feedback_tests", []), "optimizer")
-            accepted = passed(result)
+            accepted = result.passed
             outcome = OptimizerOutcome(
                 accepted=accepted,
                 reason="passed the same tests" if accepted else "regression rejected",
-                verdict=result["verdict"],
+                verdict=result.verdict,
                 candidate=candidate,
             )
         out.update(OptimizerOutput(**outcome, repairs=parsed.repairs))
@@ -70,8 +70,16 @@ def _signature(output: Mapping[str, Any]) -> tuple[Any, ...]:
     return (bool(tried.get("accepted")), str(tried.get("candidate", "")).strip())
 
 
+def _written(output: Mapping[str, Any]) -> WrittenCode:
+    """A candidate is only proposed: the trial keeps its program unless the candidate was accepted."""
+    tried = cast(OptimizerOutput, output)
+    return WrittenCode(code=tried.get("candidate"), note="accepted" if tried.get("accepted") else "rejected",
+                       replaces=False)
+
+
 SPEC = register(NodeSpec(
     name="optimizer", run=optimize, output_type=OptimizerOutput, prompt="optimizer", colour="#fdd835",
     icon=":material/auto_fix_high:",
     trace=TraceView(gist=_gist, body=_body, signature=_signature, describe=_describe),
+    writes=_written,
 ))

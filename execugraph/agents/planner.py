@@ -10,13 +10,15 @@ from langgraph.runtime import Runtime
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
+from execugraph.configuration.json_types import JsonObject
 from execugraph.parsing import parse_plan
 from execugraph.safety.inert_text import md_rich
+from execugraph.store.row_fields import HitFields
 from execugraph.workflow.state import TrialState
-from execugraph.workflow.steps import PlannerOutput, Retrieval
+from execugraph.workflow.steps import PlannerOutput, RetrievalHits
 
 
-def retrieve_techniques(ctx: TrialContext, out: dict[str, Any]) -> str:
+def retrieve_techniques(ctx: TrialContext, out: JsonObject) -> str:
     """Top-k techniques for the statement, stored as RetrievalHits; returns the prompt block."""
     if not (ctx.config.retrieval and ctx.retriever is not None):
         return ""
@@ -26,8 +28,8 @@ def retrieve_techniques(ctx: TrialContext, out: dict[str, Any]) -> str:
     hits = ctx.retriever.retrieve(query, k=ctx.config.retrieval_k)
     rows = [hit.to_row() for hit in hits]
     if ctx.current is not None:
-        ctx.current.hits.extend(dict(row) | {"query": query} for row in rows)  # written with the planner step
-    out.update(Retrieval(hits=rows))
+        ctx.current.hits.extend(HitFields(**row, query=query) for row in rows)  # written with the planner step
+    out.update(RetrievalHits(hits=rows))
     return format_for_prompt(hits)
 
 

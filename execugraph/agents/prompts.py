@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from execugraph.agents.registry import inline_template, role_duty
+from execugraph.workflow.problem import Problem
 
 PROMPT_DIR = Path(__file__).with_name("prompts")
 PROMPT_NAMES = (
@@ -108,10 +109,10 @@ def system_prompt(role: str) -> str:
 
 
 # -- values for the templates -----------------------------------------------------------------------------
-def task_values(problem: Any) -> dict[str, str]:
+def task_values(problem: Problem) -> dict[str, str]:
     """statement, signature and entry_point for any Problem; stdin/stdout problems get a `solve()` contract."""
-    entry_point = getattr(problem, "entry_point", None)
-    signature = getattr(problem, "signature", "") or ""
+    entry_point = problem.entry_point
+    signature = problem.signature or ""
     if entry_point:
         return {
             "statement": problem.statement,

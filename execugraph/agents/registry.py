@@ -2,7 +2,8 @@
 view, the step renderer and the charts read the node from here instead of switching on its name.
 
 A spec says what the node is (its function, its step output type, its prompt), how a trace shows its
-stored step output (`TraceView`: pure functions from that output to a title's gist and display blocks)
+stored step output (`TraceView`: pure functions from that output to a title's gist and display blocks),
+whether it writes a program (`writes`: the `WrittenCode` in its output, which code tracking follows)
 and its colour. The seven built-in nodes (`vocabulary.NODES`) register from their own modules
 (`execugraph.agents.nodes` imports them all); graph.py wires them as it always has. Any other name is an
 *extra* node: it declares the node it `follows`, and graph.py puts it on that node's one plain outgoing
@@ -74,6 +75,19 @@ def always_parsed(output: Output) -> str | None:
 
 
 @dataclass(frozen=True)
+class WrittenCode:
+    """A program one step wrote, as code tracking (the trace's attempts, Compare, the step drawer's diffs) reads it."""
+
+    code: str | None  # the program as the step output holds it; None: the output holds none (a step that failed)
+    note: str | None  # what the step says of it: a generator's reason (initial, retry, ...), accepted / rejected
+    replaces: bool  # True: it becomes the trial's program (an attempt); False: a candidate only proposed
+
+
+def writes_nothing(output: Output) -> WrittenCode | None:
+    return None
+
+
+@dataclass(frozen=True)
 class TraceView:
     """How a trace shows one node's stored step output, each a pure function of that output.
 
@@ -106,6 +120,8 @@ class NodeSpec:
     icon: str = ":material/radio_button_checked:"
     trace: TraceView = TraceView()
     follows: str | None = None  # extra nodes only: the built-in node it runs right after
+    # The program its step output holds, for code tracking (None: the node writes no code).
+    writes: Callable[[Output], WrittenCode | None] = writes_nothing
 
 
 _SPECS: dict[str, NodeSpec] = {}

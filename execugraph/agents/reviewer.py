@@ -13,7 +13,7 @@ from execugraph.agents.registry import Block, NodeSpec, TraceView, register
 from execugraph.parsing import parse_review
 from execugraph.safety.inert_text import md_text
 from execugraph.workflow.state import TrialState
-from execugraph.workflow.steps import Review, ReviewerOutput, severity_of
+from execugraph.workflow.steps import ReviewerOutput, severity_of
 
 
 def review(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
@@ -22,7 +22,7 @@ def review(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
     with ctx.step("reviewer", attempt) as out:
         prompt = render("reviewer", statement=ctx.problem.statement, code=state.get("code", ""))
         parsed = parse_review(ctx.ask("reviewer", prompt))
-        found = cast(Review, parsed.value)  # parse_review always yields the three keys, severity normalised
+        found = parsed.value  # always the three keys, severity normalised
         gate = ctx.config.reviewer_gates and found["severity"] == "high" and not state.get("review_gated")
         out.update(ReviewerOutput(review=found, repairs=parsed.repairs, gated=gate, parsed_ok=parsed.ok))
     return {

@@ -12,8 +12,10 @@ from __future__ import annotations
 import ast
 import random
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import build_suite, problem_grading_tests
 from execugraph.workflow.problem import Problem
 
@@ -99,22 +101,56 @@ def _jobs(original: Problem, amplified: Problem, reference: str) -> tuple[list[t
     return found, jobs, bool(new_tests)
 
 
-def _score(found: list[tuple[str, str]], results: list[Any], has_new: bool) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ProblemAdequacy:
+    """One problem's mutation score under its original and its amplified tests."""
+
+    mutants: int  # mutants of the reference tried
+    original_killed: int  # killed by the original grading tests
+    amplified_killed: int  # killed by the original or the new tests
+    only_amplified: list[str]  # descriptions of the mutants only the new tests kill
+
+
+@dataclass(frozen=True)
+class AdequacyTotal:
+    """The mutation scores summed over a suite's problems."""
+
+    mutants: int  # mutants tried in all
+    original_killed: int  # killed by the original tests
+    amplified_killed: int  # killed by the amplified suite
+    only_amplified: int  # killed by the amplified suite only
+    original_score: float  # original_killed / mutants (0.0 with no mutant)
+    amplified_score: float  # amplified_killed / mutants (0.0 with no mutant)
+
+
+@dataclass(frozen=True)
+class SuiteAdequacy:
+    """Per problem and in total: the mutation score of the original vs the amplified tests."""
+
+    problems: dict[str, ProblemAdequacy]  # problem id -> its score (problems with a reference only)
+    total: AdequacyTotal  # summed over `problems`
+
+    def as_dict(self) -> JsonObject:
+        """The JSON `amplify --json` prints under `adequacy`."""
+        return asdict(self)
+
+
+def _score(found: list[tuple[str, str]], results: list[Any], has_new: bool) -> ProblemAdequacy:
     old = _killed(results[: len(found)])
     new = _killed(results[len(found):]) if has_new else [False] * len(found)
     both = [a or b for a, b in zip(old, new, strict=True)]
-    return {"mutants": len(found), "original_killed": sum(old), "amplified_killed": sum(both),
-            "only_amplified": [d for (d, _), a, b in zip(found, old, both, strict=True) if b and not a]}
+    return ProblemAdequacy(mutants=len(found), original_killed=sum(old), amplified_killed=sum(both),
+                           only_amplified=[d for (d, _), a, b in zip(found, old, both, strict=True) if b and not a])
 
 
-def problem_adequacy(pool: Any, original: Problem, amplified: Problem, reference: str) -> dict[str, Any]:
+def problem_adequacy(pool: Any, original: Problem, amplified: Problem, reference: str) -> ProblemAdequacy:
     """Mutants of `reference` killed by the original grading tests and by the amplified ones."""
     found, jobs, has_new = _jobs(original, amplified, reference)
     return _score(found, pool.run_many(jobs) if jobs else [], has_new)
 
 
 def suite_adequacy(pool: Any, originals: list[Problem], amplified: list[Problem],
-                   references: dict[str, str] | None = None) -> dict[str, Any]:
+                   references: dict[str, str] | None = None) -> SuiteAdequacy:
     """Per problem and in total: mutation score of the original vs the amplified tests (one batch of jobs)."""
     from execugraph.amplify.references import reference_for
 
@@ -128,9 +164,9 @@ def suite_adequacy(pool: Any, originals: list[Problem], amplified: list[Problem]
             jobs += own
     results = pool.run_many(jobs) if jobs else []
     problems = {pid: _score(found, results[start:start + n], has_new) for pid, found, start, n, has_new in plans}
-    n = sum(p["mutants"] for p in problems.values())
-    old = sum(p["original_killed"] for p in problems.values())
-    new = sum(p["amplified_killed"] for p in problems.values())
-    total = {"mutants": n, "original_killed": old, "amplified_killed": new, "only_amplified": new - old,
-             "original_score": old / n if n else 0.0, "amplified_score": new / n if n else 0.0}
-    return {"problems": problems, "total": total}
+    n = sum(p.mutants for p in problems.values())
+    old = sum(p.original_killed for p in problems.values())
+    new = sum(p.amplified_killed for p in problems.values())
+    total = AdequacyTotal(mutants=n, original_killed=old, amplified_killed=new, only_amplified=new - old,
+                          original_score=old / n if n else 0.0, amplified_score=new / n if n else 0.0)
+    return SuiteAdequacy(problems, total)

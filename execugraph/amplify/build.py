@@ -21,6 +21,7 @@ from execugraph.amplify.mutation import mutated_inputs, problem_rng
 from execugraph.amplify.properties import draw_inputs
 from execugraph.amplify.references import reference_digest, reference_for
 from execugraph.amplify.templates import Seed, Template, answers_may_differ, problem_seeds
+from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import GradingSettings, problem_grading_tests, suite_digest
 from execugraph.workflow.problem import Problem
 
@@ -47,7 +48,8 @@ class ProblemAmplification:
     dropped: dict[str, int] = field(default_factory=dict)
     note: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
+        """This problem's line of the suite's provenance (JSON)."""
         return {"original": self.original, "added": self.added, "by_origin": dict(self.by_origin),
                 "dropped": dict(sorted(self.dropped.items())), "note": self.note}
 
@@ -59,7 +61,7 @@ class AmplifiedSuite:
     benchmark: str
     name: str
     digest: str
-    provenance: dict[str, Any]
+    provenance: JsonObject  # what `amplify --json` prints and a rescore records (`provenance_text`)
     problems: list[ProblemAmplification]
 
     def stored_problems(self) -> list[Problem]:
@@ -147,7 +149,7 @@ def _plan(problem: Problem, reference: str | None, seed: int, per_problem: int,
 
 def _finish(result: ProblemAmplification, candidates: list[tuple[str, str]], answers: list[Any],
             dropped: Counter, per_problem: int) -> ProblemAmplification:
-    new_tests: list[dict[str, Any]] = []
+    new_tests: list[JsonObject] = []  # sandbox tests
     for (_expr, origin), answer in zip(candidates, answers, strict=True):
         if answer.test is None:
             dropped[answer.dropped] += 1
@@ -260,7 +262,7 @@ def _provenance_line(result: ProblemAmplification, seed: int, ref_digest: str) -
             f"added ({origins}); dropped: {dropped}. {result.note}").strip()
 
 
-def provenance_text(provenance: dict[str, Any]) -> str:
+def provenance_text(provenance: JsonObject) -> str:
     """The provenance as canonical JSON (what `amplify --json` prints and a rescore records)."""
     return json.dumps(provenance, sort_keys=True)
 

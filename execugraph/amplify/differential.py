@@ -7,7 +7,7 @@ tell: that is worth reporting. Nothing is stored and no verdict changes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from execugraph.amplify.build import candidate_inputs
 from execugraph.grading.rules import build_suite
@@ -20,6 +20,13 @@ MAX_PROGRAMS = 10
 CPU_S = 0.5
 
 
+class Disagreement(TypedDict):
+    """A new input on which programs passing the original tests answer differently (printed as JSON)."""
+
+    expr: str  # the call tried
+    answers: list[str]  # each distinct answer (`returns ...`, or the verdict and error class), sorted
+
+
 def _outcome(result: Any) -> str:
     if result.verdict in ("passed", "wrong_answer") and result.error_class in (None, "WrongAnswer"):
         return f"returns {result.got}"
@@ -27,7 +34,7 @@ def _outcome(result: Any) -> str:
 
 
 def problem_disagreements(pool: Any, problem: Problem, programs: list[str], seed: int,
-                          per_problem: int) -> list[dict[str, Any]]:
+                          per_problem: int) -> list[Disagreement]:
     """The new inputs on which `programs` (each passing the original tests) do not all answer alike."""
     from sandbox import Limits
 
@@ -39,7 +46,7 @@ def problem_disagreements(pool: Any, problem: Problem, programs: list[str], seed
     probes = [{"name": f"probe {i}", "kind": "call", "expr": e, "expected": None} for i, e in enumerate(exprs)]
     suite = build_suite(problem, probes, "standalone")
     results = pool.run_many([(code, suite, Limits(timeout_s=CPU_S)) for code in programs])
-    out = []
+    out: list[Disagreement] = []
     for index, expr in enumerate(exprs):
         answers = [_outcome(r.tests[index]) for r in results if index < len(r.tests)]
         if len(set(answers)) > 1:
@@ -48,7 +55,7 @@ def problem_disagreements(pool: Any, problem: Problem, programs: list[str], seed
 
 
 def disagreements(store: Store, pool: Any, problems: list[Problem], benchmark: str, seed: int,
-                  per_problem: int) -> dict[str, list[dict[str, Any]]]:
+                  per_problem: int) -> dict[str, list[Disagreement]]:
     """problem id -> its disagreements, for problems whose stored passing programs disagree somewhere."""
     from execugraph.store.amplified_reads import passing_programs
 

@@ -13,11 +13,12 @@ upper bound on the true one only in that sense; the report says which search est
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from execugraph.amplify.adequacy import MUTANT_CPU_S, mutants
 from execugraph.amplify.expected import reference_answers_many
 from execugraph.amplify.references import reference_for
+from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import build_suite, problem_grading_tests
 from execugraph.workflow.problem import Problem
 
@@ -32,7 +33,7 @@ def _limits(cpu_s: float) -> Any:
     return Limits(timeout_s=cpu_s, suite_timeout_s=60 * MUTANT_CPU_S)
 
 
-def _search_tests(pool: Any, problems: list[tuple[Problem, str]], seed: int, budget: int) -> list[list[dict]]:
+def _search_tests(pool: Any, problems: list[tuple[Problem, str]], seed: int, budget: int) -> list[list[JsonObject]]:
     """Per problem: the search's inputs as call tests with the reference's answers (dropped inputs left out)."""
     from execugraph.amplify.plan_worker import in_workers
 
@@ -47,9 +48,40 @@ def _kills(results: list[Any], start: int, n: int) -> list[bool]:
     return [not r.passed for r in results[start:start + n]]
 
 
+class MutantCounts(TypedDict):
+    """One problem's mutants as the original tests, the amplified ones and the search see them."""
+
+    mutants: int  # mutants of the reference tried
+    missed: int  # not killed by the original tests
+    distinguishable: int  # of those, killed by the amplified tests or by the search
+    amplified_killed: int  # of those, killed by the amplified tests
+    search_inputs: int  # search inputs answered for this problem (0: not searched)
+    survivors: list[str]  # distinguishable mutants the amplified tests miss (what to improve next)
+    equivalent: list[str]  # missed mutants nothing distinguished (counted equivalent)
+
+
+class DistinguishTotal(TypedDict):
+    """`MutantCounts` summed over the problems, with the share the amplified tests kill and how it was found."""
+
+    missed: int
+    distinguishable: int
+    amplified_killed: int
+    share: float  # amplified_killed / distinguishable (1.0 with none distinguishable)
+    search_inputs: int
+    searched_problems: int  # problems with a search stage
+    how: str  # the search, in words
+
+
+class DistinguishReport(TypedDict):
+    """Per problem and in total (what bench/amplify.py records)."""
+
+    problems: dict[str, MutantCounts]
+    total: DistinguishTotal
+
+
 def distinguishable_report(pool: Any, originals: list[Problem], amplified: list[Problem],
                            references: dict[str, str] | None = None, *, seed: int = 0,
-                           budget: int = SEARCH_BUDGET) -> dict[str, Any]:
+                           budget: int = SEARCH_BUDGET) -> DistinguishReport:
     """Per problem and in total: mutants the original tests miss, how many are distinguishable, how many of those
     the amplified tests kill, and the survivors' descriptions (what to improve next).
 
@@ -82,7 +114,7 @@ def distinguishable_report(pool: Any, originals: list[Problem], amplified: list[
         new_kill = _kills(results, start + n, n) if has_new else [False] * n
         kills.append((old_kill, new_kill, [i for i in range(n) if not old_kill[i] and not new_kill[i]]))
     search_kill = _search_stage(pool, todo, plans, kills, seed + SEARCH_SEED_OFFSET, budget, wide_limits)
-    problems: dict[str, Any] = {}
+    problems: dict[str, MutantCounts] = {}
     for (problem, found, _, _), (old_kill, new_kill, _), (n_search, searched) in zip(plans, kills, search_kill,
                                                                                      strict=True):
         missed = [i for i in range(len(found)) if not old_kill[i]]
@@ -116,7 +148,7 @@ def _search_stage(pool: Any, todo: list[tuple[Problem, str]], plans: list[tuple]
     return out
 
 
-def _total(problems: dict[str, Any], budget: int, search_seed: int) -> dict[str, Any]:
+def _total(problems: dict[str, MutantCounts], budget: int, search_seed: int) -> DistinguishTotal:
     missed = sum(p["missed"] for p in problems.values())
     distinct = sum(p["distinguishable"] for p in problems.values())
     killed = sum(p["amplified_killed"] for p in problems.values())

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import GradingSettings, build_suite
 from execugraph.workflow.problem import Problem
 
@@ -29,7 +30,7 @@ class Answer:
     """The reference's answer to one expression: a test dict, or the reason the input was dropped."""
 
     expr: str
-    test: dict[str, Any] | None = None
+    test: JsonObject | None = None  # a sandbox `call` test
     dropped: str = ""
 
 
@@ -104,7 +105,7 @@ def _answer(expr: str, result: Any) -> Answer:
     if isinstance(read, str):
         return Answer(expr, dropped=read)
     expected, compare = read
-    test: dict[str, Any] = {"kind": "call", "expr": expr, "expected": expected}
+    test: JsonObject = {"kind": "call", "expr": expr, "expected": expected}
     if compare != "exact":
         test["compare"] = compare
     return Answer(expr, test=test)

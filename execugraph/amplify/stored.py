@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from execugraph.amplify.build import SUFFIX
+from execugraph.configuration.json_types import JsonObject
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -27,9 +28,9 @@ def _base_name(benchmark: str) -> str:
         return benchmark
 
 
-def resolve_suite(store: Store, run_id: int, choice: str) -> tuple[dict[str, Any], str]:
-    """(benchmark_file for `rescore_run`, its `tests` value "amplified:<digest>"); ValueError/LookupError saying why
-    (`NoAmplifiedSuite` when none is stored, so a caller may build one)."""
+def resolve_suite(store: Store, run_id: int, choice: str) -> tuple[JsonObject, str]:
+    """(benchmark_file for `rescore_run`, as its config records it, its `tests` value "amplified:<digest>");
+    ValueError/LookupError saying why (`NoAmplifiedSuite` when none is stored, so a caller may build one)."""
     from execugraph.store.amplified_reads import benchmarks_with_prefix
 
     kind, _, digest = choice.partition(":")

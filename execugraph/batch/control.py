@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from execugraph.batch.destinations import check_destinations
 from execugraph.batch.order import order_record
 from execugraph.batch.spec import BatchSpec, check_grid
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import load_settings
 from execugraph.store import leases
 
@@ -34,7 +35,7 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = No
               ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")}
     title = spec.title or f"{spec.benchmark}: {', '.join(spec.conditions)} x seeds {spec.seeds}"
     # `order`: its kind, the seed it resolved to and the problems in the order they run
-    config: dict[str, Any] = {"batch": spec.model_dump(), "conditions": configs, "order": order_record(spec, chosen)}
+    config: JsonObject = {"batch": spec.model_dump(), "conditions": configs, "order": order_record(spec, chosen)}
     if spec.benchmark_options.get("path"):  # a suite file: recorded by name and SHA-256 (see suite_files)
         from execugraph.grading.suite_files import suite_identity
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 
 def shuffled(items: list[Any], seed: int) -> list[Any]:
@@ -24,7 +24,15 @@ def shuffled(items: list[Any], seed: int) -> list[Any]:
     return out
 
 
-def order_record(spec: Any, problems: list[Any]) -> dict[str, Any]:
+class OrderRecord(TypedDict):
+    """The `order` a batch run's config records."""
+
+    kind: str  # "paired" or "condition-major" (`BatchSpec.order`)
+    seed: int  # the seed the problem order was shuffled with
+    problems: list[str]  # problem ids in the order they run
+
+
+def order_record(spec: Any, problems: list[Any]) -> OrderRecord:
     """What the run config records of its order: the kind, the seed and the problems as they run."""
     return {"kind": spec.order, "seed": spec.resolved_order_seed(),
             "problems": [p.id for p in spec.problem_order(problems)]}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from execugraph.configuration.conditions import resolve_condition
 from execugraph.configuration.config import FeedbackSource, GradingProtocol, RunConfig, TechniqueLibraryRef
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import EMBEDDED_MODEL
 from execugraph.configuration.vocabulary import TrialOrder
 from execugraph.sequential.design import SequentialDesign
@@ -81,13 +82,25 @@ def check_grid(problems: int, conditions: int, seeds: int, trials: int) -> int:
     return total
 
 
+class TrialKey(TypedDict):
+    """One cell of a batch grid, as `Store.ensure_trials` queues it (a trial row's key columns)."""
+
+    problem_id: str  # the problem the trial solves
+    category: str  # the problem's category
+    benchmark: str  # the benchmark the problem belongs to
+    condition: str  # the named condition (arm) it runs under
+    seed: int  # the batch seed
+    trial_index: int  # 0-based repeat within (problem, condition, seed)
+    feedback_source: str  # which tests the loop sees (`BatchSpec.feedback_tests`)
+
+
 class BatchSpec(BaseModel):
     """A grid of problems x conditions x seeds x trials; stored verbatim as the batch Run's config."""
 
     model_config = ConfigDict(extra="forbid")
 
     benchmark: str = "internal30"
-    benchmark_options: dict[str, Any] = Field(default_factory=dict)  # e.g. {"path": ...} for user suites
+    benchmark_options: JsonObject = Field(default_factory=dict)  # e.g. {"path": ...} for user suites
     problem_ids: list[str] = Field(default_factory=list)  # explicit subset; empty = all
     categories: list[str] = Field(default_factory=list)  # category filter; empty = all
     subset: int | None = Field(default=None, ge=1)  # n problems chosen by subset_seed
@@ -113,7 +126,7 @@ class BatchSpec(BaseModel):
     # timeout of one call (both copied into every condition's RunConfig)
     outage_budget_s: float = Field(default=DEFAULT_OUTAGE_BUDGET_S, ge=0, le=7 * 86400)
     llm_timeout_s: float = Field(default=DEFAULT_LLM_TIMEOUT_S, gt=0, le=86400)
-    overrides: dict[str, Any] = Field(default_factory=dict)  # extra RunConfig fields for every condition
+    overrides: JsonObject = Field(default_factory=dict)  # extra RunConfig fields for every condition
     # The technique library every retrieving condition searches: pinned when the batch is queued
     technique_library: TechniqueLibraryRef | None = None
     title: str = ""
@@ -252,14 +265,14 @@ class BatchSpec(BaseModel):
 
         return shuffled(problems, self.resolved_order_seed())
 
-    def trial_keys(self, problems: list[Any]) -> list[dict[str, Any]]:
+    def trial_keys(self, problems: list[Any]) -> list[TrialKey]:
         """Every (problem, condition, seed, trial) of the grid, in the order they are to run.
 
         Paired: problem by problem (in `problem_order`), every arm of a problem together, the
         conditions of one seed and trial side by side in the order listed; condition-major: one
         condition after another.
         """
-        def key(p: Any, c: str, s: int, t: int) -> dict[str, Any]:
+        def key(p: Any, c: str, s: int, t: int) -> TrialKey:
             return {"problem_id": p.id, "category": p.category, "benchmark": p.benchmark,
                     "condition": c, "seed": s, "trial_index": t, "feedback_source": self.feedback_tests}
 

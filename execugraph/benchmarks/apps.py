@@ -19,6 +19,7 @@ from typing import Any
 from execugraph.benchmarks.errors import FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import problem_from_record
 from execugraph.benchmarks.user import parse_jsonl_records
+from execugraph.configuration.json_types import JsonObject
 from execugraph.workflow.problem import Problem
 
 BENCHMARK = "apps"
@@ -53,7 +54,7 @@ def _text(value: Any, field: str) -> str:
     raise _RowFault(field, "must be a string or an array of strings")
 
 
-def _input_output(row: dict[str, Any]) -> dict[str, Any]:
+def _input_output(row: JsonObject) -> JsonObject:
     if "input_output" not in row:
         raise _RowFault("input_output", "required field missing")
     io = row["input_output"]
@@ -79,13 +80,13 @@ def _input_output(row: dict[str, Any]) -> dict[str, Any]:
     return io
 
 
-def _call_tests(io: dict[str, Any], fn_name: str, on_solution_class: bool, unwrap: bool) -> list[dict[str, Any]]:
+def _call_tests(io: JsonObject, fn_name: str, on_solution_class: bool, unwrap: bool) -> list[JsonObject]:
     tests = []
     for i, (args, output) in enumerate(zip(io["inputs"], io["outputs"], strict=True)):
         if not isinstance(args, list):
             raise _RowFault(f"input_output.inputs[{i}]", "with fn_name, each input must be an array of arguments")
         expected = output[0] if unwrap and isinstance(output, list) and len(output) == 1 else output
-        test: dict[str, Any] = {"name": f"case {i + 1}", "kind": "call", "expected": expected}
+        test: JsonObject = {"name": f"case {i + 1}", "kind": "call", "expected": expected}
         if on_solution_class:
             try:
                 rendered = ", ".join(_python_literal(a) for a in args)
@@ -98,7 +99,7 @@ def _call_tests(io: dict[str, Any], fn_name: str, on_solution_class: bool, unwra
     return tests
 
 
-def _stdio_tests(io: dict[str, Any]) -> list[dict[str, Any]]:
+def _stdio_tests(io: JsonObject) -> list[JsonObject]:
     return [
         {
             "name": f"case {i + 1}",
@@ -110,7 +111,7 @@ def _stdio_tests(io: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _optional_text(row: dict[str, Any], key: str) -> str:
+def _optional_text(row: JsonObject, key: str) -> str:
     value = row.get(key)
     if value is None:
         return ""
@@ -119,7 +120,7 @@ def _optional_text(row: dict[str, Any], key: str) -> str:
     return value
 
 
-def _record(row: Any, visible_first: int, unwrap: bool) -> dict[str, Any]:
+def _record(row: Any, visible_first: int, unwrap: bool) -> JsonObject:
     """Our problem record for one APPS row (validated afterwards like any user record)."""
     if not isinstance(row, dict):
         raise _RowFault("(record)", "each APPS row must be a JSON object")

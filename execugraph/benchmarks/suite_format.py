@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from execugraph.benchmarks.errors import FormatIssue
+from execugraph.configuration.json_types import JsonObject
 from execugraph.workflow.problem import Problem
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$")
@@ -82,7 +83,7 @@ def _check_python(faults: _Faults, path: str, text: str, mode: str) -> None:
         faults.add(path, _syntax_message(exc))
 
 
-def _require_str(faults: _Faults, test: dict, path: str, key: str, *, required: bool) -> None:
+def _require_str(faults: _Faults, test: JsonObject, path: str, key: str, *, required: bool) -> None:
     if key not in test:
         if required:
             faults.add(f"{path}.{key}", "required field missing")
@@ -91,7 +92,7 @@ def _require_str(faults: _Faults, test: dict, path: str, key: str, *, required: 
         faults.add(f"{path}.{key}", f"must be a string, got {_type_name(test[key])}")
 
 
-def _check_call_test(faults: _Faults, test: dict, path: str) -> None:
+def _check_call_test(faults: _Faults, test: JsonObject, path: str) -> None:
     has_expr, has_args = "expr" in test, "args" in test or "kwargs" in test
     if has_expr == has_args:
         faults.add(
@@ -158,7 +159,7 @@ def _check_test(faults: _Faults, test: Any, path: str) -> str | None:
     return kind
 
 
-def _check_entry_point(faults: _Faults, record: dict, needs_entry: bool) -> None:
+def _check_entry_point(faults: _Faults, record: JsonObject, needs_entry: bool) -> None:
     entry = record.get("entry_point")
     if entry is not None and (not isinstance(entry, str) or not _is_identifier(entry)):
         faults.add("entry_point", f"must be a Python identifier or null, got {entry!r}")
@@ -233,8 +234,8 @@ class DuplicateKeyError(ValueError):
         self.key = key
 
 
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
+    result: JsonObject = {}
     for key, value in pairs:
         if key in result:
             raise DuplicateKeyError(key)

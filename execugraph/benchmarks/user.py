@@ -14,6 +14,7 @@ from typing import Any
 
 from execugraph.benchmarks.errors import BenchmarkFormatError, FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import parse_json_value, problem_from_record
+from execugraph.inputs.readers import split_lines
 from execugraph.workflow.problem import Problem
 
 MAX_ISSUES = 200  # stop collecting after this many; the file is refused either way
@@ -29,9 +30,7 @@ def iter_jsonl_lines(data: bytes | str) -> list[tuple[int, str | None, FormatIss
     """
     raw_lines = data.encode("utf-8") if isinstance(data, str) else data
     out: list[tuple[int, str | None, FormatIssue | None]] = []
-    for number, raw in enumerate(raw_lines.split(b"\n"), start=1):
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]  # a UTF-8 byte-order mark some editors write
+    for number, raw in split_lines(raw_lines):  # a UTF-8 byte-order mark some editors write is dropped
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -15,9 +15,13 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.safety.inert_text import terminal_text as shown
+
+if TYPE_CHECKING:
+    from execugraph.amplify.differential import Disagreement
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -88,13 +92,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _adequacy(pool: Any, problems: list[Any], suite: Any, references: dict[str, str] | None) -> dict[str, Any]:
+def _adequacy(pool: Any, problems: list[Any], suite: Any, references: dict[str, str] | None) -> JsonObject:
+    """The suite's mutation scores as the printed JSON holds them."""
     from execugraph.amplify.adequacy import suite_adequacy
 
-    return suite_adequacy(pool, problems, suite.stored_problems(), references)
+    return suite_adequacy(pool, problems, suite.stored_problems(), references).as_dict()
 
 
-def _differential(args: argparse.Namespace, pool: Any, suite: Any) -> dict[str, Any]:
+def _differential(args: argparse.Namespace, pool: Any, suite: Any) -> dict[str, list[Disagreement]]:
     """Differential checks for the problems that had no reference (needs stored passing programs)."""
     lacking = [p for p in suite.problems if not p.added and p.note.startswith("no reference")]
     if not lacking:
@@ -106,7 +111,8 @@ def _differential(args: argparse.Namespace, pool: Any, suite: Any) -> dict[str, 
     return disagreements(store, pool, [p.problem for p in lacking], suite.benchmark, args.seed, args.per_problem)
 
 
-def _print(out: dict[str, Any]) -> None:
+def _print(out: JsonObject) -> None:
+    """The printed JSON (`out`) as lines for a person."""
     problems = out["problems"]
     added = sorted(p["added"] for p in problems.values())
     median = added[len(added) // 2] if added else 0

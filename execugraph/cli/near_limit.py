@@ -9,17 +9,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from execugraph.safety.inert_text import terminal_text
 
 if TYPE_CHECKING:
+    from execugraph.configuration.json_types import JsonObject
     from execugraph.store import Store
 
 EXIT_BAD_REQUEST = 2
 
 
-def near_limit_report(store: Store, run_ids: list[int], conditions: list[str] | None = None) -> dict[str, Any]:
+def near_limit_report(store: Store, run_ids: list[int], conditions: list[str] | None = None) -> JsonObject:
     """Per run: how many programs were measured, how many near a limit (listed), the timeouts by kind."""
     from execugraph.stats.near_limit import near_limit
     from execugraph.store import verdict_reads
@@ -33,7 +34,7 @@ def near_limit_report(store: Store, run_ids: list[int], conditions: list[str] | 
     return {"runs": runs}
 
 
-def format_near_limit(report: dict[str, Any]) -> str:
+def format_near_limit(report: JsonObject) -> str:
     lines = []
     for run in report["runs"]:
         share = 1 - run["share"]

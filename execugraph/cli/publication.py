@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.vocabulary import GRADING_PROTOCOLS
 from execugraph.safety.inert_text import terminal_text as shown
 
 if TYPE_CHECKING:
-    from execugraph.publication.reference_problems import BenchmarkFile
+    from execugraph.publication.published_problems import BenchmarkFile
 
 
 def _store(args: argparse.Namespace, *, writes: bool = True):
@@ -50,7 +51,7 @@ def run_export(args: argparse.Namespace) -> int:
     except (ExportError, OSError) as exc:
         print(f"export: {shown(exc)}", file=sys.stderr)
         return 2
-    print(json.dumps(written))
+    print(json.dumps(written.as_dict()))
     return 0
 
 
@@ -140,7 +141,8 @@ def configure_rescore(parser: argparse.ArgumentParser) -> None:
                         help="grade on the stored amplified version of the run's benchmark (see `amplify`)")
 
 
-def _print_report(report: dict) -> None:
+def _print_report(report: JsonObject) -> None:
+    """The rescore report (`RescoreReport.to_dict()`, what --json prints) as lines for a person."""
     agreement = report["agreement"]
     rate = "-" if agreement["rate"] is None else f"{agreement['rate']:.1%}"
     print(

@@ -25,9 +25,13 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.safety.inert_text import terminal_text
+
+if TYPE_CHECKING:
+    from execugraph.configuration.json_types import JsonObject
+    from execugraph.stats.report_model import RateCI, StatsReport
 
 EXIT_BAD_REQUEST = 2
 EXIT_EXPORT_FAILED = 1
@@ -74,7 +78,7 @@ def family_from(args: argparse.Namespace) -> Any:
     return Family(baseline=args.baseline, comparable_only=not args.across_benchmarks)
 
 
-def load_report(args: argparse.Namespace, command: str) -> dict | None:
+def load_report(args: argparse.Namespace, command: str) -> StatsReport | None:
     """The report the arguments ask for, or None after printing why not (unknown run, condition, baseline)."""
     from execugraph.cli.store import open_store
     from execugraph.stats import UnknownConditionError, UnknownRunError, build_report
@@ -83,19 +87,19 @@ def load_report(args: argparse.Namespace, command: str) -> dict | None:
     store = open_store(args, writes=False)  # a bad --db: one line and exit 2, from cli.main
     try:
         report = build_report(store, args.runs, args.conditions, family=family_from(args))
-        report["protocol_sensitivity"] = protocol_sensitivity(
-            store, args.runs, args.conditions, family=family_from(args)
+        report = report.with_sections(
+            protocol_sensitivity=protocol_sensitivity(store, args.runs, args.conditions, family=family_from(args))
         )
         from execugraph.verdicts.suite_sensitivity import suite_sensitivity
 
         suites = suite_sensitivity(store, args.runs, args.conditions, family=family_from(args))
         if any(suites["runs"]["amplified"]):  # only once some run was rescored on amplified tests
-            report["suite_sensitivity"] = suites
+            report = report.with_sections(suite_sensitivity=suites)
         from execugraph.sequential.summary import report_section
 
         stops = report_section(store, list(args.runs))
         if stops:  # only for sequential batches
-            report["sequential"] = stops
+            report = report.with_sections(sequential=stops)
         return report
     except (UnknownRunError, UnknownConditionError, ValueError) as exc:
         print(f"{command}: {terminal_text(exc)}", file=sys.stderr)
@@ -114,7 +118,7 @@ def run_stats(args: argparse.Namespace) -> int:
     if report is None:
         return EXIT_BAD_REQUEST
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report.to_json_dict(), indent=2))
     else:
         print(format_report(report))
     return 0
@@ -179,81 +183,80 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def format_report(report: dict) -> str:
+def format_report(report: StatsReport) -> str:
     """Human-readable rendering of a report: runs, arms (when not the runs), categories, pairs."""
     return "\n".join([_format_report(report), *_sequential_lines(report)])
 
 
-def _sequential_lines(report: dict) -> list[str]:
+def _sequential_lines(report: StatsReport) -> list[str]:
     """The sequential batches' own decisions: what their p-values and intervals may claim."""
-    rows = report.get("sequential") or []
+    rows = report.sequential or []
     if not rows:
         return []
     out = ["", "Sequential batches (the paired p-values above ignore the interim looks; these do not)"]
     shown: set[int] = set()
     for row in rows:
-        if row["run"] not in shown:
-            shown.add(row["run"])
-            out += [f"run {row['run']}: {line}" if i == 0 else f"  {line}" for i, line in enumerate(row["lines"])]
+        if row.run not in shown:
+            shown.add(row.run)
+            out += [f"run {row.run}: {line}" if i == 0 else f"  {line}" for i, line in enumerate(row.lines)]
     return out
 
 
-def _format_report(report: dict) -> str:
+def _format_report(report: StatsReport) -> str:
     out = ["Runs"]
     out.append(
         _table(
             ["run", "name", "trials", "pass rate", "95% CI", "not counted"],
             [
                 [
-                    r["id"],
-                    r.get("name") or r["title"] or "",
-                    r["trials"],
-                    _pct(r["pass_rate"]),
-                    f"{_pct(r['ci_lo'])} .. {_pct(r['ci_hi'])}",
-                    ", ".join(f"{k} {v}" for k, v in r["not_counted"].items()) or "",
+                    r.id,
+                    r.name or r.title or "",
+                    r.trials,
+                    _pct(r.pass_rate),
+                    f"{_pct(r.ci_lo)} .. {_pct(r.ci_hi)}",
+                    ", ".join(f"{k} {v}" for k, v in r.not_counted.items()) or "",
                 ]
-                for r in report["runs"]
+                for r in report.runs
             ],
         )
     )
-    arms = report["arms"]
-    if any(a["condition"] is not None for a in arms):
+    arms = report.arms
+    if any(a.condition is not None for a in arms):
         out += ["", "Arms"]
         out.append(
             _table(
                 ["arm", "problems", "trials", "pass rate", "95% CI", "retry budget"],
                 [
                     [
-                        a.get("name") or a["label"],
-                        a["problems"],
-                        a["trials"],
-                        _pct(a["pass_rate"]),
-                        f"{_pct(a['ci_lo'])} .. {_pct(a['ci_hi'])}",
-                        "?" if a["retry_budget"] is None else a["retry_budget"],
+                        a.shown,
+                        a.problems,
+                        a.trials,
+                        _pct(a.pass_rate),
+                        f"{_pct(a.ci_lo)} .. {_pct(a.ci_hi)}",
+                        "?" if a.retry_budget is None else a.retry_budget,
                     ]
                     for a in arms
                 ],
             )
         )
-    categories = sorted({c for a in arms for c in a["categories"]})
+    categories = sorted({c for a in arms for c in a.categories})
     if categories:
         out += ["", "Pass rate by category"]
         out.append(
             _table(
                 ["arm", *categories],
                 [
-                    [a.get("name") or a["label"], *(_pct(a["categories"].get(c, {}).get("pass_rate")) for c in categories)]
+                    [a.shown, *(_pct(_category_rate(a.categories.get(c))) for c in categories)]
                     for a in arms
                 ],
             )
         )
-    flagged = [a for a in arms if a.get("flag")]
+    flagged = [a for a in arms if a.flag]
     if flagged:
         out += ["", "Arms with ungraded trials (their comparisons rest on fewer graded trials)"]
-        out += [f"! {terminal_text(a.get('name') or a['label'])}: {terminal_text(a['flag'])}" for a in flagged]
-    family = report.get("family") or {}
-    out += ["", f"Paired comparisons (b - a over common problems; Holm over this family: {family.get('mode', '')})"]
-    if not report["pairs"]:
+        out += [f"! {terminal_text(a.shown)}: {terminal_text(a.flag)}" for a in flagged]
+    out += ["", f"Paired comparisons (b - a over common problems; Holm over this family: {report.family.mode})"]
+    if not report.pairs:
         out.append("(nothing to compare: give more runs or --conditions, or see the pairs listed apart below)")
     else:
         out.append(
@@ -273,36 +276,41 @@ def _format_report(report: dict) -> str:
                 ],
                 [
                     [
-                        p.get("a_name") or p["a"],
-                        p.get("b_name") or p["b"],
-                        p["n"],
-                        p["problems_differ"],
-                        p["majority_discordant"],
-                        f"{p['delta_pp']:+.1f}",
-                        f"{p['ci_lo']:+.1f} .. {p['ci_hi']:+.1f}",
-                        _p(p["p_wilcoxon"]),
-                        _p(p["p_mcnemar"]),
-                        _p(p["p_holm"]),
-                        " ".join(filter(None, [p["note"], *(f"! {x} ungraded" for x in p.get("ungraded_arms", []))])),
+                        p.a_shown,
+                        p.b_shown,
+                        p.n,
+                        p.problems_differ,
+                        p.majority_discordant,
+                        f"{p.delta_pp:+.1f}",
+                        f"{p.ci_lo:+.1f} .. {p.ci_hi:+.1f}",
+                        _p(p.p_wilcoxon),
+                        _p(p.p_mcnemar),
+                        _p(p.p_holm),
+                        " ".join(filter(None, [p.note, *(f"! {x} ungraded" for x in p.ungraded_arms)])),
                     ]
-                    for p in report["pairs"]
+                    for p in report.pairs
                 ],
             )
         )
-    if report.get("excluded"):
+    if report.excluded:
         out += ["", "Not compared (listed apart, not tested)"]
         out.append(
             _table(
                 ["a", "b", "reason"],
-                [[x.get("a_name") or x["a"], x.get("b_name") or x["b"], x["reason"]] for x in report["excluded"]],
+                [[x.a_name or x.a, x.b_name or x.b, x.reason] for x in report.excluded],
             )
         )
-    if report.get("protocol_sensitivity") and report["pairs"]:
-        out += ["", *format_sensitivity(report["protocol_sensitivity"])]
+    if report.protocol_sensitivity and report.pairs:
+        out += ["", *format_sensitivity(report.protocol_sensitivity)]
     return "\n".join(out)
 
 
-def format_sensitivity(sensitivity: dict) -> list[str]:
+def _category_rate(section: RateCI | None) -> float | None:
+    """A category's pass rate, None where the arm has no trials in it."""
+    return None if section is None else section.pass_rate
+
+
+def format_sensitivity(sensitivity: JsonObject) -> list[str]:
     """The comparisons under both grading protocols side by side, or which rescores would make them."""
     out = ["Grading protocol sensitivity (the paired table's comparisons as run and under each protocol)"]
     if not sensitivity.get("applies", True):

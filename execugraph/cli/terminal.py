@@ -1,6 +1,6 @@
 """What every command writes to the terminal, with no control sequence from the data in it.
 
-Each command escapes the data it prints (`text_safety.terminal_text`: a line
+Each command escapes the data it prints (`safety.inert_text.terminal_text`: a line
 break in a run title cannot fake a line); this guard, around every command, is
 the second line: whatever reaches stdout or stderr has its escape sequences,
 other control characters and bidirectional controls shown as `<U+001B>`, only

@@ -7,9 +7,11 @@ from typing import Any
 
 from execugraph.configuration.config import RunConfig
 
-_SINGLE = {"mode": "single", "planner": False, "reviewer": False, "optimizer": False, "explainer": False}
+Overrides = dict[str, str | int | float | bool]  # RunConfig field -> the value a condition sets
 
-CONDITIONS: dict[str, dict[str, Any]] = {
+_SINGLE: Overrides = {"mode": "single", "planner": False, "reviewer": False, "optimizer": False, "explainer": False}
+
+CONDITIONS: dict[str, Overrides] = {
     "single-oneshot": {**_SINGLE, "retry_budget": 0},
     "single-retry": {**_SINGLE, "retry_budget": 3},
     "multi-full": {"retry_budget": 3},
@@ -48,7 +50,7 @@ def resolve_condition(spec: str, **overrides: Any) -> RunConfig:
         known = ", ".join(CONDITIONS)
         raise UnknownConditionName(f"unknown condition {spec!r}; known: {known} (optionally name@N for a budget)")
     name = match["name"]
-    values: dict[str, Any] = {**CONDITIONS[name]}
+    values: dict[str, object] = {**CONDITIONS[name]}
     if match["budget"] is not None:
         key = "best_of_n" if name == "best-of-n" else "retry_budget"
         values[key] = int(match["budget"]) if key == "retry_budget" else max(1, int(match["budget"]))

@@ -25,13 +25,17 @@ import os
 import statistics
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from execugraph.grading.rules import GradingSettings, build_suite, cpu_floor
+from execugraph.configuration.json_types import JsonObject
+from execugraph.grading.rules import GradingSettings, Suite, SuiteTest, build_suite, cpu_floor
 from execugraph.workflow.problem import Problem
+
+if TYPE_CHECKING:
+    from sandbox import Limits, SuiteResult
 
 FACTOR = 4.0  # a candidate may need this many times the reference's CPU on a test (EvalPlus's default factor)
 RUNS = 3  # reference runs per calibration; the median per test is kept
@@ -42,16 +46,18 @@ REFERENCE_HEADROOM = 4.0  # the reference itself runs with CPU limits of this ma
 class Calibration:
     """The reference's CPU seconds on each test of one suite (None: it did not pass that test)."""
 
-    reference_cpu_s: tuple[float | None, ...]
-    reference_digest: str
-    runs: int = RUNS
+    reference_cpu_s: tuple[float | None, ...]  # median CPU seconds per test; None where the reference failed it
+    reference_digest: str  # digest of the reference program measured (a changed reference is measured again)
+    runs: int = RUNS  # how many runs the medians are over
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
+        """The calibration as its cache file holds it."""
         return {"reference_cpu_s": list(self.reference_cpu_s), "reference_digest": self.reference_digest,
                 "runs": self.runs}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Calibration:
+    def from_dict(cls, data: Mapping[str, Any]) -> Calibration:
+        """A calibration read back from its cache file (KeyError/TypeError/ValueError when it is not one)."""
         cpu = tuple(float(v) if isinstance(v, int | float) else None for v in data["reference_cpu_s"])
         return cls(cpu, str(data["reference_digest"]), int(data.get("runs", RUNS)))
 
@@ -60,10 +66,10 @@ class Calibration:
 class TimeLimits:
     """The CPU limit of every test of one suite, and where it comes from."""
 
-    floor_s: float
-    cpu_s: tuple[float, ...]
+    floor_s: float  # the CPU limit per test before calibration (`rules.cpu_floor`)
+    cpu_s: tuple[float, ...]  # each test's CPU limit
     reference_cpu_s: tuple[float | None, ...] | None = None  # None: no reference was measured
-    factor: float = FACTOR
+    factor: float = FACTOR  # a test's limit is this many times the reference's CPU (at least the floor)
 
     @classmethod
     def of(cls, floor: float, n_tests: int, calibration: Calibration | None = None) -> TimeLimits:
@@ -76,9 +82,9 @@ class TimeLimits:
     def calibrated(self) -> bool:
         return self.reference_cpu_s is not None
 
-    def record(self) -> dict[str, Any]:
-        """What a trial records about its limits (its grade step's `time_limits`)."""
-        out: dict[str, Any] = {"cpu_floor_s": self.floor_s, "cpu_s": list(self.cpu_s), "calibrated": self.calibrated}
+    def record(self) -> JsonObject:
+        """What a trial records about its limits (its grade step's `time_limits`, a JSON column)."""
+        out: JsonObject = {"cpu_floor_s": self.floor_s, "cpu_s": list(self.cpu_s), "calibrated": self.calibrated}
         if self.reference_cpu_s is not None:
             out.update(factor=self.factor, reference_cpu_s=[None if r is None else round(r, 6)
                                                             for r in self.reference_cpu_s])
@@ -99,7 +105,7 @@ def reference_program(problem: Problem) -> str | None:
     return None
 
 
-def _digest(value: Any) -> str:
+def _digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=repr).encode("utf-8")).hexdigest()
 
 
@@ -172,19 +178,38 @@ def default_calibrator() -> Calibrator:
         return _default
 
 
-def calibrate_many(pool: Any, items: Sequence[tuple[Problem, list[dict[str, Any]], GradingSettings]],
+class _Plan(NamedTuple):
+    """One suite to calibrate: its cache key, the suite, the reference (None: none, or not the problem's tests)."""
+
+    key: str
+    suite: Suite
+    reference: str | None
+    problem: Problem
+    settings: GradingSettings
+
+
+class _Todo(NamedTuple):
+    """A reference to measure on one suite, under limits of its own."""
+
+    reference: str
+    suite: Suite
+    limits: Limits
+    digest: str  # of the reference program
+
+
+def calibrate_many(pool: Any, items: Sequence[tuple[Problem, list[SuiteTest], GradingSettings]],
                    calibrator: Calibrator | None = None) -> list[TimeLimits]:
     """The time limits of each (problem, tests, settings), measuring references not measured yet in one batch."""
     from sandbox import POLICY_VERSION
 
     calibrator = calibrator or default_calibrator()
     policy = str(POLICY_VERSION)
-    plans = []
+    plans: list[_Plan] = []
     for problem, tests, settings in items:
         suite = build_suite(problem, tests, settings.protocol)
         own = bool(tests) and all(test in problem.tests for test in tests)  # model-written tests keep the floor
         reference = reference_program(problem) if own else None
-        plans.append((_digest([policy, suite]), suite, reference, problem, settings))
+        plans.append(_Plan(_digest([policy, suite]), suite, reference, problem, settings))
     if _unmeasured(calibrator, policy, plans):
         with calibrator._measuring:  # concurrent trials of one problem measure it once; the others wait for it
             _measure(pool, calibrator, policy, _unmeasured(calibrator, policy, plans))
@@ -195,22 +220,22 @@ def calibrate_many(pool: Any, items: Sequence[tuple[Problem, list[dict[str, Any]
     return out
 
 
-def _unmeasured(calibrator: Calibrator, policy: str, plans: list[tuple]) -> dict[str, tuple]:
+def _unmeasured(calibrator: Calibrator, policy: str, plans: list[_Plan]) -> dict[str, _Todo]:
     """key -> (reference, suite, limits for the reference, its digest) for suites whose reference is not measured."""
     from sandbox import Limits
 
-    todo: dict[str, tuple] = {}
+    todo: dict[str, _Todo] = {}
     for key, suite, reference, problem, settings in plans:
         if reference is None or key in todo:
             continue
         known = calibrator.get(policy, key)
         if known is None or known.reference_digest != _digest(reference):
             limits = Limits(timeout_s=REFERENCE_HEADROOM * cpu_floor(problem, settings), memory_mb=settings.memory_mb)
-            todo[key] = (reference, suite, limits, _digest(reference))
+            todo[key] = _Todo(reference, suite, limits, _digest(reference))
     return todo
 
 
-def _measure(pool: Any, calibrator: Calibrator, policy: str, todo: dict[str, tuple]) -> None:
+def _measure(pool: Any, calibrator: Calibrator, policy: str, todo: dict[str, _Todo]) -> None:
     """Run every reference RUNS times (in parallel) and store the median CPU per test it passed."""
     from sandbox import SuiteError
 
@@ -222,7 +247,7 @@ def _measure(pool: Any, calibrator: Calibrator, policy: str, todo: dict[str, tup
         results = pool.run_many(jobs) if jobs and hasattr(pool, "run_many") else []
     except (SuiteError, ValueError):
         results = []  # a malformed suite: grading reports it; no calibration
-    measured: dict[str, list[Any]] = {}
+    measured: dict[str, list[SuiteResult]] = {}
     for key, result in zip(owners, results, strict=False):
         measured.setdefault(key, []).append(result)
     for key, runs in measured.items():
@@ -231,10 +256,10 @@ def _measure(pool: Any, calibrator: Calibrator, policy: str, todo: dict[str, tup
             passed = [r.tests[index].cpu_s for r in runs if r.tests[index].passed]
             per_test.append(statistics.median(passed) if passed else None)
         stale = calibrator.get(policy, key) is not None
-        calibrator.put(policy, key, Calibration(tuple(per_test), todo[key][3], len(runs)), replace=stale)
+        calibrator.put(policy, key, Calibration(tuple(per_test), todo[key].digest, len(runs)), replace=stale)
 
 
-def calibrate(pool: Any, problem: Problem, tests: list[dict[str, Any]], settings: GradingSettings,
+def calibrate(pool: Any, problem: Problem, tests: list[SuiteTest], settings: GradingSettings,
               calibrator: Calibrator | None = None) -> TimeLimits:
     """The time limits of one suite (see `calibrate_many`)."""
     return calibrate_many(pool, [(problem, tests, settings)], calibrator)[0]

@@ -20,19 +20,39 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeAlias
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.vocabulary import GRADING_PROTOCOLS as PROTOCOLS
 from execugraph.configuration.vocabulary import GradingProtocol
+from execugraph.grading.outcome import SuiteOutcome
 from execugraph.workflow.problem import Problem
+
+if TYPE_CHECKING:
+    from execugraph.configuration.config import RunConfig
+    from sandbox import Limits
+
+SuiteTest: TypeAlias = JsonObject
+"""A test in the sandbox's suite format (sandbox/README.md): JSON the sandbox validates, as benchmark files,
+a problem's stored tests and an Execution's suite hold it."""
+Suite: TypeAlias = JsonObject
+"""A sandbox suite (entry point, aliases, tests, preamble): JSON handed to the sandbox, which parses it."""
+Verdict: TypeAlias = SuiteOutcome | Mapping[str, object]
+"""A sandbox run's outcome, or its `SuiteResult.to_dict()` form (a result read back, a test's fake)."""
+
+
+class PerTestCpu(Protocol):
+    """Per-test CPU limits, as `calibration.TimeLimits` holds them."""
+
+    @property
+    def cpu_s(self) -> tuple[float, ...]: ...
 
 DEFAULT_PROTOCOL: GradingProtocol = "standalone"
 # An assert test may carry the check's source for `with-prompt`, where the helpers come from the module.
 WITH_PROMPT_SOURCE = "source_with_prompt"
-SMOKE_TEST: dict[str, Any] = {"kind": "assert", "name": "smoke", "source": "", "call": "None"}
+SMOKE_TEST: SuiteTest = {"kind": "assert", "name": "smoke", "source": "", "call": "None"}
 DEFAULT_TIMEOUT_S = 5.0  # CPU seconds per test (the sandbox's wall clock is only a backstop above it)
 DEFAULT_MEMORY_MB = 512
 
@@ -48,29 +68,22 @@ def check_protocol(protocol: str) -> GradingProtocol:
 class GradingSettings:
     """The parts of a condition's configuration that decide how its programs are graded."""
 
-    feedback_tests: str = "grading"
-    best_of_n: int = 1
-    protocol: str = DEFAULT_PROTOCOL
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    memory_mb: int = DEFAULT_MEMORY_MB
+    feedback_tests: str = "grading"  # which tests feed the loop: grading | visible | generated
+    best_of_n: int = 1  # samples per trial (>1: each sample is graded, no feedback loop)
+    protocol: str = DEFAULT_PROTOCOL  # the grading protocol (`PROTOCOLS`)
+    timeout_s: float = DEFAULT_TIMEOUT_S  # CPU seconds per test before calibration
+    memory_mb: int = DEFAULT_MEMORY_MB  # memory a job may add on top of its warm worker
 
     @classmethod
-    def of(cls, config: Any) -> GradingSettings:
-        """From a RunConfig, or from a stored config dict (missing or odd values take the defaults)."""
-        if config is None:
-            return cls()
-        get = config.get if isinstance(config, Mapping) else (lambda name, default=None: getattr(config, name, default))
-        best = get("best_of_n", 1)
-        timeout = get("test_timeout_s", DEFAULT_TIMEOUT_S)
-        memory = get("memory_mb", DEFAULT_MEMORY_MB)
-        protocol = get("grading_protocol", DEFAULT_PROTOCOL)
+    def of(cls, config: RunConfig) -> GradingSettings:
+        """From a RunConfig (a stored config dict goes through `RunConfig.from_stored` first, which names
+        what it could not keep, instead of being defaulted here in silence)."""
         return cls(
-            feedback_tests=str(get("feedback_tests", "grading") or "grading"),
-            best_of_n=best if isinstance(best, int) and not isinstance(best, bool) and best >= 1 else 1,
-            protocol=protocol if protocol in PROTOCOLS else DEFAULT_PROTOCOL,
-            timeout_s=float(timeout) if _positive_number(timeout) else DEFAULT_TIMEOUT_S,
-            memory_mb=memory if isinstance(memory, int) and not isinstance(memory, bool) and memory > 0
-            else DEFAULT_MEMORY_MB,
+            feedback_tests=config.feedback_tests,
+            best_of_n=config.best_of_n,
+            protocol=config.grading_protocol,
+            timeout_s=float(config.test_timeout_s),
+            memory_mb=config.memory_mb,
         )
 
     def with_protocol(self, protocol: str) -> GradingSettings:
@@ -79,19 +92,15 @@ class GradingSettings:
                                self.memory_mb)
 
 
-def _positive_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-
-
 # -- which tests ---------------------------------------------------------------
 
 
-def problem_grading_tests(problem: Problem) -> list[dict[str, Any]]:
+def problem_grading_tests(problem: Problem) -> list[SuiteTest]:
     """The problem's tests that may grade: all but examples marked `"grading": false` (HumanEval's docstring)."""
     return [t for t in problem.tests if t.get("grading", True)]
 
 
-def visible_subset(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def visible_subset(tests: list[SuiteTest]) -> list[SuiteTest]:
     """Tests flagged visible; without flags, the first third (at least one) feed the loop."""
     flagged = [t for t in tests if t.get("visible")]
     if flagged:
@@ -99,7 +108,7 @@ def visible_subset(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return tests[: max(1, len(tests) // 3)]
 
 
-def loop_tests(problem: Problem, feedback_tests: str) -> list[dict[str, Any]] | None:
+def loop_tests(problem: Problem, feedback_tests: str) -> list[SuiteTest] | None:
     """The tests that feed the retry loop, or None when model-written tests must (`generated`, or no tests).
 
     Amplified tests (marked `"amplified"`, see `execugraph.amplify`) grade only: they never feed the loop.
@@ -112,7 +121,7 @@ def loop_tests(problem: Problem, feedback_tests: str) -> list[dict[str, Any]] | 
     return None
 
 
-def with_generated(problem: Problem, generated: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+def with_generated(problem: Problem, generated: list[SuiteTest]) -> tuple[list[SuiteTest], str]:
     """(tests feeding the loop, test source grading the trial) once model-written tests are known."""
     if problem_grading_tests(problem):  # feedback_tests == "generated": model tests feed, problem tests grade
         return (generated or [SMOKE_TEST]), "problem"
@@ -124,8 +133,8 @@ def with_generated(problem: Problem, generated: list[dict[str, Any]]) -> tuple[l
 def grading_tests(
     problem: Problem,
     settings: GradingSettings,
-    fallback: tuple[list[dict[str, Any]], str] | None = None,
-) -> tuple[list[dict[str, Any]], str]:
+    fallback: tuple[list[SuiteTest], str] | None = None,
+) -> tuple[list[SuiteTest], str]:
     """(the tests that grade, their source): held-out ones under `visible`, else every grading test.
 
     A problem with no tests of its own is graded on what fed its loop (`fallback`:
@@ -142,7 +151,7 @@ def grading_tests(
     return (tests or [SMOKE_TEST]), (source or "smoke")
 
 
-def suite_digest(tests: list[dict[str, Any]]) -> str:
+def suite_digest(tests: list[SuiteTest]) -> str:
     """SHA-256 of the grading tests as canonical JSON: how a rescore recognises the suite a trial was graded on."""
     from execugraph.store.models import tag_nonfinite
 
@@ -166,7 +175,7 @@ def protocol_note(problem: Problem, protocol: str) -> str:
     return ""
 
 
-def _test_for(test: dict[str, Any], with_prompt: bool) -> dict[str, Any]:
+def _test_for(test: SuiteTest, with_prompt: bool) -> SuiteTest:
     if WITH_PROMPT_SOURCE not in test:
         return test
     out = {k: v for k, v in test.items() if k != WITH_PROMPT_SOURCE}
@@ -175,10 +184,10 @@ def _test_for(test: dict[str, Any], with_prompt: bool) -> dict[str, Any]:
     return out
 
 
-def build_suite(problem: Problem, tests: list[dict[str, Any]], protocol: str, *, smoke: bool = False) -> dict:
+def build_suite(problem: Problem, tests: list[SuiteTest], protocol: str, *, smoke: bool = False) -> Suite:
     """The sandbox suite for `tests` of `problem` under `protocol` (see sandbox/README.md)."""
     with_prompt = check_protocol(protocol) == "with-prompt" and has_preamble(problem)
-    suite: dict[str, Any] = {
+    suite: Suite = {
         "entry_point": None if smoke else problem.entry_point,
         "aliases": list(problem.aliases),
         "tests": [_test_for(t, with_prompt) for t in tests],
@@ -204,15 +213,23 @@ def max_test_timeout_s() -> float:
     return load_settings().max_test_timeout_s
 
 
-def limits(problem: Problem, settings: GradingSettings) -> Any:
+def limits(problem: Problem, settings: GradingSettings) -> Limits:
     """Sandbox limits: `cpu_floor` CPU seconds per test (the sandbox adds its wall-clock backstop), the memory."""
     from sandbox import Limits
 
     return Limits(timeout_s=cpu_floor(problem, settings), memory_mb=settings.memory_mb)
 
 
-def sandbox_job(problem: Problem, code: str, tests: list[dict[str, Any]], settings: GradingSettings,
-                *, smoke: bool = False, cpu_limits: Any = None) -> tuple[str, dict[str, Any], Any]:
+class SandboxJob(NamedTuple):
+    """One program against one suite under its limits: unpacks as `SandboxPool.run_suite`'s arguments."""
+
+    code: str  # the program
+    suite: Suite  # the suite, per-test CPU limits included
+    limits: Limits  # the job's limits (the CPU floor per test, the memory)
+
+
+def sandbox_job(problem: Problem, code: str, tests: list[SuiteTest], settings: GradingSettings,
+                *, smoke: bool = False, cpu_limits: PerTestCpu | Sequence[float] | None = None) -> SandboxJob:
     """(code, suite, limits): one program against `tests`, ready for `SandboxPool.run_suite`/`run_many`.
 
     `cpu_limits` (a `calibration.TimeLimits`, or one number per test) gives tests their calibrated CPU
@@ -226,10 +243,10 @@ def sandbox_job(problem: Problem, code: str, tests: list[dict[str, Any]], settin
             {**test, "cpu_limit_s": float(cpu)} if float(cpu) != job_limits.timeout_s else test
             for test, cpu in zip(suite["tests"], per_test, strict=True)
         ]
-    return code, suite, job_limits
+    return SandboxJob(code, suite, job_limits)
 
 
-def job_key(job: tuple[str, dict[str, Any], Any]) -> str:
+def job_key(job: SandboxJob) -> str:
     """The identity of a sandbox job: the program, the suite (tests, protocol preamble) and the limits; two
     jobs with one key give one verdict, so a shared results memo runs it once (import grading, rescores)."""
     code, suite, job_limits = job
@@ -240,19 +257,24 @@ def job_key(job: tuple[str, dict[str, Any], Any]) -> str:
 # -- what passes ------------------------------------------------------------------
 
 
-def passed(result: Mapping[str, Any]) -> bool:
+def passed(result: Verdict) -> bool:
     """Only an explicit `passed` verdict with every test run and passed counts; anything else fails."""
-    return result.get("verdict") == "passed" and result.get("tests_passed") == result.get("tests_total") > 0
+    if isinstance(result, SuiteOutcome):
+        return result.passed
+    total = result.get("tests_total")
+    return result.get("verdict") == "passed" and isinstance(total, int | float) and result.get("tests_passed") == total > 0
 
 
-def error_class(result: Mapping[str, Any]) -> str | None:
+def error_class(result: Verdict) -> str | None:
     """The trial-level error class: the verdict unless it passed."""
-    return None if passed(result) else result.get("verdict") or "harness_error"
+    if isinstance(result, SuiteOutcome):
+        return result.error_class
+    return None if passed(result) else str(result.get("verdict") or "") or "harness_error"
 
 
-def first_failure(result: Mapping[str, Any]) -> dict[str, Any] | None:
+def first_failure(result: Verdict) -> SuiteTest | None:
     """The first test that did not pass, as the sandbox reported it."""
-    for test in result.get("tests", []):
-        if not test.get("passed"):
-            return test
-    return None
+    if isinstance(result, SuiteOutcome):
+        return result.first_failure
+    tests = result.get("tests") or []
+    return next((t for t in tests if not t.get("passed")), None) if isinstance(tests, list) else None

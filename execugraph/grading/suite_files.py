@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import format_size
+from execugraph.inputs.readers import FileRefused, read_capped_file
 
 SUITE_FILE_MAX_BYTES = 16 * 1024**2
 TEXT_FILE_MAX_BYTES = 1024**2
@@ -41,16 +43,25 @@ def check_size(size: int, limit: int, what: str, name: str, setting: str = "") -
 
 
 def read_capped(path: str | Path, limit: int, what: str) -> bytes:
-    """The file's bytes, refused before reading when it is larger than `limit`."""
-    source = Path(path)
-    check_size(source.stat().st_size, limit, what, str(source))
-    with source.open("rb") as handle:
-        data = handle.read(limit + 1)  # a file that grew since stat() is still cut off here
-    check_size(len(data), limit, what, str(source))
-    return data
+    """The file's bytes, refused before reading when it is larger than `limit` or not a regular file."""
+    try:
+        return read_capped_file(path, limit)
+    except FileRefused as exc:
+        if exc.kind == "too-large":  # size None: the file grew past the cap after it was measured
+            check_size(exc.size if exc.size is not None else limit + 1, limit, what, exc.name)
+        if isinstance(exc.__cause__, OSError):
+            raise exc.__cause__ from None  # FileNotFoundError and the like, as the caller always got them
+        raise ValueError(str(exc)) from None  # not a regular file (a folder, a pipe, a device)
 
 
-def suite_identity(path: str | Path) -> dict[str, Any]:
+class SuiteIdentity(TypedDict):
+    """A suite file as a run's config records it (`config["suite"]`)."""
+
+    file: str  # the file's name, without the folder it was read from
+    sha256: str | None  # SHA-256 of its bytes; None when the file is gone
+
+
+def suite_identity(path: str | Path) -> SuiteIdentity:
     """`{"file": name, "sha256": hex}` of a suite file (sha256 None when the file is gone)."""
     source = Path(path)
     digest = hashlib.sha256()
@@ -63,7 +74,7 @@ def suite_identity(path: str | Path) -> dict[str, Any]:
     return {"file": source.name, "sha256": digest.hexdigest()}
 
 
-def locate_suite(config: dict[str, Any], folder: Path) -> dict[str, Any]:
+def locate_suite(config: JsonObject, folder: Path) -> JsonObject:
     """A batch config read from a file, with a suite named only by file name found beside that file.
 
     The SHA-256 the run recorded is checked, so a rerun cannot silently use a different suite.

@@ -14,11 +14,15 @@ import ast
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.parsing.lenient_json import iter_json_candidates
 from execugraph.parsing.model_text import clean_model_text
 from execugraph.parsing.result import Parsed, add_repair
+from execugraph.parsing.suite_tests import CallTest, Comparison
+
+if TYPE_CHECKING:
+    from execugraph.configuration.json_types import JsonObject
 
 MAX_TESTS = 20
 MAX_NAME_CHARS = 80
@@ -51,8 +55,8 @@ class _Builder:
         self.entry_point = entry_point
         self.names = {entry_point, *aliases, "candidate"}
         self.arity, self.returns_text = _signature_facts(signature, entry_point)
-        self.tests: list[dict[str, Any]] = []
-        self.seen: dict[str, Any] = {}
+        self.tests: list[CallTest] = []
+        self.seen: dict[str, object] = {}  # expr -> its expected value
         self.repairs: list[str] = []
         self.dropped = 0
 
@@ -92,7 +96,7 @@ class _Builder:
                 add_repair(self.repairs, "coerced_expected")
         return value
 
-    def add(self, expr: str, expected: Any, name: Any = None, compare: dict[str, Any] | None = None) -> None:
+    def add(self, expr: str, expected: Any, name: Any = None, compare: Comparison | None = None) -> None:
         """Record one valid test; `compare` holds the sandbox's comparison fields (`compare`, `tol`)."""
         if expr in self.seen:
             if self.seen[expr] != expected:
@@ -108,7 +112,7 @@ class _Builder:
         label = label or f"generated_{len(self.tests) + 1}"
         if any(t["name"] == label for t in self.tests):
             label = f"{label}_{len(self.tests) + 1}"
-        self.tests.append({"kind": "call", "name": label, "expr": expr, "expected": expected, **(compare or {})})
+        self.tests.append(CallTest(kind="call", name=label, expr=expr, expected=expected, **(compare or {})))
 
     # -- shapes ----------------------------------------------------------------------------------
     def from_statement(self, source: str, name: Any = None) -> None:
@@ -124,7 +128,7 @@ class _Builder:
         test = stmt.test if isinstance(stmt, ast.Assert) else stmt.value if isinstance(stmt, ast.Expr) else None
         if test is None:
             raise _Drop("unsupported_assert")
-        compare: dict[str, Any] = {}
+        compare: Comparison = {}
         special = _special_comparison(test)
         if special is not None:
             call, expected_node, compare = special
@@ -181,7 +185,7 @@ class _Builder:
         add_repair(self.repairs, "input_as_arguments")
         self.from_call_and_expected(f"{self.entry_point}({stripped})", expected, name)
 
-    def from_dict(self, item: dict[str, Any]) -> None:
+    def from_dict(self, item: JsonObject) -> None:
         keys = {re.sub(r"[^a-z0-9]+", "_", str(k).lower()).strip("_"): k for k in item}
         name = next((item[keys[k]] for k in ("name", "description") if k in keys), None)
         call_key = next((keys[k] for k in _CALL_KEYS if k in keys), None)
@@ -261,7 +265,7 @@ def _single_arg(node: ast.expr, names: tuple[str, ...]) -> ast.expr | None:
     return None
 
 
-def _special_comparison(test: ast.expr) -> tuple[ast.expr, ast.expr, dict[str, Any]] | None:
+def _special_comparison(test: ast.expr) -> tuple[ast.expr, ast.expr, Comparison] | None:
     """Asserts that compare with a tolerance or without order, mapped to the sandbox's compare modes."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         op, left, right = test.ops[0], test.left, test.comparators[0]
@@ -427,7 +431,7 @@ def _parse_source(text: str, entry_point: str, aliases: Iterable[str], signature
 
 def parse_generated_tests(
     text: str | None, entry_point: str, aliases: Iterable[str] = (), signature: str = ""
-) -> Parsed[list[dict[str, Any]]]:
+) -> Parsed[list[CallTest]]:
     """Sandbox call tests `{"kind": "call", "name", "expr", "expected"}` from a model's reply.
 
     `Parsed.dropped` counts malformed tests (also named as `dropped:<reason>` repairs); ok is False

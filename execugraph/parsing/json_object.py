@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.parsing.lenient_json import iter_json_candidates
 from execugraph.parsing.model_text import clean_model_text, strip_bullet
 from execugraph.parsing.result import Parsed, add_repair
+
+if TYPE_CHECKING:
+    from execugraph.configuration.json_types import JsonObject
 
 
 def _key_form(key: str) -> str:
@@ -56,11 +59,11 @@ def _coerce(value: Any, kind: type) -> tuple[Any, bool]:
 
 
 def _fit_required(
-    found: dict[str, Any],
+    found: JsonObject,
     required: Mapping[str, type],
     aliases: Mapping[str, Iterable[str]],
     repairs: list[str],
-) -> tuple[dict[str, Any], int]:
+) -> tuple[JsonObject, int]:
     """Map found keys onto the required ones (case, spelling, aliases), coerce types, fill defaults."""
     result = dict(found)
     present = 0
@@ -83,7 +86,7 @@ def _fit_required(
     return result, present
 
 
-def _object_candidates(text: str) -> list[tuple[dict[str, Any], list[str]]]:
+def _object_candidates(text: str) -> list[tuple[JsonObject, list[str]]]:
     found = []
     for candidate in iter_json_candidates(text, openers="{["):
         value = candidate.value
@@ -100,7 +103,7 @@ def parse_json_object(
     text: str | None,
     required: Mapping[str, type] | None = None,
     aliases: Mapping[str, Iterable[str]] | None = None,
-) -> Parsed[dict[str, Any]]:
+) -> Parsed[JsonObject]:
     """The JSON object in a reply; missing `required` keys get type defaults and a `missing_key:<k>` tag.
 
     `aliases` maps a required key to other spellings a model may use for it. ok is False when no
@@ -116,7 +119,7 @@ def parse_json_object(
         if candidates:
             add_repair(repairs, "used_thinking")
 
-    def score(item: tuple[int, tuple[dict[str, Any], list[str]]]) -> tuple[int, bool, int, int]:
+    def score(item: tuple[int, tuple[JsonObject, list[str]]]) -> tuple[int, bool, int, int]:
         order, (value, found_repairs) = item
         forms = {_key_form(k) for k in value}
         hits = sum(1 for key in required if {_key_form(key), *(_key_form(a) for a in aliases.get(key, ()))} & forms)

@@ -18,10 +18,13 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.parsing.model_text import find_fenced_blocks
 from execugraph.parsing.result import add_repair
+
+if TYPE_CHECKING:
+    from execugraph.configuration.json_types import JsonObject
 
 MAX_DEPTH = 64
 MAX_START_POSITIONS = 24
@@ -120,9 +123,9 @@ class _LenientReader:
             return self.read_number()
         return self.read_word(closers)
 
-    def read_object(self, closers: str, depth: int) -> dict[str, Any]:
+    def read_object(self, closers: str, depth: int) -> JsonObject:
         self.pos += 1
-        result: dict[str, Any] = {}
+        result: JsonObject = {}
         inner = "}" + closers
         after_comma = True
         while True:

@@ -8,11 +8,15 @@ one of three levels.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.parsing.json_object import parse_json_object
 from execugraph.parsing.model_text import LIST_MARKER, clean_model_text, strip_bullet
 from execugraph.parsing.result import Parsed, add_repair
+
+if TYPE_CHECKING:
+    from execugraph.configuration.json_types import JsonObject
+    from execugraph.workflow.steps import Review, Severity
 
 MAX_REVIEW_ITEMS = 12
 MAX_REVIEW_ITEM_CHARS = 300
@@ -35,14 +39,14 @@ REVIEW_KEY_ALIASES: dict[str, tuple[str, ...]] = {
     ),
     "severity": ("risk", "risk_level", "level", "severity_level", "overall_severity", "rating"),
 }
-_SEVERITY_WORDS = {
+_SEVERITY_WORDS: dict[Severity, tuple[str, ...]] = {
     "high": ("high", "critical", "severe", "blocker", "blocking", "major", "serious", "fatal", "error", "hi"),
     "medium": ("medium", "moderate", "med", "mid", "warning", "normal", "average", "intermediate", "moderately"),
     "low": ("low", "minor", "none", "trivial", "info", "ok", "okay", "negligible", "lo", "no", "safe", "minimal"),
 }
 
 
-def _severity_from_number(number: float, scale: float | None) -> str:
+def _severity_from_number(number: float, scale: float | None) -> Severity:
     if scale is None:
         if 0 <= number <= 1 and not float(number).is_integer():
             scale = 1.0
@@ -58,7 +62,7 @@ def _severity_from_number(number: float, scale: float | None) -> str:
     return "low"
 
 
-def normalise_severity(raw: Any) -> tuple[str, bool]:
+def normalise_severity(raw: Any) -> tuple[Severity, bool]:
     """("low" | "medium" | "high", recognised): words, synonyms ("critical"), numbers ("7/10", 0.9, 4)."""
     if isinstance(raw, bool) or raw is None:
         return "low", False
@@ -121,7 +125,7 @@ def _section_of(line: str) -> tuple[str | None, str] | None:
     return None, ""
 
 
-def _prose_review(text: str) -> tuple[dict[str, Any], bool]:
+def _prose_review(text: str) -> tuple[JsonObject, bool]:
     """Items under labels naming invariants or failures (bullets, or inline after the label), and a severity."""
     sections: dict[str, list[str]] = {"invariants": [], "potential_failures": []}
     current: str | None = None
@@ -140,13 +144,13 @@ def _prose_review(text: str) -> tuple[dict[str, Any], bool]:
             current = None
     severity_match = _SEVERITY_LINE.search(text)
     found = bool(sections["invariants"] or sections["potential_failures"] or severity_match)
-    review: dict[str, Any] = {k: [item for item in v if item] for k, v in sections.items()}
+    review: JsonObject = {k: [item for item in v if item] for k, v in sections.items()}
     if severity_match:
         review["severity"] = severity_match.group(1)
     return review, found
 
 
-def parse_review(text: str | None) -> Parsed[dict[str, Any]]:
+def parse_review(text: str | None) -> Parsed[Review]:
     """The reviewer's {"invariants", "potential_failures", "severity"} from JSON or, failing that, prose.
 
     Severity is always one of low/medium/high: synonyms and numbers are mapped ("normalised_severity"),
@@ -154,7 +158,7 @@ def parse_review(text: str | None) -> Parsed[dict[str, Any]]:
     """
     parsed = parse_json_object(text, REVIEW_KEYS, REVIEW_KEY_ALIASES)
     repairs = [tag for tag in parsed.repairs if tag != "no_json_found"]
-    raw: dict[str, Any]
+    raw: JsonObject  # the reply's review before its items and severity are checked
     if parsed.ok:
         raw = parsed.value
         severity_missing = "missing_key:severity" in repairs
@@ -168,21 +172,20 @@ def parse_review(text: str | None) -> Parsed[dict[str, Any]]:
                 add_repair(repairs, f"missing_key:{key}")
         severity_missing = "severity" not in raw
         if not found:
-            review = {"invariants": [], "potential_failures": [], "severity": "low"}
-            return Parsed(value=review, repairs=repairs, ok=False)
-    review = {
-        "invariants": _as_text_items(raw.get("invariants") or [], repairs),
-        "potential_failures": _as_text_items(raw.get("potential_failures") or [], repairs),
-    }
+            empty: Review = {"invariants": [], "potential_failures": [], "severity": "low"}
+            return Parsed(value=empty, repairs=repairs, ok=False)
+    invariants = _as_text_items(raw.get("invariants") or [], repairs)
+    failures = _as_text_items(raw.get("potential_failures") or [], repairs)
     raw_severity = raw.get("severity")
+    level: Severity
     if severity_missing or raw_severity in (None, ""):
         add_repair(repairs, "missing_key:severity")
-        review["severity"] = "low"
+        level = "low"
     else:
         level, recognised = normalise_severity(raw_severity)
         if not recognised:
             add_repair(repairs, "unknown_severity")
         elif str(raw_severity) != level:
             add_repair(repairs, "normalised_severity")
-        review["severity"] = level
+    review: Review = {"invariants": invariants, "potential_failures": failures, "severity": level}
     return Parsed(value=review, repairs=repairs, ok=True)

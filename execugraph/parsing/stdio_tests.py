@@ -14,6 +14,7 @@ from typing import Any
 from execugraph.parsing.lenient_json import iter_json_candidates
 from execugraph.parsing.model_text import clean_model_text
 from execugraph.parsing.result import Parsed, add_repair
+from execugraph.parsing.suite_tests import StdioTest
 
 MAX_TESTS = 20
 MAX_TEXT_CHARS = 10_000
@@ -66,8 +67,8 @@ def _pair(item: Any) -> tuple[Any, Any, Any] | None:
     return item[source], item[target], name
 
 
-def _build(items: list[Any]) -> tuple[list[dict[str, Any]], list[str], int]:
-    tests: list[dict[str, Any]] = []
+def _build(items: list[Any]) -> tuple[list[StdioTest], list[str], int]:
+    tests: list[StdioTest] = []
     seen: dict[str, str] = {}
     repairs: list[str] = []
     dropped = 0
@@ -100,11 +101,11 @@ def _build(items: list[Any]) -> tuple[list[dict[str, Any]], list[str], int]:
         name = pair[2]
         label = str(name).strip()[:80] if isinstance(name, str | int) and str(name).strip() else ""
         label = label if label and all(t["name"] != label for t in tests) else f"generated_{len(tests) + 1}"
-        tests.append({"kind": "stdio", "name": label, "stdin": stdin, "expected_stdout": expected})
+        tests.append(StdioTest(kind="stdio", name=label, stdin=stdin, expected_stdout=expected))
     return tests, repairs, dropped
 
 
-def parse_generated_stdio_tests(text: str | None) -> Parsed[list[dict[str, Any]]]:
+def parse_generated_stdio_tests(text: str | None) -> Parsed[list[StdioTest]]:
     """Sandbox stdio tests `{"kind": "stdio", "name", "stdin", "expected_stdout"}` from a model's reply.
 
     `Parsed.dropped` counts malformed tests (also named as `dropped:<reason>` repairs); ok is False
@@ -112,7 +113,7 @@ def parse_generated_stdio_tests(text: str | None) -> Parsed[list[dict[str, Any]]
     """
     cleaned = clean_model_text(text)
     repairs = list(cleaned.repairs)
-    first: tuple[list[dict[str, Any]], list[str], int] | None = None
+    first: tuple[list[StdioTest], list[str], int] | None = None
     for source in (cleaned.answer, cleaned.thinking):
         if not source.strip():
             continue

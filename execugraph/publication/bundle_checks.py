@@ -8,14 +8,14 @@ memory for those numbers only, never for the rows themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
 from execugraph.publication import layout
-from execugraph.publication.formats import IssueCollector, load_json_object
+from execugraph.publication.formats import IssueCollector, Row, load_json_object
 from execugraph.publication.source import FileView
 from execugraph.store.models import (
     EXECUTION_PURPOSES,
@@ -36,13 +36,13 @@ class BundleIndex:
     """What the check pass learnt: the bundle's digest, its runs, and which trial belongs to which run."""
 
     digest: str
-    runs: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line, run values), file order
+    runs: list[tuple[int, Row]] = field(default_factory=list)  # (line, run values), file order
     trial_run: dict[int, int] = field(default_factory=dict)  # bundle trial id -> bundle run id
 
 
 def decoded(
     files: FileView, name: str, issues: IssueCollector, extra: tuple[str, ...] = ()
-) -> Iterator[tuple[int, dict[str, Any]]]:
+) -> Iterator[tuple[int, Row]]:
     """(line, column values) of every line of bundle file `name`, streamed; `extra` fields come back as `_name`."""
     if name not in files:
         return
@@ -61,7 +61,7 @@ class _Ids:
         self.issues = issues
         self.lines: dict[int, int] = {}
 
-    def see(self, line: int, values: dict[str, Any]) -> None:
+    def see(self, line: int, values: Mapping[str, object]) -> None:
         ident = values.get("id")
         if not isinstance(ident, int):
             return
@@ -72,7 +72,7 @@ class _Ids:
 
 
 def _check_choice(
-    issues: IssueCollector, file: str, line: int, values: dict[str, Any], name: str, allowed: tuple
+    issues: IssueCollector, file: str, line: int, values: Mapping[str, object], name: str, allowed: tuple[str, ...]
 ) -> None:
     value = values.get(name)
     if value is not None and value not in allowed:
@@ -113,7 +113,7 @@ def check_bundle(files: FileView) -> BundleIndex:
     return index
 
 
-def _check_runs(rows: list[tuple[int, dict[str, Any]]], issues: IssueCollector) -> None:
+def _check_runs(rows: list[tuple[int, Row]], issues: IssueCollector) -> None:
     ids = _Ids(layout.RUNS, issues)
     known = {v.get("id") for _, v in rows}
     for line, v in rows:

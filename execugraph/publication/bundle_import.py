@@ -18,11 +18,11 @@ whole import back.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from execugraph.publication import layout
 from execugraph.publication.bundle_checks import OPTIONAL_FILES, UNIMPORTABLE_STATUSES, check_bundle, decoded
-from execugraph.publication.formats import IssueCollector
+from execugraph.publication.formats import IssueCollector, Row
 from execugraph.publication.results import ImportedRun, ImportResult
 from execugraph.publication.source import FileSet, FileView
 from execugraph.store.bulk_insert import BATCH, BulkWriter, TableModel, bulk_writes
@@ -45,11 +45,11 @@ def find_bundle_root(fileset: FileSet) -> str | None:
     return candidates[0] if candidates else None
 
 
-def _strip(values: dict[str, Any], *names: str) -> dict[str, Any]:
+def _strip(values: Row, *names: str) -> Row:
     return {k: v for k, v in values.items() if k not in names and not k.startswith("_")}
 
 
-def _problem_differs(bulk: BulkWriter, row: dict[str, Any]) -> bool:
+def _problem_differs(bulk: BulkWriter, row: Row) -> bool:
     stored = bulk.stored_problem(row["benchmark"], row["problem_id"])
     return stored is not None and stored != ProblemRecord(**row).to_problem()
 
@@ -59,15 +59,15 @@ def _copy(
     files: FileView,
     name: str,
     model: TableModel,
-    keep: Callable[[dict[str, Any]], bool],
-    row: Callable[[dict[str, Any]], dict[str, Any]],
+    keep: Callable[[Row], bool],
+    row: Callable[[Row], Row],
     extra: tuple[str, ...] = (),
 ) -> dict[int, int]:
     """Insert `row(v)` for each line `v` of `name` that `keep` accepts, a chunk at a time; bundle id -> new id."""
     issues = IssueCollector()
     new_ids: dict[int, int] = {}
     bundle_ids: list[int] = []
-    rows: list[dict[str, Any]] = []
+    rows: list[Row] = []
 
     def flush() -> None:
         new_ids.update(zip(bundle_ids, bulk.insert(model, rows), strict=True))
@@ -172,7 +172,7 @@ def import_bundle(store: Store, fileset: FileSet, root: str) -> ImportResult:
 def _store_problems(bulk: BulkWriter, files: FileView, result: ImportResult) -> None:
     """Store the bundle's problems the database lacks; report stored ones that differ (the stored copy stays)."""
     issues = IssueCollector()
-    chunk: list[dict[str, Any]] = []
+    chunk: list[Row] = []
     for _, p in decoded(files, layout.PROBLEMS, issues):
         issues.raise_if_any()
         if _problem_differs(bulk, p):

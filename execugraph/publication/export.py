@@ -22,12 +22,14 @@ import os
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.publication import layout
-from execugraph.publication.formats import dumps_pretty, jsonl_bytes
+from execugraph.publication.formats import Row, dumps_pretty, jsonl_bytes
 from execugraph.publication.meta import build_run_meta, run_entry
 from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path, suite_path_to_name
 from execugraph.safety.inert_text import md_text
@@ -66,7 +68,7 @@ def _read_rows(store: Store, run_ids: Sequence[int]) -> BundleRows:
     return rows
 
 
-def _with_benchmark_problems(stored: list[dict[str, Any]], trials: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _with_benchmark_problems(stored: list[Row], trials: list[Row]) -> list[Row]:
     """Every problem an exported trial names: the store's copy, else the named suite's own (a run whose problems
     were never stored, e.g. one written before batches stored them, used to export only the few that were).
 
@@ -77,7 +79,7 @@ def _with_benchmark_problems(stored: list[dict[str, Any]], trials: list[dict[str
 
     have = {(p["benchmark"], p["problem_id"]) for p in stored}
     missing = sorted({(t["benchmark"], t["problem_id"]) for t in trials} - have)
-    added: list[dict[str, Any]] = []
+    added: list[Row] = []
     for benchmark in sorted({b for b, _ in missing}):
         try:
             if not benchmark or canonical_name(benchmark) in FILE_BENCHMARKS:
@@ -92,17 +94,17 @@ def _with_benchmark_problems(stored: list[dict[str, Any]], trials: list[dict[str
     return sorted([*stored, *added], key=lambda p: (p["benchmark"], p["problem_id"]))
 
 
-def _number(rows: Iterable[dict[str, Any]], key: Any = None) -> dict[int, int]:
+def _number(rows: Iterable[Row], key: Callable[[Row], Any] | None = None) -> dict[int, int]:
     """Database id -> bundle id (1, 2, ...) in the order given (or sorted by `key`)."""
     ordered = sorted(rows, key=key) if key else list(rows)
     return {row["id"]: i for i, row in enumerate(ordered, start=1)}
 
 
-def _export_config(config: dict[str, Any]) -> dict[str, Any]:
+def _export_config(config: JsonObject) -> JsonObject:
     return {k: v for k, v in (config or {}).items() if k != layout.IMPORT_MARKER}
 
 
-def _renumbered(rows: BundleRows) -> dict[str, list[dict[str, Any]]]:
+def _renumbered(rows: BundleRows) -> dict[str, list[Row]]:
     """Every row with bundle-local ids in place of database ids, in bundle order."""
     run_no = _number(rows.runs)
     trial_no = _number(rows.trials)
@@ -157,8 +159,8 @@ def _renumbered(rows: BundleRows) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def _summary(store: Store, runs: list[dict[str, Any]], trials: list[dict[str, Any]],
-             run_no: dict[int, int]) -> dict[str, Any]:
+def _summary(store: Store, runs: list[Row], trials: list[Row],
+             run_no: dict[int, int]) -> JsonObject:
     """The Statistics page's report for these runs, with runs named by their bundle ids, and its protocol
     sensitivity table (the same family under every verdict set the store holds for them)."""
     from execugraph.stats import build_report_from_records
@@ -168,13 +170,13 @@ def _summary(store: Store, runs: list[dict[str, Any]], trials: list[dict[str, An
     keep = ("title", "kind", "config", "benchmark", "created_at", "models")  # what names runs and arms
     meta = {str(r["id"]): {k: r.get(k) for k in keep} for r in runs}
     report = build_report_from_records(records, [str(r["id"]) for r in runs], runs_meta=meta)
-    if report["pairs"]:
-        report["protocol_sensitivity"] = protocol_sensitivity(store, sorted(run_no, key=run_no.__getitem__),
-                                                              renumber=run_no, meta=meta)
-    return report
+    if report.pairs:
+        report = report.with_sections(protocol_sensitivity=protocol_sensitivity(
+            store, sorted(run_no, key=run_no.__getitem__), renumber=run_no, meta=meta))
+    return report.to_json_dict()
 
 
-def _readme(runs: list[dict[str, Any]], counts: dict[str, int], trial_counts: dict[int, int]) -> bytes:
+def _readme(runs: list[Row], counts: dict[str, int], trial_counts: dict[int, int]) -> bytes:
     lines = [
         "# ExecuGraph publication bundle",
         "",
@@ -230,7 +232,7 @@ def _database_folder(store: Store) -> list[Path]:
     return [] if folder is None else [folder]
 
 
-def _private(store: Store, tables: dict[str, list[dict[str, Any]]], include_host: bool) -> None:
+def _private(store: Store, tables: dict[str, list[Row]], include_host: bool) -> None:
     """Record file suites by name and SHA-256 and, unless `include_host`, scrub every table (see `privacy`)."""
     runs = tables[layout.RUNS]
     suites = [suite_path(r["config"]) for r in runs]
@@ -248,7 +250,7 @@ def _private(store: Store, tables: dict[str, list[dict[str, Any]]], include_host
         tables[name] = [scrub.row(table, row) for row in tables[name]]
 
 
-def _with_suite(config: dict[str, Any]) -> dict[str, Any]:
+def _with_suite(config: JsonObject) -> JsonObject:
     """The config with `suite` (file name and SHA-256) added when it reads a suite file, path kept."""
     named = suite_path_to_name(config)
     return config | {"suite": named["suite"]} if "suite" in named else config
@@ -327,7 +329,32 @@ def _write_zip(files: dict[str, bytes], path: Path) -> None:
             archive.writestr(info, files[name], compresslevel=9)
 
 
-def export_bundle(store: Store, run_ids: Sequence[int], out: str | Path, *, include_host: bool = False) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ExportedRun:
+    """One run of a written bundle: its database id and the id, trial count it has in the bundle."""
+
+    run_id: int  # the run's id in the database it was exported from
+    bundle_id: int  # its id inside the bundle (1, 2, ...)
+    trials: int  # how many trials the bundle holds for it
+
+
+@dataclass(frozen=True)
+class ExportWritten:
+    """What `export_bundle` wrote; `as_dict()` is what `python -m execugraph export` prints."""
+
+    out: str  # the folder or .zip written
+    format: str  # "zip" | "folder"
+    files: int  # how many files the bundle holds
+    runs: tuple[ExportedRun, ...]  # the exported runs, by database id
+
+    def as_dict(self) -> JsonObject:
+        """`{"out", "format", "files", "runs": [{"run_id", "bundle_id", "trials"}]}`, in that key order."""
+        runs = [{"run_id": r.run_id, "bundle_id": r.bundle_id, "trials": r.trials} for r in self.runs]
+        return {"out": self.out, "format": self.format, "files": self.files, "runs": runs}
+
+
+def export_bundle(store: Store, run_ids: Sequence[int], out: str | Path, *, include_host: bool = False
+                  ) -> ExportWritten:
     """Write the bundle to `out` (a new folder, or a .zip file); returns what was written.
 
     Refuses to overwrite: `out` must not exist (an empty folder is fine). The
@@ -364,8 +391,7 @@ def export_bundle(store: Store, run_ids: Sequence[int], out: str | Path, *, incl
                 shutil.rmtree(staging)
     manifest = json.loads(files[layout.MANIFEST])
     db_ids = sorted({int(r) for r in run_ids})
-    runs = [
-        {"run_id": db_id, "bundle_id": m["id"], "trials": m["trials"]}
-        for db_id, m in zip(db_ids, manifest["runs"], strict=True)
-    ]
-    return {"out": str(target), "format": "zip" if is_zip else "folder", "files": len(files), "runs": runs}
+    runs = tuple(
+        ExportedRun(db_id, m["id"], m["trials"]) for db_id, m in zip(db_ids, manifest["runs"], strict=True)
+    )
+    return ExportWritten(str(target), "zip" if is_zip else "folder", len(files), runs)

@@ -7,7 +7,8 @@ datetimes become ISO 8601 strings with microseconds and an explicit UTC offset,
 non-finite floats become the strings "NaN" / "Infinity" / "-Infinity", and every
 other value is the JSON of what the store returns. Decoding checks each value's
 type against its column, so a hand-edited file is refused with the file, line and
-field at fault instead of being half-stored.
+field at fault instead of being half-stored. Issues and the JSON readers are the shared
+ones of `execugraph.inputs`; `BundleFormatError` is their error for an import input.
 """
 
 from __future__ import annotations
@@ -17,60 +18,34 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeAlias
 
+from execugraph.configuration.json_types import JsonObject
+from execugraph.inputs.diagnostics import MAX_REPORTED_ISSUES, InputError, Issue
+from execugraph.inputs.diagnostics import IssueCollector as BaseIssueCollector
+from execugraph.inputs.readers import TOO_DEEP, read_json_lines, read_json_object
 from execugraph.store.columns import TableShape
 
-MAX_REPORTED_ISSUES = 20
+__all__ = [
+    "MAX_REPORTED_ISSUES", "TOO_DEEP", "BundleFormatError", "ColumnCodec", "Issue", "IssueCollector", "Row", "dumps",
+    "dumps_pretty", "iter_jsonl", "jsonl_bytes", "load_json_object",
+]
+
+Row: TypeAlias = dict[str, Any]
+"""One table row as column name -> value: a store row with every column (export), or a bundle line decoded by its
+table's codec (import). Generic over the seven bundle tables, whose columns `store.columns` describes."""
+
 _NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
-@dataclass(frozen=True)
-class Issue:
-    """One problem found in an input file: where it is and what is wrong."""
-
-    file: str
-    line: int | None
-    field: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
-        what = f"field {self.field!r}: " if self.field else ""
-        return f"{where}: {what}{self.message}"
-
-
-class BundleFormatError(ValueError):
+class BundleFormatError(InputError):
     """An import input is malformed; nothing was written. `issues` lists every problem found (up to a limit)."""
 
-    def __init__(self, issues: list[Issue]) -> None:
-        if not issues:
-            raise ValueError("BundleFormatError needs at least one issue")
-        self.issues = issues
-        first = issues[0]
-        self.file, self.line, self.field = first.file, first.line, first.field
-        more = f" (and {len(issues) - 1} more: {'; '.join(map(str, issues[1:4]))})" if len(issues) > 1 else ""
-        super().__init__(f"{first}{more}")
 
+class IssueCollector(BaseIssueCollector):
+    """Gathers issues while a whole import input is validated; `raise_if_any` raises BundleFormatError."""
 
-class IssueCollector:
-    """Gathers issues while a whole input is validated, so the user sees many problems at once."""
-
-    def __init__(self) -> None:
-        self.issues: list[Issue] = []
-
-    def add(self, file: str, line: int | None, field: str | None, message: str) -> None:
-        """Record one issue (beyond MAX_REPORTED_ISSUES they are counted out)."""
-        if len(self.issues) < MAX_REPORTED_ISSUES:
-            self.issues.append(Issue(file, line, field, message))
-
-    def raise_if_any(self) -> None:
-        """Raise BundleFormatError when anything was recorded."""
-        if self.issues:
-            raise BundleFormatError(list(self.issues))
-
-    def __bool__(self) -> bool:
-        return bool(self.issues)
+    error = BundleFormatError
 
 
 def dumps(value: Any) -> str:
@@ -83,66 +58,19 @@ def dumps_pretty(value: Any) -> bytes:
     return (json.dumps(value, sort_keys=True, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode("ascii")
 
 
-def jsonl_bytes(rows: Iterable[dict[str, Any]]) -> bytes:
+def jsonl_bytes(rows: Iterable[JsonObject]) -> bytes:
     """Rows as JSON Lines, one canonical object per line."""
     return "".join(dumps(row) + "\n" for row in rows).encode("ascii")
 
 
-def iter_jsonl(data: bytes, file: str, issues: IssueCollector) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(data: bytes, file: str, issues: IssueCollector) -> Iterator[tuple[int, JsonObject]]:
     """(line number, object) for every non-blank line; bad lines are recorded as issues and skipped."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        issues.add(file, None, None, f"not UTF-8 text ({exc})")
-        return
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if raw.strip():
-            value = json_line_object(raw, file, number, issues)
-            if value is not None:
-                yield number, value
+    return read_json_lines(data, file, issues)
 
 
-TOO_DEEP = "JSON nested too deeply to read (lists or objects inside each other thousands of levels down)"
-
-
-def _no_number(constant: str) -> None:
-    """NaN and Infinity are not JSON; the tools that write them (pandas, numpy) mean "no value"."""
-    return None
-
-
-def json_line_object(text: str, file: str, number: int, issues: IssueCollector) -> dict[str, Any] | None:
-    """One JSON Lines line as an object, or None with an issue recorded (bad JSON, not an object).
-
-    NaN and +-Infinity, which published logs written by pandas carry, are read as null (a missing value).
-    """
-    try:
-        value = json.loads(text, parse_constant=_no_number)
-    except json.JSONDecodeError as exc:
-        issues.add(file, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
-        return None
-    except RecursionError:
-        issues.add(file, number, None, TOO_DEEP)
-        return None
-    if not isinstance(value, dict):
-        issues.add(file, number, None, f"expected a JSON object, got {type(value).__name__}")
-        return None
-    return value
-
-
-def load_json_object(data: bytes, file: str, issues: IssueCollector) -> dict[str, Any] | None:
+def load_json_object(data: bytes, file: str, issues: IssueCollector) -> JsonObject | None:
     """A whole-file JSON object, or None with an issue recorded."""
-    try:
-        value = json.loads(data.decode("utf-8-sig"), parse_constant=_no_number)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        issues.add(file, getattr(exc, "lineno", None), None, f"not valid JSON ({exc})")
-        return None
-    except RecursionError:
-        issues.add(file, None, None, TOO_DEEP)
-        return None
-    if not isinstance(value, dict):
-        issues.add(file, None, None, f"expected a JSON object, got {type(value).__name__}")
-        return None
-    return value
+    return read_json_object(data, file, issues)
 
 
 def encode_datetime(value: datetime | None) -> str | None:
@@ -223,10 +151,10 @@ class ColumnCodec:
         self.fields = tuple(fields)
         self.names = frozenset(f.name for f in fields)
 
-    def encode(self, row: Any) -> dict[str, Any]:
+    def encode(self, row: Any) -> JsonObject:
         """A store row (mapping or object) as a JSON-ready dict, every field present."""
         get = row.get if isinstance(row, dict) else (lambda name: getattr(row, name))
-        out: dict[str, Any] = {}
+        out: JsonObject = {}
         for f in self.fields:
             value = get(f.name)
             if f.kind == "datetime":
@@ -237,13 +165,13 @@ class ColumnCodec:
         return out
 
     def decode(
-        self, obj: dict[str, Any], line: int, issues: IssueCollector, *, extra: Iterable[str] = ()
-    ) -> dict[str, Any]:
+        self, obj: JsonObject, line: int, issues: IssueCollector, *, extra: Iterable[str] = ()
+    ) -> Row:
         """Validated column values of one line; problems go to `issues` (the result is then incomplete)."""
         allowed = self.names | set(extra)
         for name in sorted(set(obj) - allowed):
             issues.add(self.file, line, name, f"unknown field; {self.file} lines have: {', '.join(sorted(allowed))}")
-        values: dict[str, Any] = {}
+        values: Row = {}
         for f in self.fields:
             if f.name not in obj:
                 if f.default is _REQUIRED:

@@ -13,12 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execugraph.grading.outcome import ResultsMemo
 from execugraph.publication.bundle_import import find_bundle_root, import_bundle
 from execugraph.publication.formats import BundleFormatError, Issue
 from execugraph.publication.harness import HarnessOptions, import_harness
-from execugraph.publication.reference_import import import_reference
-from execugraph.publication.reference_problems import BenchmarkFile
-from execugraph.publication.reference_records import TRIALS_FILE, run_folders
+from execugraph.publication.published_import import import_published
+from execugraph.publication.published_problems import BenchmarkFile
+from execugraph.publication.published_records import TRIALS_FILE, run_folders
 from execugraph.publication.results import ImportResult
 from execugraph.publication.source import FileSet, read_input, read_zip_bytes
 
@@ -35,7 +36,7 @@ def import_fileset(
     dataset: BenchmarkFile | None = None,
     on_grading: Callable[[int, int], None] | None = None,
     pool: Any = None,
-    memo: dict[str, dict[str, Any]] | None = None,
+    memo: ResultsMemo | None = None,
 ) -> ImportResult:
     """Import an input already read into memory; `on_progress(done, total)` follows a results tree's folders.
 
@@ -46,7 +47,7 @@ def import_fileset(
     if root is not None:
         return import_bundle(store, fileset, root)
     if run_folders(fileset):
-        return import_reference(store, fileset, on_progress)
+        return import_published(store, fileset, on_progress)
     harness = import_harness(store, fileset, options, pool, dataset=dataset, on_grading=on_grading, memo=memo)
     if harness is not None:
         if on_progress is not None:

@@ -12,9 +12,12 @@ gives identical bytes.
 from __future__ import annotations
 
 import platform
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import PROJECT_ROOT
 
 _DIGEST_KEYS = ("digests", "model_digests", "ollama_digests")
@@ -54,8 +57,8 @@ def sandbox_policy_version() -> str | None:
     return str(POLICY_VERSION)
 
 
-def _model_digests(models: dict[str, Any], versions: dict[str, Any]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
+def _model_digests(models: Mapping[str, object], versions: Mapping[str, object]) -> JsonObject:
+    found: JsonObject = {}
     for source in (versions, models):
         for key in _DIGEST_KEYS:
             value = source.get(key)
@@ -64,31 +67,51 @@ def _model_digests(models: dict[str, Any], versions: dict[str, Any]) -> dict[str
     return found
 
 
-def run_entry(local_id: int, run: dict[str, Any], policy_versions: list[str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RunMetaEntry:
+    """One run of run_meta.json: the provenance its store row recorded."""
+
+    id: int  # the run's id in the bundle
+    title: str
+    kind: str | None  # batch, single, import, rescore, ...
+    host: str  # where it ran ("" when scrubbed)
+    python: str | None  # the Python version the run recorded
+    versions: JsonObject  # package versions as the run recorded them (JSON column)
+    models: JsonObject  # models per role as recorded (JSON column)
+    model_digests: JsonObject  # model name -> digest, where the run recorded them
+    sandbox_policy_versions: list[str]  # the sandbox policies its executions ran under, sorted
+    project_commit: str | None  # the project commit the run recorded
+
+    def as_dict(self) -> JsonObject:
+        """The entry as run_meta.json holds it (keys in field order)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def run_entry(local_id: int, run: Mapping[str, Any], policy_versions: list[str]) -> RunMetaEntry:
     """The run_meta.json entry of one run (a row as a dict of Run columns)."""
     versions = dict(run.get("versions") or {})
     models = dict(run.get("models") or {})
     commit = next((versions[k] for k in _COMMIT_KEYS if versions.get(k)), None)
-    return {
-        "id": local_id,
-        "title": run.get("title", ""),
-        "kind": run.get("kind"),
-        "host": run.get("host", ""),
-        "python": versions.get("python"),
-        "versions": versions,
-        "models": models,
-        "model_digests": _model_digests(models, versions),
-        "sandbox_policy_versions": sorted(set(policy_versions)),
-        "project_commit": commit,
-    }
+    return RunMetaEntry(
+        id=local_id,
+        title=run.get("title", ""),
+        kind=run.get("kind"),
+        host=run.get("host", ""),
+        python=versions.get("python"),
+        versions=versions,
+        models=models,
+        model_digests=_model_digests(models, versions),
+        sandbox_policy_versions=sorted(set(policy_versions)),
+        project_commit=commit,
+    )
 
 
-def build_run_meta(entries: list[dict[str, Any]]) -> dict[str, Any]:
+def build_run_meta(entries: list[RunMetaEntry]) -> JsonObject:
     """The whole run_meta.json document."""
     from execugraph import __version__
 
     return {
-        "runs": entries,
+        "runs": [entry.as_dict() for entry in entries],
         "exporter": {
             "execugraph": __version__,
             "python": platform.python_version(),

@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.publication.formats import Row
 
 PRIVATE_ROOTS = ("/home", "/Users", "/root", "/tmp", "/var/tmp", "/private", "/run/user", "/mnt", "/media")
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "[::1]", "<host>"})
@@ -143,9 +145,9 @@ class Scrubber:
             return [self.value(v) for v in value]
         return value
 
-    def row(self, table: str, row: dict[str, Any]) -> dict[str, Any]:
+    def row(self, table: str, row: Row) -> Row:
         """One exported row of `table` (a store table name); problems are never passed here."""
-        out = {}
+        out: Row = {}
         for column, value in row.items():
             if (table, column) in EXACT_COLUMNS or not isinstance(value, (str, dict, list)):
                 out[column] = value
@@ -156,7 +158,7 @@ class Scrubber:
         return out
 
 
-def endpoint_hosts(configs: Iterable[dict[str, Any]], stored_hosts: Iterable[str] = ()) -> set[str]:
+def endpoint_hosts(configs: Iterable[JsonObject], stored_hosts: Iterable[str] = ()) -> set[str]:
     """Host names the exported runs talked to (LLM endpoints, Ray) or were made on, loopback excluded."""
     found = {h for h in stored_hosts if h}
     stack: list[Any] = list(configs)
@@ -182,7 +184,7 @@ def suite_path(config: Any) -> str | None:
     return path if isinstance(path, str) and path else None
 
 
-def suite_path_to_name(config: dict[str, Any]) -> dict[str, Any]:
+def suite_path_to_name(config: JsonObject) -> JsonObject:
     """The run config with a file suite named by file name and SHA-256 instead of its local path."""
     from execugraph.grading.suite_files import suite_identity
 

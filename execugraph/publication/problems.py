@@ -2,7 +2,7 @@
 
 Where a problem's tests can come from, for a trial's (benchmark, problem id):
 - `recorded`: the benchmark file a published run was graded with, imported with it and
-  kept in the store under its own benchmark name (see `reference_import`);
+  kept in the store under its own benchmark name (see `published_import`);
 - `store`: the problem copy kept in the store when the run was queued (ad-hoc problems,
   user suites, APPS problems loaded from a file, and our own benchmarks as they were);
 - our loaders, with the tests as they are now: internal-30 ids (`fib`, ...; a published

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from execugraph.configuration.json_types import JsonObject
 
 
 @dataclass
@@ -25,7 +26,7 @@ class ImportedRun:
     imported: bool = True
     folder: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """One entry of the printed `runs` list."""
         return {"id": self.id, "name": self.name, "trials": self.trials, "imported": self.imported}
 
@@ -52,9 +53,9 @@ class ImportResult:
         local = set(self.notes)
         return [w for w in self.warnings if w not in local]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """`{"runs": [...], "source": ..., "warnings": [...]}` (warnings only when there are any)."""
-        out: dict[str, Any] = {"runs": [r.to_dict() for r in self.runs], "source": self.source}
+        out: JsonObject = {"runs": [r.to_dict() for r in self.runs], "source": self.source}
         if self.warnings:
             out["warnings"] = list(self.warnings)
         if self.verdict_sets:

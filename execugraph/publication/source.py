@@ -35,8 +35,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import DEFAULT_IMPORT_MAX_BYTES, format_size, parse_size
-from execugraph.publication.formats import BundleFormatError, Issue, IssueCollector, json_line_object
+from execugraph.inputs.readers import FileRefused, read_capped_stream, read_json_lines
+from execugraph.publication.formats import BundleFormatError, Issue, IssueCollector
 
 __all__ = ["FileSet", "FileView", "InputTooLargeError", "format_size", "parse_size", "read_input", "read_zip_bytes"]
 
@@ -237,12 +239,13 @@ class FileSet:
         """One whole file, refused when it holds more than `limit` bytes (default MAX_DOCUMENT_BYTES)."""
         limit = MAX_DOCUMENT_BYTES if limit is None else limit
         with self.open(path) as stream:
-            data = stream.read(limit + 1)
-            if len(data) > limit:
+            try:
+                data = read_capped_stream(stream, limit, path)
+            except FileRefused:
                 raise _refuse(
                     self.label,
                     f"{path} is larger than {format_size(limit)}, the most read whole (only .jsonl files are streamed)",
-                )
+                ) from None
             stream.read(1)  # reach the end, where a zip member's CRC is checked
         return data
 
@@ -309,7 +312,7 @@ class FileView(Mapping[str, bytes]):
     def __len__(self) -> int:
         return len(self._names)
 
-    def jsonl(self, name: str, file: str, issues: IssueCollector) -> Iterator[tuple[int, dict[str, Any]]]:
+    def jsonl(self, name: str, file: str, issues: IssueCollector) -> Iterator[tuple[int, JsonObject]]:
         """(line number, object) for every non-blank line of `name`, streamed; bad lines become issues on `file`."""
         return jsonl_objects(self.fileset, self.prefix + name, file, issues)
 
@@ -322,25 +325,11 @@ class FileView(Mapping[str, bytes]):
 
 
 def jsonl_objects(fileset: FileSet, path: str, file: str, issues: IssueCollector,
-                  *, read_as: str | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+                  *, read_as: str | None = None) -> Iterator[tuple[int, JsonObject]]:
     """(line number, object) for every non-blank line of `path`, streamed; a line that is not UTF-8, not JSON or not
     an object becomes an issue on `file` (its message prefixed `read as <read_as>: ` when a format was tried)."""
-    tag = f"read as {read_as}: " if read_as else ""
-    for number, raw in fileset.lines(path):
-        if not raw.strip():
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            issues.add(file, number, None, f"{tag}not UTF-8 text ({exc})")
-            continue
-        found = IssueCollector() if tag else issues
-        value = json_line_object(text, file, number, found)
-        if tag:
-            for issue in found.issues:
-                issues.add(issue.file, issue.line, issue.field, f"{tag}{issue.message}")
-        if value is not None:
-            yield number, value
+    return read_json_lines(fileset.lines(path), file, issues, read_as=read_as)
+
 
 def _ignored(path: PurePosixPath) -> bool:
     return any(part in _IGNORED_PARTS for part in path.parts) or path.name in _IGNORED_NAMES

@@ -46,15 +46,18 @@ __all__ = [
 def read_small_file(path: Path, limit: int, what: str) -> bytes:
     """A whole input file (a benchmark file, a families file), refused when it is not a file or exceeds `limit`."""
     from execugraph.configuration.settings import format_size
+    from execugraph.inputs.readers import FileRefused, read_capped_file
     from execugraph.publication.formats import Issue
 
-    if not path.is_file():
-        raise ReproduceError([Issue(str(path), None, None, f"no such {what} (give a file)")])
-    size = path.stat().st_size
-    if size > limit:
-        raise ReproduceError([Issue(str(path), None, None, f"{what} of {format_size(size)}, over the limit of "
-                                    f"{format_size(limit)} (EXECUGRAPH_IMPORT_MAX_BYTES)")])
-    return path.read_bytes()
+    try:
+        return read_capped_file(path, limit)
+    except FileRefused as exc:
+        if exc.kind == "too-large":
+            size = format_size(exc.size if exc.size is not None else limit + 1)
+            message = f"{what} of {size}, over the limit of {format_size(limit)} (EXECUGRAPH_IMPORT_MAX_BYTES)"
+        else:
+            message = f"no such {what} (give a file)" if exc.kind != "unreadable" else exc.describe(what)
+        raise ReproduceError([Issue(str(path), None, None, message)]) from None
 
 
 def reproduce_path(

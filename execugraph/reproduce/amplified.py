@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.reproduce import naming
 from execugraph.reproduce.families import StudyFamily, StudyRun
 from execugraph.reproduce.progress import Progress
@@ -25,6 +26,8 @@ from execugraph.verdicts.suite_sensitivity import AMPLIFIED, amplified_child, su
 from execugraph.verdicts.verdict_sets import AS_RUN
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from execugraph.store import Store
 
 MAX_CHANGED_ROWS = 200  # rows of the "Programs the stronger tests fail" table; reproduce.json has them all
@@ -77,7 +80,7 @@ def reusable_child(store: Store, run_id: int, tests: str, policy: str) -> int | 
 
 
 def _resolve(store: Store, run: StudyRun, runs: list[StudyRun], built: set[str], progress: Progress,
-             get_pool: Callable[[], Any], base: float) -> tuple[dict[str, Any], str] | None:
+             get_pool: Callable[[], Any], base: float) -> tuple[JsonObject, str] | None:
     """The run's amplified suite, built (once per benchmark) when none is stored; None when none can be built.
     Raises LookupError/ValueError saying why it cannot be used."""
     from execugraph.amplify.stored import NoAmplifiedSuite, resolve_suite
@@ -148,8 +151,9 @@ def _failing_inputs(store: Store, child_id: int) -> dict[tuple, str]:
 
 
 def family_suites(store: Store, family: StudyFamily, children: dict[int, int], n_boot: int,
-                  seed: int) -> dict[str, Any]:
-    """The family as run and under amplified tests (`suite_sensitivity`), named by the study, with failing inputs."""
+                  seed: int) -> JsonObject:
+    """The family as run and under amplified tests (`suite_sensitivity`), named by the study, with failing inputs:
+    the family section's `suites` in reproduce.json."""
     ids = [r.id for r in family.runs]
     names = {r.id: r.name for r in family.runs}
     found = suite_sensitivity(store, ids, family=family.stats_family(), n_boot=n_boot, seed=seed)
@@ -179,7 +183,7 @@ def family_suites(store: Store, family: StudyFamily, children: dict[int, int], n
             "comparisons": comparisons, "changed": changed, "changed_programs": len(changed)}
 
 
-def suite_tables(section: dict[str, Any]) -> list[Table]:
+def suite_tables(section: JsonObject) -> list[Table]:
     """"Conclusions under stronger tests" and "Programs the stronger tests fail" (capped, with a note)."""
     suites = section.get("suites")
     if not suites or not suites["available"]:
@@ -187,7 +191,7 @@ def suite_tables(section: dict[str, Any]) -> list[Table]:
     slug, name = section["slug"], section["name"]
     rows = []
     for c in suites["comparisons"]:
-        row: dict[str, Any] = {"a": c["a"], "b": c["b"]}
+        row: dict[str, object] = {"a": c["a"], "b": c["b"]}
         for key in ("original", "amplified"):
             v = c[key]
             row[f"delta_{key}"], row[f"ci_{key}"] = v.get("delta_pp"), (v.get("ci_lo"), v.get("ci_hi"))
@@ -217,7 +221,7 @@ def suite_tables(section: dict[str, Any]) -> list[Table]:
     return tables
 
 
-def suite_figure(section: dict[str, Any]) -> Any:
+def suite_figure(section: JsonObject) -> go.Figure | None:
     """A forest of each comparison's delta and CI under the original and the amplified tests (as the protocol
     figure shows the protocols); None when the family has no amplified comparison to draw."""
     from execugraph.figures import charts

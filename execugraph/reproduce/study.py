@@ -27,22 +27,26 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
+from execugraph.grading.outcome import ResultsMemo
 from execugraph.grading.rules import PROTOCOLS
 from execugraph.publication.formats import Issue
 from execugraph.publication.importing import import_fileset
 from execugraph.publication.layout import IMPORT_MARKER
-from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
-from execugraph.publication.reference_records import folder_titles, run_folders
+from execugraph.publication.published_problems import BenchmarkFile, problem_rows
+from execugraph.publication.published_records import folder_titles, run_folders
 from execugraph.publication.results import ImportedRun, ImportResult
 from execugraph.publication.source import FileSet
 from execugraph.reproduce import amplified, conclusions, naming, report_tables
 from execugraph.reproduce.families import StudyFamily, StudyRun, default_families, resolve_families
 from execugraph.reproduce.inputs import FamilyRequest, ReproduceError
 from execugraph.reproduce.progress import Progress, grading_text, throttled
+from execugraph.reproduce.sections import LocalRun, PassRate, ProtocolRescore, RunSection
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.records import COUNTED_STATUSES
+from execugraph.stats.report_model import StatsReport
 from execugraph.stats.tables import Table
 from execugraph.store import Store, run_reads
 from execugraph.store.bulk_insert import bulk_writes
@@ -52,6 +56,7 @@ from execugraph.verdicts.verdict_sets import (
     PUBLISHED,
     VERDICT_SETS,
     RunVerdicts,
+    VerdictRecord,
     rescore_both,
     run_verdicts,
     trial_records,
@@ -82,7 +87,7 @@ class StudyInputs:
 class Study:
     """Everything a reproduction found, ready to write."""
 
-    data: dict[str, Any]
+    data: JsonObject  # everything reproduce.json holds (`writing` adds its outputs and tables)
     run_tables: list[Table]
     family_tables: list[list[Table]]
     family_figures: list[dict[str, go.Figure]]
@@ -127,7 +132,7 @@ def _place(run: ImportedRun, row: RunHeader) -> str:
 
 
 def _study_runs(imported: list[ImportedRun], rows: dict[int, RunHeader],
-                records: dict[int, list[dict[str, Any]]]) -> list[StudyRun]:
+                records: dict[int, list[VerdictRecord]]) -> list[StudyRun]:
     """The study's runs, named by what the input says (`naming.unique_names`), not by what the database holds."""
     places = [_place(r, rows[r.id]) for r in imported]
     names = naming.unique_names([r.name for r in imported], places)
@@ -135,7 +140,7 @@ def _study_runs(imported: list[ImportedRun], rows: dict[int, RunHeader],
             for r, name, place in zip(imported, names, places, strict=True)]
 
 
-def _study_run(row: RunHeader, records: list[dict[str, Any]], name: str, folder: str) -> StudyRun:
+def _study_run(row: RunHeader, records: list[VerdictRecord], name: str, folder: str) -> StudyRun:
     return StudyRun(
         id=int(row.id),
         name=name,
@@ -152,80 +157,82 @@ def _run_rows(store: Store, ids: Sequence[int]) -> dict[int, RunHeader]:
     return {run.id: run for run in run_reads.run_headers(store, list(ids))}
 
 
-def _rate(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _rate(records: list[VerdictRecord]) -> PassRate:
     counted = [r for r in records if r["status"] in COUNTED_STATUSES]
     passed = sum(1 for r in counted if r["passed"])
-    return {"passed": passed, "trials": len(counted), "pass_rate": passed / len(counted) if counted else None}
+    return PassRate(passed, len(counted), passed / len(counted) if counted else None)
 
 
-def _run_section(run: StudyRun, verdicts: RunVerdicts) -> dict[str, Any]:
-    section: dict[str, Any] = {
-        "name": run.name, "folder": run.folder, "benchmark": run.benchmark,
-        "conditions": list(run.conditions), "trials": run.trials, "problems": len(run.problems),
-        PUBLISHED: _rate(verdicts.records[PUBLISHED]),
-    }
+def _run_section(run: StudyRun, verdicts: RunVerdicts) -> RunSection:
+    protocols = {}
     for protocol, rescored in verdicts.rescored.items():
         s = rescored.summary
-        section[protocol] = {
-            **_rate(verdicts.records[protocol]),
-            "rescored": s["rescored"],
-            "reused_jobs": s.get("reused", 0),
-            "kept_as_published": verdicts.kept[protocol],
-            "skipped": s.get("skipped", {}),
-            "unresolved": s.get("unresolved", 0),
-            "unresolved_problems": s.get("unresolved_problems", []),
-            "agreement": s["agreement"],
-            "flips": len(s.get("flips", [])),
-            "flips_by_cause": rescored.flips_by_cause(),
-            "flip_list": [
+        protocols[protocol] = ProtocolRescore(
+            rate=_rate(verdicts.records[protocol]),
+            rescored=s["rescored"],
+            reused_jobs=s.get("reused", 0),
+            kept_as_published=verdicts.kept[protocol],
+            skipped=s.get("skipped", {}),
+            unresolved=s.get("unresolved", 0),
+            unresolved_problems=s.get("unresolved_problems", []),
+            agreement=s["agreement"],
+            flips=len(s.get("flips", [])),
+            flips_by_cause=rescored.flips_by_cause(),
+            flip_list=[
                 {k: f.get(k) for k in ("problem_id", "condition", "seed", "trial_index", "from", "to", "reason",
                                         "causes")}
                 for f in s.get("flips", [])
             ],
-            "tests_from": s.get("tests_from", {}),
-            "protocol_note": (s.get("protocol_effect") or {}).get("note", ""),
-        }
-    return section
+            tests_from=s.get("tests_from", {}),
+            protocol_note=(s.get("protocol_effect") or {}).get("note", ""),
+        )
+    return RunSection(name=run.name, folder=run.folder, benchmark=run.benchmark, conditions=list(run.conditions),
+                      trials=run.trials, problems=len(run.problems), published=_rate(verdicts.records[PUBLISHED]),
+                      protocols=protocols)
 
 
-def _run_warnings(section: dict[str, Any]) -> list[str]:
+def _run_warnings(section: RunSection) -> list[str]:
     out = []
-    first = section[PROTOCOLS[0]]
-    no_code = first["skipped"].get("no_code", 0)
+    first = section.protocols[PROTOCOLS[0]]
+    no_code = first.skipped.get("no_code", 0)
     if no_code:
-        out.append(f"{section['name']}: {no_code} trial(s) have no program to rerun; they keep their published "
+        out.append(f"{section.name}: {no_code} trial(s) have no program to rerun; they keep their published "
                    "verdicts under both protocols")
-    for item in first["unresolved_problems"]:
+    for item in first.unresolved_problems:
         where = f"{item['benchmark']}/{item['problem_id']}" if item.get("benchmark") else item["problem_id"]
-        out.append(f"{section['name']}: {item['trials']} trial(s) of {where} could not be rescored "
+        out.append(f"{section.name}: {item['trials']} trial(s) of {where} could not be rescored "
                    f"({item['reason']}); they keep their published verdicts")
     return out
 
 
-def _local_run(run: StudyRun, imported: ImportedRun, verdicts: RunVerdicts) -> dict[str, Any]:
+def _local_run(run: StudyRun, imported: ImportedRun, verdicts: RunVerdicts) -> LocalRun:
     """What this database holds for a run: its id, whether this reproduction imported it, its rescore runs."""
-    return {"name": run.name, "run_id": run.id, "imported_now": imported.imported,
-            "rescore_runs": {p: r.child_id for p, r in verdicts.rescored.items()},
-            "reused_earlier_rescore": {p: r.reused_child for p, r in verdicts.rescored.items()}}
+    return LocalRun(name=run.name, run_id=run.id, imported_now=imported.imported,
+                    rescore_runs={p: r.child_id for p, r in verdicts.rescored.items()},
+                    reused_earlier_rescore={p: r.reused_child for p, r in verdicts.rescored.items()})
 
 
-def _study_meta(family: StudyFamily, rows: dict[int, RunHeader]) -> dict[str, dict[str, Any]]:
+def _study_meta(family: StudyFamily, rows: dict[int, RunHeader]) -> dict[str, JsonObject]:
     """`runs_meta` keyed and titled by each run's study name, so no database id reaches a report (`naming`)."""
     meta = runs_meta(rows[r.id] for r in family.runs)
     return {r.name: {**meta[str(r.id)], "title": r.name} for r in family.runs}
 
 
 def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows: dict[int, RunHeader],
-                    n_boot: int, seed: int) -> tuple[dict[str, Any], dict[str, dict]]:
+                    n_boot: int, seed: int) -> tuple[JsonObject, dict[str, StatsReport]]:
+    """The family's section of reproduce.json, and its statistics report under each set of verdicts."""
     ids = [r.name for r in family.runs]
     meta = _study_meta(family, rows)
-    compared = naming.portable(compare_verdict_sets(
+    compared = compare_verdict_sets(
         {name: [{**rec, "run_id": r.name} for r in family.runs for rec in verdicts[r.id].records[name]]
          for name in VERDICT_SETS},
         ids, runs_meta=meta, family=family.stats_family(),
         n_boot=n_boot, seed=seed,
-    ), naming.shown_names(meta))
-    reports = compared["reports"]
+    )
+    shown = naming.shown_names(meta)
+    reports = {name: StatsReport.from_json(naming.portable(report.to_json_dict(), shown))
+               for name, report in compared.pop("reports").items()}
+    compared = naming.portable(compared, shown)
     comparisons = []
     for pair in compared["pairs"]:
         by_set = pair["by_set"]
@@ -254,7 +261,7 @@ def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows:
     return section, reports
 
 
-def _protocol_figure(section: dict[str, Any]) -> go.Figure | None:
+def _protocol_figure(section: JsonObject) -> go.Figure | None:
     rows = []
     for c in section["comparisons"]:
         for name in VERDICT_SETS:
@@ -265,7 +272,7 @@ def _protocol_figure(section: dict[str, Any]) -> go.Figure | None:
     return charts.forest(rows, title=f"Each comparison as published and rescored (pp, 95% CI; pink: Holm p < {conclusions.ALPHA:g})")
 
 
-def versions() -> dict[str, Any]:
+def versions() -> JsonObject:
     """The software that produced the numbers: Python, the tracked packages, the sandbox policy, the report schema."""
     from execugraph.stats.report import REPORT_SCHEMA
     from execugraph.store.provenance import runtime_versions
@@ -274,7 +281,7 @@ def versions() -> dict[str, Any]:
     return {**runtime_versions(), "sandbox_policy": str(POLICY_VERSION), "statistics_report_schema": REPORT_SCHEMA}
 
 
-def sandbox_policy() -> dict[str, Any]:
+def sandbox_policy() -> JsonObject:
     """The sandbox the programs are rerun in: its policy version and default limits (its layers are local)."""
     from execugraph.grading.rules import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
     from sandbox import POLICY_VERSION
@@ -314,7 +321,7 @@ def run_study(
     progress.update("import", 0.0, f"importing {inputs.results.label}")
     grading = throttled(lambda d, t: progress.update("grading", d / t if t else 1.0, grading_text(d, t)))
     sandbox = _SharedPool(pool, workers)
-    memo: dict[str, dict[str, Any]] = {}  # job key -> result: a job graded on import is not run again to rescore
+    memo: ResultsMemo = {}  # job key -> result: a job graded on import is not run again to rescore
     try:
         imported = import_fileset(store, inputs.results,
                                   on_progress=lambda d, t: progress.update("import", d / t if t else 1.0,
@@ -348,7 +355,7 @@ class _SharedPool:
 
 
 def _after_import(store: Store, inputs: StudyInputs, imported: ImportResult, progress: Progress, sandbox: _SharedPool,
-                  memo: dict[str, dict[str, Any]], started: float, n_boot: int, seed: int) -> Study:
+                  memo: ResultsMemo, started: float, n_boot: int, seed: int) -> Study:
     """`run_study` once the input is imported: rescoring, statistics, tables and figures."""
     timing: dict[str, float] = {}
     _store_dataset(store, inputs.dataset)
@@ -401,7 +408,7 @@ def _after_import(store: Store, inputs: StudyInputs, imported: ImportResult, pro
     progress.update("statistics", 1.0, "statistics done")
     timing["statistics_s"] = time.perf_counter() - t0
 
-    data = {
+    data: JsonObject = {
         "schema": SCHEMA,
         "input": {
             "results": inputs.results.label,
@@ -424,7 +431,7 @@ def _after_import(store: Store, inputs: StudyInputs, imported: ImportResult, pro
             "flips_by_cause": "each flip counted under its first (most telling) cause",
         },
         "warnings": warnings,
-        "runs": run_sections,
+        "runs": [section.as_dict() for section in run_sections],
         "families": family_sections,
         "timing": timing,
         "local": {
@@ -432,7 +439,8 @@ def _after_import(store: Store, inputs: StudyInputs, imported: ImportResult, pro
             "runs_imported": sum(1 for r in imported.runs if r.imported),
             "runs_already_stored": sum(1 for r in imported.runs if not r.imported),
             "import_notes": list(imported.notes),
-            "runs": [_local_run(run, r, verdicts[run.id]) for run, r in zip(runs, imported.runs, strict=True)],
+            "runs": [_local_run(run, r, verdicts[run.id]).as_dict()
+                     for run, r in zip(runs, imported.runs, strict=True)],
             "sandbox_layers": layers if layers is not None else "not probed: every rescore was reused, no program ran",
         },
     }
@@ -443,7 +451,7 @@ def _after_import(store: Store, inputs: StudyInputs, imported: ImportResult, pro
 
 
 def _rescore_all(store: Store, runs: list[StudyRun], rows: dict[int, RunHeader], dataset: BenchmarkFile | None,
-                 progress: Progress, get_pool: Callable[[], Any], memo: dict[str, dict[str, Any]]
+                 progress: Progress, get_pool: Callable[[], Any], memo: ResultsMemo
                  ) -> tuple[dict[int, RunVerdicts], dict[str, str] | None]:
     """Every run rescored under both protocols on one pool (`get_pool` starts it only if something must run),
     each distinct sandbox job once (`memo`, shared with the import's grading)."""

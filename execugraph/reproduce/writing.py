@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import PROTOCOLS
 from execugraph.reproduce.document import Bullets, Document, Figure, Heading, Paragraph, TableBlock
 from execugraph.reproduce.progress import Progress
@@ -61,8 +62,9 @@ def _summary(study: Study) -> str:
 MAX_FLIPS_LISTED = 200  # flips listed in report.md/html; reproduce.json holds every one
 
 
-def flip_lines(runs: list[dict[str, Any]]) -> list[str]:
-    """One line per flip, run by run and protocol by protocol, with its full reason (untrusted text: shown plain)."""
+def flip_lines(runs: list[JsonObject]) -> list[str]:
+    """One line per flip of reproduce.json's `runs`, run by run and protocol by protocol, with its full reason
+    (untrusted text: shown plain)."""
     out = []
     for run in runs:
         for protocol in PROTOCOLS:
@@ -73,7 +75,7 @@ def flip_lines(runs: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def suites_text(section: dict[str, Any], warnings: list[str]) -> str:
+def suites_text(section: JsonObject, warnings: list[str]) -> str:
     """What the amplified tests say about a family, in words; when some run could not be graded on them, which
     and why (its warning), so a reader of the report alone sees the section is missing, not empty."""
     suites = section["suites"]

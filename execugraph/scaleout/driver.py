@@ -33,6 +33,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import ray
@@ -42,9 +43,11 @@ from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.spec import BatchSpec, batch_spec_of, condition_configs
 from execugraph.configuration.config import ROLES, RunConfig
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import load_settings
 from execugraph.providers.llm import parse_spec
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
+from execugraph.scaleout.messages import TrialOutcome, TrialTask
 from execugraph.scaleout.workers import WorkerPool, WorkerSlot
 from execugraph.store import StoreBusyError, leases, utcnow
 
@@ -106,8 +109,8 @@ def batch_endpoints(spec: BatchSpec, configs: dict[str, RunConfig]) -> tuple[str
     return "ollama", [settings.ollama_host]
 
 
-def cluster_nodes() -> list[dict[str, Any]]:
-    """Alive Ray nodes that can run workers (a head started with --num-cpus 0 cannot)."""
+def cluster_nodes() -> list[JsonObject]:
+    """Alive Ray nodes that can run workers (a head started with --num-cpus 0 cannot), as `ray.nodes()` lists them."""
     return [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
 
 
@@ -130,7 +133,7 @@ class RayBatchDriver:
         self._problems: dict[tuple[str, str], Any] = {}
         self.kind = "ollama"  # of the endpoints balanced over (ollama | openai)
         self.grace_s: float = 120.0
-        self._down_since: dict[str, Any] = {}  # url -> when the driver first saw it drained
+        self._down_since: dict[str, datetime] = {}  # url -> when the driver first saw it drained
 
     @classmethod
     def claimed(
@@ -298,19 +301,19 @@ class RayBatchDriver:
                 )
                 continue
             attempt.endpoint, attempt.worker = endpoint, worker
-            task = {
-                "run_id": self.run_id,
-                "trial_id": attempt.trial.id,
-                "token": attempt.token,
-                "problem": problem,
-                "config": configs[attempt.trial.condition],
-                "seed": attempt.trial.seed,
-                "trial_index": attempt.trial.trial_index,
-                "ollama_host": endpoint.url if self.kind == "ollama" else None,
-                "openai_base_url": endpoint.url if self.kind == "openai" else None,
+            task = TrialTask(
+                run_id=self.run_id,
+                trial_id=attempt.trial.id,
+                token=attempt.token,
+                problem=problem,
+                config=configs[attempt.trial.condition],
+                seed=attempt.trial.seed,
+                trial_index=attempt.trial.trial_index,
+                ollama_host=endpoint.url if self.kind == "ollama" else None,
+                openai_base_url=endpoint.url if self.kind == "openai" else None,
                 # with somewhere else to go, an unreachable endpoint is left for another instead of waited out
-                "reroute_after_s": self.options.reroute_after_s if len(self.balancer.endpoints) > 1 else None,
-            }
+                reroute_after_s=self.options.reroute_after_s if len(self.balancer.endpoints) > 1 else None,
+            )
             in_flight[self.pool.submit(worker, task)] = attempt
         return queue_empty
 
@@ -330,7 +333,7 @@ class RayBatchDriver:
         self.pool.release(worker)
         n = attempt.number
         try:
-            outcome = ray.get(ref)
+            outcome: TrialOutcome = ray.get(ref)
         except RayTaskError as exc:  # our code raised inside the worker (e.g. the database went away)
             if isinstance(getattr(exc, "cause", None), StoreBusyError):
                 # the store refused writes past its retry budget: nothing about the trial; run it again
@@ -348,18 +351,18 @@ class RayBatchDriver:
                 attempt, retry, f"attempt {n} was lost with {worker.where}: {type(exc).__name__}", "harness_error"
             )
             return
-        if outcome.get("superseded"):
-            log.warning("trial %s: %s", attempt.trial.id, outcome.get("message"))
+        if outcome.superseded:
+            log.warning("trial %s: %s", attempt.trial.id, outcome.message)
             return
-        if outcome["status"] == "error" and outcome.get("error_class") == "llm_error" and (
-            self.balancer.checked or outcome.get("unreachable")
+        if outcome.status == "error" and outcome.error_class == "llm_error" and (
+            self.balancer.checked or outcome.unreachable
         ):
             # an endpoint already drained is not probed again for every trial that failed on it
             reason = endpoint.reason if not endpoint.healthy else self.balancer.check(endpoint)
-            if reason is None and outcome.get("unreachable"):  # it stopped answering calls: try elsewhere
-                reason = f"unreachable from the trial ({outcome['unreachable']})"
+            if reason is None and outcome.unreachable:  # it stopped answering calls: try elsewhere
+                reason = f"unreachable from the trial ({outcome.unreachable})"
             if reason is not None:
-                first = (outcome.get("message") or "").strip().splitlines()[:1]
+                first = (outcome.message or "").strip().splitlines()[:1]
                 self._retry(
                     attempt,
                     retry,
@@ -370,7 +373,7 @@ class RayBatchDriver:
                 return
         if attempt.history:
             notes = "\n".join([*attempt.history, f"attempt {n} ran on {endpoint.url} in {worker.where}"])
-            message = outcome.get("message")
+            message = outcome.message
             self.store.update_trial(attempt.trial.id, message=f"{notes}\n{message}" if message else notes)
 
     def _retry(self, attempt: Attempt, retry: deque[Attempt], reason: str, error_class: str) -> None:

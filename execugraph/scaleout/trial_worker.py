@@ -15,9 +15,9 @@ import os
 import socket
 import threading
 import time
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from execugraph.scaleout.messages import TrialOutcome, TrialTask, WorkerInfo
 from execugraph.store.fencing import SupersededError
 
 if TYPE_CHECKING:
@@ -49,60 +49,51 @@ class TrialWorker:
                 self._pool = SandboxPool(workers=min(self.sandbox_workers, os.cpu_count() or 1))
             return self._store, self._pool
 
-    def ready(self) -> dict[str, Any]:
+    def ready(self) -> WorkerInfo:
         """Warm up (imports, engine, sandbox pool) and say where this worker runs."""
         import execugraph.workflow.trial  # noqa: F401  (the first trial should not pay for the imports)
 
         store, _ = self._resources()
         store.check_connection()
-        return {"host": socket.gethostname(), "pid": os.getpid(), "node": _ray_node_id()}
+        return WorkerInfo(host=socket.gethostname(), pid=os.getpid(), node=_ray_node_id())
 
-    def run(self, task: dict[str, Any]) -> dict[str, Any]:
+    def run(self, task: TrialTask) -> TrialOutcome:
         """Run one attempt of one claimed trial; returns its outcome (status, verdict, message, where it ran).
 
-        `task` holds run_id, trial_id, token (the attempt's started_at), problem,
-        config, seed, trial_index and ollama_host. Provider failures come back as
-        status "error" with error_class "llm_error"; a superseded attempt comes back
-        with superseded=True and has written nothing after it was superseded.
+        Provider failures come back as status "error" with error_class "llm_error"; a
+        superseded attempt comes back with superseded=True and has written nothing after
+        it was superseded.
         """
         from execugraph.workflow.trial import TrialDeps, run_trial
 
         store, pool = self._resources()
-        token: datetime = task["token"]
-        fenced = store.fenced(task["trial_id"], token)
-        where = {"host": socket.gethostname(), "pid": os.getpid()}
-        config = task["config"]
-        reroute = task.get("reroute_after_s")
+        fenced = store.fenced(task.trial_id, task.token)
+        host, pid = socket.gethostname(), os.getpid()
+        config = task.config
+        reroute = task.reroute_after_s
         if reroute is not None and reroute < config.outage_budget_s:  # the driver moves it elsewhere instead
             config = config.model_copy(update={"outage_budget_s": reroute})
-        deps = TrialDeps(pool=pool, ollama_host=task.get("ollama_host"), openai_base_url=task.get("openai_base_url"),
+        deps = TrialDeps(pool=pool, ollama_host=task.ollama_host, openai_base_url=task.openai_base_url,
                          interrupted=_superseded_check(fenced))
         try:
             fenced.check_attempt()
             result = run_trial(
-                task["problem"],
+                task.problem,
                 config,
                 fenced,
-                run_id=task["run_id"],
-                seed=task["seed"],
-                trial_index=task["trial_index"],
-                trial_id=task["trial_id"],
+                run_id=task.run_id,
+                seed=task.seed,
+                trial_index=task.trial_index,
+                trial_id=task.trial_id,
                 deps=deps,
             )
         except SupersededError as exc:
-            return {"superseded": True, "message": str(exc), **where}
+            return TrialOutcome(superseded=True, message=str(exc), host=host, pid=pid)
         if result.status == "abandoned":
-            return {"superseded": True, "message": result.message, **where}
+            return TrialOutcome(superseded=True, message=result.message, host=host, pid=pid)
         error_class = None if result.passed else result.verdict
-        return {
-            "superseded": False,
-            "status": result.status,
-            "passed": result.passed,
-            "error_class": error_class,
-            "message": result.message,
-            "unreachable": result.unreachable,
-            **where,
-        }
+        return TrialOutcome(superseded=False, message=result.message, host=host, pid=pid, status=result.status,
+                            passed=result.passed, error_class=error_class, unreachable=result.unreachable)
 
     def pid(self) -> int:
         """The operating-system process id of this worker (tests kill it to simulate a crash)."""

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import ray
 
+from execugraph.scaleout.messages import TrialTask, WorkerInfo
 from execugraph.scaleout.trial_worker import TrialWorker
 
 log = logging.getLogger("execugraph.scaleout")
@@ -31,7 +32,7 @@ class WorkerSlot:
     actor: Any
     slots: int
     in_flight: int = 0
-    info: dict[str, Any] = field(default_factory=dict)  # host and pid, as of the last ready() answer
+    info: WorkerInfo | None = None  # host and pid, as of the last ready() answer
     losses: int = 0
     available: bool = True  # False from a crash until the restarted process answers ready()
     down_since: float | None = None
@@ -40,7 +41,8 @@ class WorkerSlot:
 
     @property
     def where(self) -> str:
-        return f"Ray worker {self.index} (pid {self.info.get('pid', '?')} on {self.info.get('host', '?')})"
+        pid, host = (self.info.pid, self.info.host) if self.info is not None else ("?", "?")
+        return f"Ray worker {self.index} (pid {pid} on {host})"
 
 
 class WorkerPool:
@@ -94,7 +96,7 @@ class WorkerPool:
     def release(self, worker: WorkerSlot) -> None:
         worker.in_flight -= 1
 
-    def submit(self, worker: WorkerSlot, task: dict[str, Any]) -> Any:
+    def submit(self, worker: WorkerSlot, task: TrialTask) -> Any:
         return worker.actor.run.remote(task)
 
     def note_lost(self, worker: WorkerSlot) -> None:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from execugraph.sequential.rule import look, with_p
+from execugraph.sequential.state import LookRecord, SequentialState
 from execugraph.store import sequential_rows
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def baseline_of(spec: BatchSpec) -> str:
     return (design.baseline if design and design.baseline else None) or spec.conditions[0]
 
 
-def initial_state(spec: BatchSpec, planned: int) -> dict[str, Any]:
+def initial_state(spec: BatchSpec, planned: int) -> SequentialState:
     """The state before any look: every comparison open."""
     assert spec.sequential is not None
     baseline = baseline_of(spec)
@@ -65,7 +66,7 @@ class SequentialMonitor:
         self._cost = 0.0
         self._enforced = False  # stopped arms' queued trials (a resume requeues them) cancelled this hold
 
-    def update(self, final: bool = False) -> dict[str, Any] | None:
+    def update(self, final: bool = False) -> SequentialState | None:
         """Take every look now due (within the time share, unless `final`); the state, or None if not read."""
         now = time.monotonic()
         if not final and now - self._last < self._cost / self.share:
@@ -73,14 +74,14 @@ class SequentialMonitor:
         self._last = now
         return self._update()
 
-    def _update(self) -> dict[str, Any] | None:
+    def _update(self) -> SequentialState | None:
         run = self.store.get_run(self.run_id)
         if run is None:
             return None
         order = list((run.config.get("order") or {}).get("problems") or [])
         if not order:
             return None
-        state = run.config.get(STATE_KEY) or initial_state(self.spec, len(order))
+        state: SequentialState = run.config.get(STATE_KEY) or initial_state(self.spec, len(order))
         changed = STATE_KEY not in run.config
         if not self._enforced:
             self._enforced = True
@@ -100,7 +101,7 @@ class SequentialMonitor:
             self.store.update_run(self.run_id, config=config)
         return state
 
-    def _take_looks(self, state: dict[str, Any], order: list[str], open_arms: list[str]) -> bool:
+    def _take_looks(self, state: SequentialState, order: list[str], open_arms: list[str]) -> bool:
         design = self.spec.sequential
         assert design is not None
         baseline, per_arm = state["baseline"], state["trials_per_arm"]
@@ -131,7 +132,7 @@ class SequentialMonitor:
                               mdd=state["mdd"])
                 if result.stopped:
                     result = with_p(result, design, state["comparisons"])
-                entry["looks"].append(result.as_dict())
+                entry["looks"].append(cast(LookRecord, result.as_dict()))
                 changed = True
                 if result.stopped:
                     entry["decision"] = result.decision

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from execugraph.sequential.state import ArmState, SequentialState
+    from execugraph.stats.report_model import SequentialRow
     from execugraph.store import Store
 
 
@@ -12,7 +14,7 @@ def _pp(x: float) -> str:
     return f"{x * 100:+.1f} pp"
 
 
-def arm_line(arm: str, baseline: str, entry: dict[str, Any], *, alpha: float, mdd: float) -> str:
+def arm_line(arm: str, baseline: str, entry: ArmState, *, alpha: float, mdd: float) -> str:
     """One comparison: its decision, the look, the difference with its repeated CI and p (or its power)."""
     looks = entry.get("looks") or []
     if not looks:
@@ -34,11 +36,11 @@ def arm_line(arm: str, baseline: str, entry: dict[str, Any], *, alpha: float, md
     return f"{arm} vs {baseline}: open after {where}: {_pp(last['delta'])}, {ci}"
 
 
-def describe(state: dict[str, Any] | None, *, alpha: float = 0.05) -> list[str]:
+def describe(state: SequentialState | None, *, alpha: float = 0.05) -> list[str]:
     """The headline (stopped at which look, trials saved) and one line per comparison; [] without a state."""
     if not state:
         return []
-    arms: dict[str, Any] = state.get("arms") or {}
+    arms: dict[str, ArmState] = state.get("arms") or {}
     baseline = state.get("baseline", "?")
     decided = [a for a, e in arms.items() if e.get("decision", "continue") != "continue"]
     saved = int(state.get("saved_trials") or 0)
@@ -57,7 +59,7 @@ def describe(state: dict[str, Any] | None, *, alpha: float = 0.05) -> list[str]:
     return [head] + [arm_line(a, baseline, e, alpha=alpha, mdd=mdd) for a, e in arms.items()]
 
 
-def state_of(run: Any) -> dict[str, Any] | None:
+def state_of(run: Any) -> SequentialState | None:
     """The stored sequential state of a batch run, if it is a sequential batch that has started."""
     config = getattr(run, "config", None) or {}
     return config.get("sequential_state")
@@ -69,9 +71,11 @@ def alpha_of(run: Any) -> float:
     return float(design.get("alpha", 0.05))
 
 
-def report_section(store: Store, run_labels: list[str]) -> list[dict[str, Any]]:
+def report_section(store: Store, run_labels: list[str]) -> list[SequentialRow]:
     """One row per comparison of every sequential batch among the runs (labels `RUN` or `RUN:CONDITION`)."""
-    rows: list[dict[str, Any]] = []
+    from execugraph.stats.report_model import SequentialRow  # the stats package is heavy; `status` needs none of it
+
+    rows: list[SequentialRow] = []
     seen: set[int] = set()
     for label in run_labels:
         head = str(label).partition(":")[0]
@@ -84,16 +88,16 @@ def report_section(store: Store, run_labels: list[str]) -> list[dict[str, Any]]:
             continue
         for arm, entry in (state.get("arms") or {}).items():
             last = (entry.get("looks") or [None])[-1]
-            rows.append({
-                "run": int(head), "comparison": f"{arm} vs {state.get('baseline')}",
-                "decision": entry.get("decision", "continue"),
-                "look": None if last is None else f"{last['look']} of {last['looks']}",
-                "problems": None if last is None else last["problems"],
-                "planned": None if last is None else last["planned"],
-                "delta": None if last is None else 100 * last["delta"],  # percentage points, as tables show them
-                "ci": None if last is None else (100 * last["ci_low"], 100 * last["ci_high"]),
-                "p_repeated": None if last is None else last.get("p_repeated"),
-                "saved_trials": entry.get("saved_trials", 0),
-                "lines": describe(state, alpha=alpha_of(run)),
-            })
+            rows.append(SequentialRow(
+                run=int(head), comparison=f"{arm} vs {state.get('baseline')}",
+                decision=entry.get("decision", "continue"),
+                look=None if last is None else f"{last['look']} of {last['looks']}",
+                problems=None if last is None else last["problems"],
+                planned=None if last is None else last["planned"],
+                delta=None if last is None else 100 * last["delta"],  # percentage points, as tables show them
+                ci=None if last is None else (100 * last["ci_low"], 100 * last["ci_high"]),
+                p_repeated=None if last is None else last.get("p_repeated"),
+                saved_trials=entry.get("saved_trials", 0),
+                lines=describe(state, alpha=alpha_of(run)),
+            ))
     return rows

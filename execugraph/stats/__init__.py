@@ -5,7 +5,7 @@ below (`paired`, `bootstrap`, `passk`, `power`, `rates`, `costs`, `retries`, `sa
 `taxonomy`, `category_pairs`, `budgets`); `arms` and `records` define the arms and their
 aggregates; `loading` fills them from the store's report reads (aggregated in SQL, so
 large stores stay fast) and `from_records` from plain records; `report` assembles the one
-dict that the CLI, the dashboard and the export all show; `family` says which comparisons
+report (`report_model.StatsReport`) that the CLI, the dashboard and the export all show; `family` says which comparisons
 it tests; `protocols` sets them side by side under both grading protocols; `tables` and
 `table_format` turn it into the tables of a paper (LaTeX, CSV, Markdown).
 """
@@ -26,6 +26,7 @@ from execugraph.stats.passk import mean_pass_at_k, pass_at_k, pass_at_k_table
 from execugraph.stats.power import DetectableDifference, minimum_detectable_difference, simulated_power
 from execugraph.stats.records import ArmData, ProblemTally, TrialRecord, arm_from_records, to_record, to_records
 from execugraph.stats.report import build_report, report_from_arms
+from execugraph.stats.report_model import StatsReport
 
 __all__ = [
     "ArmData",
@@ -33,6 +34,7 @@ __all__ = [
     "Family",
     "PairedComparison",
     "ProblemTally",
+    "StatsReport",
     "TrialRecord",
     "UnknownConditionError",
     "UnknownRunError",

@@ -16,6 +16,7 @@ from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.family import Family
 from execugraph.stats.records import UNKNOWN, Tally, TrialRecord, arm_from_records, to_records
 from execugraph.stats.report import report_from_arms
+from execugraph.stats.report_model import StatsReport
 from execugraph.store.run_names import conditions_of, run_name
 
 
@@ -37,7 +38,7 @@ def build_report_from_records(
     family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-) -> dict:
+) -> StatsReport:
     """The same report from plain records; `runs_meta[run_id]` may give title, kind, config, benchmark,
     created_at and models (the last three only name untitled runs and arms' models)."""
     records = to_records(items)

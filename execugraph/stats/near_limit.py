@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
+
 NEAR_SHARE = 0.8  # within 20% of a limit
 TIMEOUT_KINDS = {"CpuTimeLimit": "cpu", "WallTimeLimit": "wall", "SuiteTimeLimit": "suite", "Timeout": "wall-clock"}
 
@@ -74,8 +76,11 @@ def first_timeout(results: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | N
     return next((t for t in results if timeout_kind(t) is not None), None)
 
 
-def near_limit(programs: Iterable[Mapping[str, Any]], share: float = NEAR_SHARE) -> dict[str, Any]:
+def near_limit(programs: Iterable[Mapping[str, Any]], share: float = NEAR_SHARE) -> JsonObject:
     """Which programs were decided near a limit; each program is a dict with `results` (per-test) and its key fields.
+
+    The result is what `stats --near-limit --json` prints (each near row carries the stored program's own
+    key fields, whatever the store recorded), so it stays JSON.
 
     Returns counts (`programs`, `measured`, `near`, `timeouts` by kind) and the near ones,
     closest first, each with its key fields, the test, and how much of which limit it used.

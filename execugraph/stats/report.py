@@ -1,9 +1,11 @@
-"""The full statistics report for a set of runs: one dict for the CLI, the dashboard and export.
+"""The full statistics report for a set of runs: one `StatsReport` for the CLI, the dashboard and export.
 
 `build_report(store, run_ids, conditions)` is the single entry point the Statistics
 page, the Ablations page and the exported `summary.json` call, so the numbers are
 identical everywhere. `from_records.build_report_from_records` computes the same
-dict from plain records (fixtures, imports); tests check both paths agree.
+report from plain records (fixtures, imports); tests check both paths agree. The
+sections are assembled as JSON-safe values (`_clean`) and validated into the typed
+model (`report_model`), whose dump is the JSON written everywhere.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, defer_p
 from execugraph.stats.passk import pass_at_k_table
 from execugraph.stats.rates import defer_category_rates, defer_rate, per_problem_rates
 from execugraph.stats.records import ArmData, ProblemTally
+from execugraph.stats.report_model import REPORT_SCHEMA, StatsReport
 from execugraph.stats.retries import METHOD as RETRY_METHOD
 from execugraph.stats.retries import retries_used_distribution, retry_sweep
 from execugraph.stats.sampling import arm_kind, best_of_n_control, best_of_n_summary, control_row
@@ -33,7 +36,6 @@ from execugraph.stats.taxonomy import error_shares, source_audit
 if TYPE_CHECKING:
     from execugraph.store import Store
 
-REPORT_SCHEMA = 1
 MAJORITY_RULE = "a problem counts as solved when more than half of its trials passed (an exact split is not solved)"
 
 
@@ -179,7 +181,7 @@ def report_from_arms(
     family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-) -> dict:
+) -> StatsReport:
     """Assemble the report from loaded arms (pure: no I/O); `family` picks the comparisons (default: all pairs)."""
     family = family or Family()
     batch = BootstrapBatch(n_boot, seed)  # every CI below is evaluated in a few matrix products
@@ -254,7 +256,7 @@ def report_from_arms(
             "is one attempt. LLM calls for pass@N: what N samples (or attempts) cost, at the calls observed per trial",
         },
     }
-    return _clean(report)
+    return StatsReport.model_validate(_clean(report))
 
 
 def _family_text(family: dict) -> str:
@@ -281,7 +283,7 @@ def build_report(
     family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-) -> dict:
+) -> StatsReport:
     """The report for runs in a store (aggregated in SQL). Raises UnknownRunError / UnknownConditionError,
     and ValueError for a baseline that is not one of the arms."""
     from execugraph.stats.loading import load_report_inputs

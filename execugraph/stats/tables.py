@@ -1,6 +1,6 @@
 """The tables a paper needs, cut from one statistics report (`build_report`).
 
-Each builder takes the report dict and returns a `Table` of raw values with a
+Each builder takes the report (`StatsReport`) and returns a `Table` of raw values with a
 kind per column; `table_format` writes it as LaTeX, CSV or Markdown and
 `Table.display_rows` gives the text the dashboard shows, so the page, the
 downloads and `python -m execugraph report` print the same numbers. Nothing
@@ -14,6 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execugraph.stats.paired import ALPHA
+from execugraph.stats.report_model import (
+    ArmSection,
+    CategoryComparison,
+    PairSection,
+    RateCI,
+    RunSection,
+    StatsReport,
+)
 
 # Column kinds: how a raw value is shown (see `display`).
 TEXT, INT, PCT, PP, P, NUM1, NUM2, CI_PCT, CI_PP = "text", "int", "pct", "pp", "p", "num1", "num2", "ci_pct", "ci_pp"
@@ -78,29 +86,29 @@ def display(value: Any, kind: str) -> str:
     return str(value)
 
 
-def _ci(section: dict) -> tuple[Any, Any]:
-    return (section.get("ci_lo"), section.get("ci_hi"))
+def _ci(section: RateCI | ArmSection) -> tuple[float | None, float | None]:
+    return (section.ci_lo, section.ci_hi)
 
 
-def reference_pairs(report: dict) -> dict[str, dict]:
+def reference_pairs(report: StatsReport) -> dict[str, PairSection]:
     """arm label -> its comparison, when every compared arm has exactly one reference (a baseline, or one pair)."""
-    pairs = report["pairs"]
-    if report["family"]["mode"] == "baseline" or len(pairs) == 1:
-        return {p["b"]: p for p in pairs}
+    pairs = report.pairs
+    if report.family.is_baseline or len(pairs) == 1:
+        return {p.b: p for p in pairs}
     return {}
 
 
-def category_table(report: dict) -> Table:
+def category_table(report: StatsReport) -> Table:
     """Pass rate per arm and category (and overall) with its 95% CI over problems; against a single reference
     (a baseline, or the one pair), each arm's delta, exact Wilcoxon p and Holm p per category beside its rates."""
     against = reference_pairs(report)
     rows = []
-    for arm in report["arms"]:
-        pair = against.get(arm["label"])
-        by_category = {c["category"]: c for c in pair.get("categories", [])} if pair else {}
-        for category, r in sorted(arm["categories"].items()):
-            rows.append({"arm": arm["name"], "category": category, **_rate(r), **_paired_cells(by_category.get(category))})
-        rows.append({"arm": arm["name"], "category": "overall", **_rate(arm), **_paired_cells(pair)})
+    for arm in report.arms:
+        pair = against.get(arm.label)
+        by_category = {c.category: c for c in pair.categories} if pair else {}
+        for category, r in sorted(arm.categories.items()):
+            rows.append({"arm": arm.name, "category": category, **_rate(r), **_paired_cells(by_category.get(category))})
+        rows.append({"arm": arm.name, "category": "overall", **_rate(arm), **_paired_cells(pair)})
     columns = [
         Column("arm", "Arm"),
         Column("category", "Category"),
@@ -109,9 +117,9 @@ def category_table(report: dict) -> Table:
         Column("pass_rate", "Pass (%)", PCT),
         Column("ci", "95% CI (%)", CI_PCT),
     ]
-    notes = [f"95% CI: {report['method']['rate_ci']}."]
+    notes = [f"95% CI: {report.method['rate_ci']}."]
     if against:
-        reference = next(iter(against.values()))["a_name"]
+        reference = next(iter(against.values())).a_name
         columns += [
             Column("delta", f"Delta vs {reference} (pp)", PP),
             Column("p", "p (Wilcoxon, exact)", P),
@@ -124,27 +132,27 @@ def category_table(report: dict) -> Table:
     return Table("category_rates", "Pass rate per category with 95% CI", columns, rows, notes)
 
 
-def _paired_cells(section: dict | None) -> dict:
+def _paired_cells(section: PairSection | CategoryComparison | None) -> dict[str, object]:
     if not section:
         return {"delta": None, "p": None, "p_holm": None}
-    mark = ASYMPTOTIC_MARK if section.get("wilcoxon_method") == "asymptotic" else ""
-    return {"delta": section["delta_pp"], "p": (section["p_wilcoxon"], mark), "p_holm": section["p_holm"]}
+    mark = ASYMPTOTIC_MARK if section.wilcoxon_method == "asymptotic" else ""
+    return {"delta": section.delta_pp, "p": (section.p_wilcoxon, mark), "p_holm": section.p_holm}
 
 
-def category_paired_table(report: dict) -> Table:
+def category_paired_table(report: StatsReport) -> Table:
     """Every comparison of the family per category: both arms' rates, delta, exact Wilcoxon p, Holm p within it."""
     rows = []
-    for p in report["pairs"]:
-        for c in p.get("categories", []):
+    for p in report.pairs:
+        for c in p.categories:
             rows.append(
                 {
-                    "a": p["a_name"],
-                    "b": p["b_name"],
-                    "category": c["category"],
-                    "n": c["n"],
-                    "a_rate": c["a_rate"],
-                    "b_rate": c["b_rate"],
-                    "delta": c["delta_pp"],
+                    "a": p.a_name,
+                    "b": p.b_name,
+                    "category": c.category,
+                    "n": c.n,
+                    "a_rate": c.a_rate,
+                    "b_rate": c.b_rate,
+                    "delta": c.delta_pp,
                     **{k: v for k, v in _paired_cells(c).items() if k != "delta"},
                 }
             )
@@ -167,36 +175,36 @@ def category_paired_table(report: dict) -> Table:
     return Table("category_paired", "Paired comparisons per category", columns, rows, notes)
 
 
-def _sides(report: dict) -> tuple[str, str]:
+def _sides(report: StatsReport) -> tuple[str, str]:
     """Headings of a comparison's two sides: baseline and arm in a baseline family, else A and B."""
-    return ("Baseline", "Arm") if report["family"]["mode"] == "baseline" else ("A", "B")
+    return ("Baseline", "Arm") if report.family.is_baseline else ("A", "B")
 
 
-def _rate(section: dict) -> dict:
+def _rate(section: RateCI | ArmSection) -> dict[str, object]:
     return {
-        "problems": section["problems"],
-        "trials": section["trials"],
-        "pass_rate": section["pass_rate"] if section["trials"] else None,
-        "ci": _ci(section) if section["trials"] else (None, None),
+        "problems": section.problems,
+        "trials": section.trials,
+        "pass_rate": section.pass_rate if section.trials else None,
+        "ci": _ci(section) if section.trials else (None, None),
     }
 
 
-def paired_table(report: dict) -> Table:
+def paired_table(report: StatsReport) -> Table:
     """The paired comparisons of the report's family, Holm-adjusted over exactly those rows."""
     rows = []
-    for p in report["pairs"]:
-        mark = ASYMPTOTIC_MARK if p.get("wilcoxon_method") == "asymptotic" else ""
+    for p in report.pairs:
+        mark = ASYMPTOTIC_MARK if p.wilcoxon_method == "asymptotic" else ""
         rows.append(
             {
-                "a": p["a_name"],
-                "b": p["b_name"],
-                "n": p["n"],
-                "problems_differ": p["problems_differ"],
-                "majority_discordant": p["majority_discordant"],
-                "delta_pp": p["delta_pp"],
-                "ci": (p["ci_lo"], p["ci_hi"]),
-                "p_wilcoxon": (p["p_wilcoxon"], mark),
-                "p_holm": p["p_holm"],
+                "a": p.a_name,
+                "b": p.b_name,
+                "n": p.n,
+                "problems_differ": p.problems_differ,
+                "majority_discordant": p.majority_discordant,
+                "delta_pp": p.delta_pp,
+                "ci": (p.ci_lo, p.ci_hi),
+                "p_wilcoxon": (p.p_wilcoxon, mark),
+                "p_holm": p.p_holm,
             }
         )
     first, second = _sides(report)
@@ -215,17 +223,17 @@ def paired_table(report: dict) -> Table:
         f"Delta: {second.lower()} minus {first.lower()}, mean per-problem pass-rate difference over the n common "
         "problems. Problems that differ: per-problem pass rates differ (the Wilcoxon test's n). "
         "Majority-discordant: the majority outcome differs (McNemar's discordant pairs).",
-        "Family: " + report["method"].get("family", f"{len(rows)} comparison(s)") + ".",
+        "Family: " + report.method.get("family", f"{len(rows)} comparison(s)") + ".",
     ]
     if any(r["p_wilcoxon"][1] for r in rows):
         notes.append(f"{ASYMPTOTIC_MARK} normal approximation (more than 400 problems differ).")
-    notes += _limit_notes(report["pairs"])
-    for x in report.get("excluded", []):
-        notes.append(f"Not compared: {x['b_name']} vs {x['a_name']} ({x['reason']}).")
+    notes += _limit_notes(report.pairs)
+    for x in report.excluded:
+        notes.append(f"Not compared: {x.b_name} vs {x.a_name} ({x.reason}).")
     return Table("paired", "Paired comparisons", columns, rows, notes)
 
 
-def _limit_notes(pairs: list[dict]) -> list[str]:
+def _limit_notes(pairs: list[PairSection]) -> list[str]:
     """Footnotes for pairs whose p cannot reach 0.05 (too few problems differ) or whose CI and p disagree.
 
     Read from the report's `p_min_wilcoxon` and interval; a report written before those
@@ -234,12 +242,12 @@ def _limit_notes(pairs: list[dict]) -> list[str]:
     floor: list[str] = []
     disagree: list[str] = []
     for p in pairs:
-        name = f"{p['b_name']} vs {p['a_name']}"
-        p_min = p.get("p_min_wilcoxon")
-        if p_min is not None and p.get("wilcoxon_method") == "exact" and p["problems_differ"] and p_min > ALPHA:
-            floor.append(f"{name}: {p['problems_differ']} differ, smallest p {display(p_min, P)}")
-        excludes = p["ci_lo"] is not None and p["ci_hi"] is not None and (p["ci_lo"] > 0 or p["ci_hi"] < 0)
-        if p["n"] > 1 and p["problems_differ"] and excludes != (p["p_wilcoxon"] < ALPHA):
+        name = f"{p.b_name} vs {p.a_name}"
+        p_min = p.p_min_wilcoxon
+        if p_min is not None and p.wilcoxon_method == "exact" and p.problems_differ and p_min > ALPHA:
+            floor.append(f"{name}: {p.problems_differ} differ, smallest p {display(p_min, P)}")
+        excludes = p.ci_lo is not None and p.ci_hi is not None and (p.ci_lo > 0 or p.ci_hi < 0)
+        if p.n > 1 and p.problems_differ and excludes != (p.p_wilcoxon < ALPHA):
             disagree.append(name)
     notes = []
     if floor:
@@ -257,31 +265,31 @@ def _limit_notes(pairs: list[dict]) -> list[str]:
     return notes
 
 
-def ablation_table(report: dict) -> Table:
+def ablation_table(report: StatsReport) -> Table:
     """Arms x categories and overall pass rate; with a baseline, each arm's delta against it."""
-    categories = sorted({c for arm in report["arms"] for c in arm["categories"]})
+    categories = sorted({c for arm in report.arms for c in arm.categories})
     keys = {c: f"cat{i}" for i, c in enumerate(categories)}
-    family = report["family"]
-    deltas = {p["b"]: p["delta_pp"] for p in report["pairs"]} if family["mode"] == "baseline" else {}
+    family = report.family
+    deltas = {p.b: p.delta_pp for p in report.pairs} if family.is_baseline else {}
     rows = []
-    for arm in report["arms"]:
-        row = {"arm": arm["name"], "overall": arm["pass_rate"] if arm["trials"] else None}
+    for arm in report.arms:
+        row: dict[str, object] = {"arm": arm.name, "overall": arm.pass_rate if arm.trials else None}
         for category in categories:
-            section = arm["categories"].get(category)
-            row[keys[category]] = section["pass_rate"] if section and section["trials"] else None
+            section = arm.categories.get(category)
+            row[keys[category]] = section.pass_rate if section and section.trials else None
         if deltas:
-            row["delta"] = deltas.get(arm["label"])
+            row["delta"] = deltas.get(arm.label)
         rows.append(row)
     columns = [Column("arm", "Arm"), *(Column(keys[c], f"{c} (%)", PCT) for c in categories)]
     columns.append(Column("overall", "Overall (%)", PCT))
     notes = []
     if deltas:
-        columns.append(Column("delta", f"Delta vs {family['baseline_name']} (pp)", PP))
+        columns.append(Column("delta", f"Delta vs {family.baseline_name} (pp)", PP))
         notes.append("Delta: the paired difference over common problems (see the paired table).")
     return Table("ablation", "Ablation: pass rate by arm and category", columns, rows, notes)
 
 
-def retry_table(report: dict) -> Table:
+def retry_table(report: StatsReport) -> Table:
     """Pass rate and cost per retry budget within each series (benchmark, condition, model; see `stats.retries`).
 
     Only sweeps are rows; series with one budget and arms in no series are named in the notes, and a budget
@@ -289,17 +297,17 @@ def retry_table(report: dict) -> Table:
     """
     rows = [
         {
-            "series": r.get("series") or "",
-            "budget": r["retry_budget"],
-            "arms": ", ".join(r.get("names") or r["arms"]),
-            "trials": r["trials"],
-            "pass_rate": r["pass_rate"] if r.get("graded", r["trials"]) else None,
-            "retries": r.get("mean_retries_used"),
-            "wall": r["mean_wallclock_s"],
-            "tokens": r["mean_tokens"],
-            "calls": r["mean_llm_calls"],
+            "series": r.series or "",
+            "budget": r.retry_budget,
+            "arms": ", ".join(r.names or r.arms),
+            "trials": r.trials,
+            "pass_rate": r.pass_rate if r.graded_or_trials else None,
+            "retries": r.mean_retries_used,
+            "wall": r.mean_wallclock_s,
+            "tokens": r.mean_tokens,
+            "calls": r.mean_llm_calls,
         }
-        for r in report["retry_budgets"]
+        for r in report.retry_budgets
     ]
     columns = [
         Column("series", "Series"),
@@ -316,29 +324,29 @@ def retry_table(report: dict) -> Table:
     empty = [f"{r['series']} at {r['budget']}" for r in rows if r["pass_rate"] is None]
     if empty:
         notes.append(f"{MISSING} in Pass: no graded trials ({', '.join(empty)}).")
-    if report.get("retry_budget_missing"):
-        notes.append("Not a sweep (left out): " + "; ".join(m["note"] for m in report["retry_budget_missing"]) + ".")
-    if report.get("unknown_budget"):
-        names = {a["label"]: a["name"] for a in report["arms"]}
-        notes.append("Unknown budget (left out): " + ", ".join(names[x] for x in report["unknown_budget"]) + ".")
+    if report.retry_budget_missing:
+        notes.append("Not a sweep (left out): " + "; ".join(m.note for m in report.retry_budget_missing) + ".")
+    if report.unknown_budget:
+        names = {a.label: a.name for a in report.arms}
+        notes.append("Unknown budget (left out): " + ", ".join(names[x] for x in report.unknown_budget) + ".")
     return Table("retry_budget", "Retry-budget sweep", columns, rows, notes)
 
 
-def cost_table(report: dict) -> Table:
+def cost_table(report: StatsReport) -> Table:
     """Mean and median wall-clock, tokens and LLM calls per trial for each arm."""
-    rows = []
-    for arm in report["arms"]:
-        cost = arm["cost"]
+    rows: list[dict[str, object]] = []
+    for arm in report.arms:
+        cost = arm.cost
         rows.append(
             {
-                "arm": arm["name"],
-                "trials": arm["trials"],
-                "wall_mean": cost["wallclock_s"]["mean"],
-                "wall_median": cost["wallclock_s"]["median"],
-                "tokens_mean": cost["tokens"]["mean"],
-                "tokens_median": cost["tokens"]["median"],
-                "calls_mean": cost["llm_calls"]["mean"],
-                "calls_median": cost["llm_calls"]["median"],
+                "arm": arm.name,
+                "trials": arm.trials,
+                "wall_mean": cost.wallclock_s.mean,
+                "wall_median": cost.wallclock_s.median,
+                "tokens_mean": cost.tokens.mean,
+                "tokens_median": cost.tokens.median,
+                "calls_mean": cost.llm_calls.mean,
+                "calls_median": cost.llm_calls.median,
             }
         )
     columns = [
@@ -354,14 +362,14 @@ def cost_table(report: dict) -> Table:
     return Table("cost", "Cost per trial and condition", columns, rows)
 
 
-def error_table(report: dict) -> Table:
+def error_table(report: StatsReport) -> Table:
     """Share of each arm's failed trials per error class (the error taxonomy)."""
-    classes = list(dict.fromkeys(e["error_class"] for arm in report["arms"] for e in arm["errors"]))
+    classes = list(dict.fromkeys(e.error_class for arm in report.arms for e in arm.errors))
     keys = {c: f"err{i}" for i, c in enumerate(classes)}
     rows = []
-    for arm in report["arms"]:
-        shares = {e["error_class"]: e["share"] for e in arm["errors"]}
-        row = {"arm": arm["name"], "failed": sum(e["count"] for e in arm["errors"])}
+    for arm in report.arms:
+        shares = {e.error_class: e.share for e in arm.errors}
+        row: dict[str, object] = {"arm": arm.name, "failed": sum(e.count for e in arm.errors)}
         row.update({keys[c]: shares.get(c, 0.0 if row["failed"] else None) for c in classes})
         rows.append(row)
     columns = [Column("arm", "Arm"), Column("failed", "Failed trials", INT)]
@@ -369,7 +377,7 @@ def error_table(report: dict) -> Table:
     return Table("errors", "Error taxonomy: share of failed trials per class", columns, rows)
 
 
-def sampling_table(report: dict) -> Table:
+def sampling_table(report: StatsReport) -> Table:
     """The sampling control: each arm's pass@1 and pass@N, how often all N samples agree, and what it costs in calls.
 
     Best-of-N arms sit beside the retrying and multi-agent arms at their observed
@@ -378,18 +386,18 @@ def sampling_table(report: dict) -> Table:
     """
     rows = [
         {
-            "arm": c["name"],
-            "kind": c["kind"],
-            "n": c["n"],
-            "p1": c["pass_at_1"],
-            "pn": c["pass_at_n"],
-            "agree": c["agree"],
-            "of": c["agree_problems"] or None,
-            "share": c["agree_share"],
-            "per_attempt": c["calls_per_attempt"],
-            "for_n": c["calls_for_pass_at_n"],
+            "arm": c.name,
+            "kind": c.kind,
+            "n": c.n,
+            "p1": c.pass_at_1,
+            "pn": c.pass_at_n,
+            "agree": c.agree,
+            "of": c.agree_problems or None,
+            "share": c.agree_share,
+            "per_attempt": c.calls_per_attempt,
+            "for_n": c.calls_for_pass_at_n,
         }
-        for c in report["sampling"].get("control", [])
+        for c in report.sampling.control
     ]
     columns = [
         Column("arm", "Arm"),
@@ -408,44 +416,45 @@ def sampling_table(report: dict) -> Table:
         "one per trial); other arms: one trial is one attempt, N is the fewest trials any problem has. LLM calls "
         "for pass@N: N times the calls observed per sample or attempt; an arm's pass@1 costs its calls per sample."
     ]
-    for c in report["sampling"]["equal_budget"]:
-        at_n = MISSING if c["pass_at_n"] is None else f"{100 * c['pass_at_n']:.1f}%"
+    for c in report.sampling.equal_budget:
+        at_n = MISSING if c.pass_at_n is None else f"{100 * c.pass_at_n:.1f}%"
         notes.append(
-            f"Equal budget: {c['sampler_name']} with {c['n']} sample(s) per problem (pass@{c['n']} {at_n}) vs "
-            f"{c['reference_name']} {100 * c['reference_pass_rate']:.1f}%."
+            f"Equal budget: {c.sampler_name} with {c.n} sample(s) per problem (pass@{c.n} {at_n}) vs "
+            f"{c.reference_name} {100 * c.reference_pass_rate:.1f}%."
         )
     return Table("sampling", "Sampling control", columns, rows, notes)
 
 
-def _condition_of(arm: dict, runs: dict[str, dict]) -> str:
-    if arm["condition"]:
-        return arm["condition"]
-    own = list(runs.get(arm["run"], {}).get("conditions", {}))
-    return own[0] if len(own) == 1 else arm["name"]
+def _condition_of(arm: ArmSection, runs: dict[str, RunSection]) -> str:
+    if arm.condition:
+        return arm.condition
+    run = runs.get(arm.run)
+    own = list(run.conditions) if run else []
+    return own[0] if len(own) == 1 else arm.name
 
 
-def cross_model_table(report: dict) -> Table:
+def cross_model_table(report: StatsReport) -> Table:
     """Pass rate per condition (rows) and generator model (columns), when the arms differ by model."""
-    runs = {r["id"]: r for r in report["runs"]}
-    models = list(dict.fromkeys(a["model"] for a in report["arms"] if a.get("model")))
+    runs = {r.id: r for r in report.runs}
+    models = list(dict.fromkeys(a.model for a in report.arms if a.model))
     keys = {m: f"m{i}" for i, m in enumerate(models)}
     table: dict[str, dict[str, Any]] = {}
-    for arm in report["arms"]:
-        if not arm.get("model") or not arm["trials"]:
+    for arm in report.arms:
+        if not arm.model or not arm.trials:
             continue
         condition = _condition_of(arm, runs)
-        table.setdefault(condition, {"condition": condition})[keys[arm["model"]]] = arm["pass_rate"]
+        table.setdefault(condition, {"condition": condition})[keys[arm.model]] = arm.pass_rate
     columns = [Column("condition", "Condition"), *(Column(keys[m], f"{m} (%)", PCT) for m in models)]
     notes = ["Model: the generator's model as the run recorded it."]
     return Table("cross_model", "Pass rate by condition and model", columns, list(table.values()), notes)
 
 
-def has_sampling_control(report: dict) -> bool:
+def has_sampling_control(report: StatsReport) -> bool:
     """Whether any arm sampled (best-of-N) or repeated trials: only then is there a sampling control to show."""
-    return any(c["kind"] == "best-of-N" or c["n"] for c in report["sampling"].get("control", []))
+    return any(c.kind == "best-of-N" or c.n for c in report.sampling.control)
 
 
-def sequential_table(report: dict) -> Table:
+def sequential_table(report: StatsReport) -> Table:
     """Each comparison of a sequential batch: where it stopped, its repeated CI and adjusted p, trials saved."""
     columns = [
         Column("run", "Run", INT),
@@ -460,20 +469,21 @@ def sequential_table(report: dict) -> Table:
     ]
     notes = ["Group-sequential looks (Lan-DeMets O'Brien-Fleming-type spending, Bonferroni over the comparisons "
              "of a batch, non-binding futility); the repeated CI and the repeated p hold whichever look stopped."]
-    return Table("sequential", "Sequential stops", columns, list(report.get("sequential") or []), notes)
+    rows = [r.model_dump() for r in report.sequential or []]
+    return Table("sequential", "Sequential stops", columns, rows, notes)
 
 
-def publication_tables(report: dict) -> list[Table]:
+def publication_tables(report: StatsReport) -> list[Table]:
     """Every table the report has data for, in the order a paper would show them."""
     tables = [category_table(report), paired_table(report), ablation_table(report)]
-    optional: list[tuple[Callable[[dict], Table], bool]] = [
-        (category_paired_table, any(p.get("categories") for p in report["pairs"])),
-        (retry_table, bool(report["retry_budgets"])),
-        (cost_table, any(a["trials"] for a in report["arms"])),
-        (error_table, any(a["errors"] for a in report["arms"])),
+    optional: list[tuple[Callable[[StatsReport], Table], bool]] = [
+        (category_paired_table, any(p.categories for p in report.pairs)),
+        (retry_table, bool(report.retry_budgets)),
+        (cost_table, any(a.trials for a in report.arms)),
+        (error_table, any(a.errors for a in report.arms)),
         (sampling_table, has_sampling_control(report)),
-        (cross_model_table, len({a.get("model") for a in report["arms"] if a.get("model")}) > 1),
-        (sequential_table, bool(report.get("sequential"))),
+        (cross_model_table, len({a.model for a in report.arms if a.model}) > 1),
+        (sequential_table, bool(report.sequential)),
     ]
     for build, wanted in optional:
         if wanted:

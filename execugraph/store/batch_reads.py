@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store.models import Run, Trial
 from execugraph.store.validation import table_of
 
@@ -60,7 +61,7 @@ def trials_left(store: Store, run_id: int) -> dict[str, tuple[int, list[datetime
     return left
 
 
-def history_durations(store: Store, run_id: int, models: dict[str, Any] | None, conditions: Sequence[str],
+def history_durations(store: Store, run_id: int, models: JsonObject | None, conditions: Sequence[str],
                       *, runs: int = 20) -> dict[str, Sums]:
     """Per condition: durations in the last `runs` finished batches with the same models as `run_id`."""
     with store.engine.connect() as conn:

@@ -11,9 +11,9 @@ passed, on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -37,7 +37,7 @@ class BulkWriter:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    def insert(self, model: TableModel, rows: Sequence[dict[str, Any]]) -> list[int]:
+    def insert(self, model: TableModel, rows: Sequence[Mapping[str, object]]) -> list[int]:
         """Insert `rows` (dicts of `model`'s column values, no `id`) and return their new ids in the same order."""
         table = table_of(model)
         ids: list[int] = []
@@ -61,7 +61,7 @@ class BulkWriter:
         ).first()
         return None if stored is None else ProblemRecord(**dict(stored._mapping)).to_problem()
 
-    def insert_missing_problems(self, rows: Sequence[dict[str, Any]]) -> int:
+    def insert_missing_problems(self, rows: Sequence[Mapping[str, object]]) -> int:
         """Store problems whose (benchmark, id) is not stored yet; existing ones are left untouched.
         Returns how many were new."""
         if not rows:

@@ -17,13 +17,14 @@ from urllib.parse import unquote
 
 from sqlalchemy import select
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
 from execugraph.store.validation import table_of
 
 if TYPE_CHECKING:
     from execugraph.store.store import Store
 
-Row = dict[str, Any]
+Row = JsonObject  # one table row by column name, as a bundle writes it
 
 
 @dataclass

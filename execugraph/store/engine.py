@@ -120,7 +120,7 @@ def make_engine(url: str | URL, *, read_only: str | None = None, read_only_note:
         raise ValueError(f"read-only opening is for SQLite files, not {display(parsed)}")
     # PostgreSQL (and, untested, any other SQLAlchemy backend): the pool checks
     # connections before use so a restarted server costs one retry, not an error.
-    connect_args: dict[str, Any] = {}
+    connect_args: dict[str, object] = {}
     if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
         connect_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
     try:

@@ -143,7 +143,7 @@ def leased_runs(store: Store, stale_after_s: float = 30.0) -> list[HeldRun]:
 
 def release_run(store: Store, run_id: int, worker_id: str, status: str, error: str | None = None) -> None:
     """Give the run up with its final (or paused) status (a no-op if another worker holds it now)."""
-    values: dict[str, Any] = {"worker_id": None, "heartbeat_at": None, "lease_expires_at": None, "status": status}
+    values: dict[str, object] = {"worker_id": None, "heartbeat_at": None, "lease_expires_at": None, "status": status}
     if status in ("done", "failed", "cancelled"):
         values["finished_at"] = utcnow()
     if error is not None:

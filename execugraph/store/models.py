@@ -21,6 +21,7 @@ from sqlalchemy import JSON, Index, Text, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.vocabulary import (
     FEEDBACK_SOURCES as FEEDBACK_SOURCES,  # re-exported for the store's checks
 )
@@ -131,11 +132,11 @@ class Run(SQLModel, table=True):
     kind: str
     title: str = ""
     status: str = "queued"
-    config: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    config: JsonObject = Field(default_factory=dict, sa_type=JSON)
     benchmark: str | None = None
     host: str = ""
-    versions: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
-    models: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    versions: JsonObject = Field(default_factory=dict, sa_type=JSON)
+    models: JsonObject = Field(default_factory=dict, sa_type=JSON)
     tags: list[str] = Field(default_factory=list, sa_type=JSON)
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
@@ -209,7 +210,7 @@ class Step(SQLModel, table=True):
     attempt: int = 0
     started_at: datetime = Field(default_factory=utcnow)
     ended_at: datetime | None = None
-    output: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    output: JsonObject | None = Field(default=None, sa_type=JSON)
 
 
 class LLMCall(SQLModel, table=True):
@@ -223,7 +224,7 @@ class LLMCall(SQLModel, table=True):
     role: str = ""
     provider: str = ""
     model: str = ""
-    messages: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
+    messages: list[JsonObject] = Field(default_factory=list, sa_type=JSON)
     response: str = Field(default="", sa_type=CleanTextColumn)
     tokens_in: int = 0
     tokens_out: int = 0
@@ -248,11 +249,11 @@ class Execution(SQLModel, table=True):
     verdict: str = ""
     tests_passed: int = 0
     tests_total: int = 0
-    results: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
+    results: list[JsonObject] = Field(default_factory=list, sa_type=JSON)
     stdout: str = Field(default="", sa_type=CleanTextColumn)
     stderr: str = Field(default="", sa_type=CleanTextColumn)
     policy_version: str = ""
-    isolation: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    isolation: JsonObject = Field(default_factory=dict, sa_type=JSON)
     duration_s: float = 0.0
     created_at: datetime = Field(default_factory=utcnow)
 
@@ -283,7 +284,7 @@ class ProblemRecord(SQLModel, table=True):
     entry_point: str | None = None
     aliases: list[str] = Field(default_factory=list, sa_type=JSON)
     signature: str = Field(default="", sa_type=CleanTextColumn)
-    tests: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
+    tests: list[JsonObject] = Field(default_factory=list, sa_type=JSON)
     source: str = ""
     difficulty: str = ""
     rationale: str = Field(default="", sa_type=CleanTextColumn)
@@ -371,7 +372,7 @@ class TechniqueEdit(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     technique_id: str = Field(index=True)
     action: str  # add | update
-    technique: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)  # the whole Technique
+    technique: JsonObject = Field(default_factory=dict, sa_type=JSON)  # the whole Technique
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -381,7 +382,7 @@ class TechniqueLibrarySnapshot(SQLModel, table=True):
     __tablename__ = "technique_library"
 
     digest: str = Field(primary_key=True)  # sha256 of the canonical JSONL (retrieval.library.library_digest)
-    techniques: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
+    techniques: list[JsonObject] = Field(default_factory=list, sa_type=JSON)
     size: int = 0
     created_at: datetime = Field(default_factory=utcnow)
 

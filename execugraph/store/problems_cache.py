@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel, select
@@ -16,7 +16,7 @@ from execugraph.workflow.problem import Problem
 class ProblemCacheRecords(StoreCore):
     """The Store's problem and LLM-cache methods (see `Store`)."""
 
-    def _upsert(self, model: type[SQLModel], values: dict[str, Any], key: list[str]) -> None:
+    def _upsert(self, model: type[SQLModel], values: Mapping[str, object], key: list[str]) -> None:
         table = table_of(model)
 
         def work(session: Session) -> None:

@@ -8,8 +8,10 @@ trials: no summary ever loads trial rows into Python.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict
+from typing import cast as typed
 
 from sqlalchemy import ColumnElement, Connection, String, case, cast, exists, func, select
 from sqlalchemy import text as sql_text
@@ -90,7 +92,44 @@ def run_progress(conn: Connection, run_id: int) -> dict[str, int]:
 _COUNTS = ("trials", "finished", "graded", "passed", "errors", "tokens_in", "tokens_out", "llm_calls")
 
 
-def _cells(conn: Connection, run_id: int) -> list[dict[str, Any]]:
+class SummaryGroup(TypedDict):
+    """The totals of one group of a run's trials (all of them, a condition, a category, or a pair)."""
+
+    condition: NotRequired[str]  # in by_condition and by_condition_category
+    category: NotRequired[str]  # in by_category and by_condition_category
+    trials: int  # every trial, queued ones included
+    finished: int  # done + error
+    graded: int  # done: ran to the end and were judged
+    passed: int
+    errors: int
+    tokens_in: int
+    tokens_out: int
+    llm_calls: int
+    pass_rate: float | None  # passed / graded; None when nothing was graded
+    mean_wallclock_s: float | None  # over finished trials; None when none finished
+    mean_retries: float | None  # likewise
+
+
+class RunSummary(TypedDict):
+    """A run's pass rates and costs overall, per condition, per category and per (condition, category)."""
+
+    run_id: int
+    overall: SummaryGroup
+    by_condition: list[SummaryGroup]
+    by_category: list[SummaryGroup]
+    by_condition_category: list[SummaryGroup]
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """Additive totals of one (condition, category): `_COUNTS` and retries (ints), wallclock_s (float)."""
+
+    condition: str
+    category: str
+    totals: dict[str, int | float]
+
+
+def _cells(conn: Connection, run_id: int) -> list[_Cell]:
     """Additive totals per (condition, category): the one query a summary needs.
 
     Conditions x categories is at most a few hundred cells however many trials
@@ -118,37 +157,33 @@ def _cells(conn: Connection, run_id: int) -> list[dict[str, Any]]:
     )
     cells = []
     for row in conn.execute(stmt).mappings():
-        cell: dict[str, Any] = {"condition": row["condition"], "category": row["category"]}
-        cell.update({name: int(row[name] or 0) for name in (*_COUNTS, "retries")})
-        cell["wallclock_s"] = float(row["wallclock_s"] or 0.0)
-        cells.append(cell)
+        totals: dict[str, int | float] = {name: int(row[name] or 0) for name in (*_COUNTS, "retries")}
+        totals["wallclock_s"] = float(row["wallclock_s"] or 0.0)
+        cells.append(_Cell(row["condition"], row["category"], totals))
     return cells
 
 
-def _roll_up(cells: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Merge cells sharing `keys` and derive rates and means, sorted by `keys`."""
-    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
+def _roll_up(cells: list[_Cell], keys: tuple[str, ...]) -> list[SummaryGroup]:
+    """Merge cells sharing `keys` (condition, category) and derive rates and means, sorted by `keys`."""
+    merged: dict[tuple[str, ...], dict[str, int | float]] = {}
     for cell in cells:
-        group = tuple(cell[k] for k in keys)
-        into = merged.setdefault(
-            group,
-            {**dict(zip(keys, group, strict=True)), **dict.fromkeys(_COUNTS, 0), "retries": 0, "wallclock_s": 0.0},
-        )
+        group = tuple(getattr(cell, k) for k in keys)
+        into = merged.setdefault(group, {**dict.fromkeys(_COUNTS, 0), "retries": 0, "wallclock_s": 0.0})
         for name in (*_COUNTS, "retries", "wallclock_s"):
-            into[name] += cell[name]
+            into[name] += cell.totals[name]
     out = []
     for group in sorted(merged):
         stats = merged[group]
         done = stats["finished"]
-        item = {**{k: stats[k] for k in keys}, **{name: stats[name] for name in _COUNTS}}
+        item: dict[str, object] = {**dict(zip(keys, group, strict=True)), **{name: stats[name] for name in _COUNTS}}
         item["pass_rate"] = stats["passed"] / stats["graded"] if stats["graded"] else None
         item["mean_wallclock_s"] = stats["wallclock_s"] / done if done else None
         item["mean_retries"] = stats["retries"] / done if done else None
-        out.append(item)
+        out.append(typed(SummaryGroup, item))
     return out
 
 
-def run_summary(conn: Connection, run_id: int) -> dict[str, Any]:
+def run_summary(conn: Connection, run_id: int) -> RunSummary:
     """Pass rates and costs of a run overall, per condition, per category and per pair.
 
     `pass_rate` is passed / graded (trials that ran to the end and were judged:
@@ -159,11 +194,12 @@ def run_summary(conn: Connection, run_id: int) -> dict[str, Any]:
     """
     cells = _cells(conn, run_id)
     overall = _roll_up(cells, ())
-    empty = {**dict.fromkeys(_COUNTS, 0), "pass_rate": None, "mean_wallclock_s": None, "mean_retries": None}
-    return {
-        "run_id": run_id,
-        "overall": overall[0] if overall else empty,
-        "by_condition": _roll_up(cells, ("condition",)),
-        "by_category": _roll_up(cells, ("category",)),
-        "by_condition_category": _roll_up(cells, ("condition", "category")),
-    }
+    empty = typed(SummaryGroup, {**dict.fromkeys(_COUNTS, 0), "pass_rate": None, "mean_wallclock_s": None,
+                                 "mean_retries": None})
+    return RunSummary(
+        run_id=run_id,
+        overall=overall[0] if overall else empty,
+        by_condition=_roll_up(cells, ("condition",)),
+        by_category=_roll_up(cells, ("category",)),
+        by_condition_category=_roll_up(cells, ("condition", "category")),
+    )

@@ -11,7 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from execugraph.store.models import Run
+    from execugraph.store.run_reads import RunHeader
 
 MAX_TITLE_WORDS = 8
 MAX_CONDITIONS_SHOWN = 3
@@ -56,14 +60,14 @@ def run_name(
     return f"{text} #{run_id}"
 
 
-def name_of(run: Any) -> str:
-    """`run_name` of a stored Run (or anything with its id, title, benchmark, config and created_at)."""
+def name_of(run: Run | RunHeader) -> str:
+    """`run_name` of a stored Run, or of a run's header (`run_reads.RunHeader`)."""
     return run_name(
-        run.id,
-        getattr(run, "title", None),
-        benchmark=getattr(run, "benchmark", None),
-        conditions=conditions_of(getattr(run, "config", None)),
-        created=getattr(run, "created_at", None),
+        str(run.id),
+        run.title,
+        benchmark=run.benchmark,
+        conditions=conditions_of(run.config),
+        created=run.created_at,
     )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, case, cast, func, select
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store.models import RUN_STATUSES, Run, Trial
 from execugraph.store.queries import FINISHED_STATUSES
 from execugraph.store.validation import table_of
@@ -35,8 +36,8 @@ class RunHeader:
     title: str
     kind: str
     benchmark: str | None
-    config: dict[str, Any] | None
-    models: dict[str, Any] | None
+    config: JsonObject | None  # the run's config column, as stored
+    models: JsonObject | None  # its role -> model column, as stored
     created_at: datetime
 
 
@@ -149,7 +150,7 @@ def latest_finished_run(store: Store, kind: str | None = None) -> int | None:
     return None
 
 
-def runs_mentioning(store: Store, needle: str) -> list[tuple[int, str, dict[str, Any]]]:
+def runs_mentioning(store: Store, needle: str) -> list[tuple[int, str, JsonObject]]:
     """(id, title, config) of runs whose config JSON contains `needle` (a digest), oldest first."""
     stmt = (
         select(RUN.c.id, RUN.c.title, RUN.c.config)
@@ -206,7 +207,7 @@ def rescore_family(store: Store, run_id: int) -> tuple[int, list[int]] | None:
         return root, [int(r) for r in children]
 
 
-def finished_rescores(store: Store, run_id: int) -> list[tuple[int, dict[str, Any]]]:
+def finished_rescores(store: Store, run_id: int) -> list[tuple[int, JsonObject]]:
     """(id, config) of the finished rescores of `run_id`, newest first."""
     with store.engine.connect() as conn:
         rows = conn.execute(
@@ -217,7 +218,7 @@ def finished_rescores(store: Store, run_id: int) -> list[tuple[int, dict[str, An
     return [(int(i), dict(config or {})) for i, config in rows]
 
 
-def imported_children(store: Store, run_id: int) -> list[tuple[int, dict[str, Any]]]:
+def imported_children(store: Store, run_id: int) -> list[tuple[int, JsonObject]]:
     """(id, config) of the import runs whose parent is `run_id` (a file's second verdict set), newest first."""
     with store.engine.connect() as conn:
         rows = conn.execute(
@@ -228,7 +229,7 @@ def imported_children(store: Store, run_id: int) -> list[tuple[int, dict[str, An
     return [(int(i), dict(config or {})) for i, config in rows]
 
 
-def run_kinds_and_configs(store: Store, run_ids: Sequence[int]) -> dict[int, tuple[str, dict[str, Any]]]:
+def run_kinds_and_configs(store: Store, run_ids: Sequence[int]) -> dict[int, tuple[str, JsonObject]]:
     """run id -> (kind, config) for those of `run_ids` that exist."""
     return {h.id: (h.kind, dict(h.config or {})) for h in run_headers(store, run_ids)}
 

@@ -10,6 +10,7 @@ from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store import queries, waits
 from execugraph.store.models import EndpointWait, Execution, LLMCall, RetrievalHit, Run, Step, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
@@ -25,12 +26,12 @@ class RunRecords(StoreCore):
         self,
         kind: str,
         title: str,
-        config: dict[str, Any],
+        config: JsonObject,
         benchmark: str | None = None,
-        models: dict[str, Any] | None = None,
+        models: JsonObject | None = None,
         parent_run_id: int | None = None,
         status: str = "queued",
-        versions: dict[str, Any] | None = None,
+        versions: JsonObject | None = None,
         host: str | None = None,
         tags: list[str] | None = None,
     ) -> int:
@@ -132,7 +133,7 @@ class RunRecords(StoreCore):
         with self.engine.connect() as conn:
             return queries.run_progress(conn, run_id)
 
-    def run_summary(self, run_id: int) -> dict[str, Any]:
+    def run_summary(self, run_id: int) -> queries.RunSummary:
         """Pass rates and costs overall, per condition, per category and per pair (see queries.run_summary)."""
         with self.engine.connect() as conn:
             return queries.run_summary(conn, run_id)
@@ -152,6 +153,6 @@ class RunRecords(StoreCore):
         """Forget every endpoint wait of the run."""
         waits.clear(self.engine, run_id)
 
-    def endpoint_waits(self, run_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+    def endpoint_waits(self, run_ids: Iterable[int]) -> dict[int, list[waits.LiveWait]]:
         """Live waits per run (oldest outage first); waits whose writer stopped refreshing them are left out."""
         return waits.current(self.engine, list(run_ids))

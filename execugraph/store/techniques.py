@@ -6,11 +6,10 @@ The rules (what an edit may do, how the library is put together) live in
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store.models import TechniqueEdit, TechniqueLibrarySnapshot, utcnow
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import table_of
@@ -21,7 +20,7 @@ EDIT_ACTIONS = ("add", "update")
 class TechniqueRecords(StoreCore):
     """The Store's technique-library methods (see `Store`)."""
 
-    def add_technique_edit(self, action: str, technique: dict[str, Any]) -> int:
+    def add_technique_edit(self, action: str, technique: JsonObject) -> int:
         """Append one edit (the whole technique as a dict with an `id`); returns the edit's id."""
         if action not in EDIT_ACTIONS:
             raise ValueError(f"TechniqueEdit.action must be one of {', '.join(EDIT_ACTIONS)}; got {action!r}")
@@ -50,7 +49,7 @@ class TechniqueRecords(StoreCore):
         with self._read() as session:
             return list(session.exec(select(TechniqueEdit).order_by(table_of(TechniqueEdit).c.id)))
 
-    def save_library_snapshot(self, digest: str, techniques: list[dict[str, Any]]) -> None:
+    def save_library_snapshot(self, digest: str, techniques: list[JsonObject]) -> None:
         """Keep `techniques` under `digest` unless a library with that digest is kept already."""
         if not isinstance(digest, str) or len(digest) != 64:
             raise ValueError(f"TechniqueLibrarySnapshot.digest must be a 64-character sha256; got {digest!r}")
@@ -68,7 +67,7 @@ class TechniqueRecords(StoreCore):
 
         self._transact(f"keep technique library {digest[:12]}", work)
 
-    def library_snapshot(self, digest: str) -> list[dict[str, Any]] | None:
+    def library_snapshot(self, digest: str) -> list[JsonObject] | None:
         """The techniques kept under `digest`, in order, or None when this database has no such library."""
         with self._read() as session:
             row = session.get(TechniqueLibrarySnapshot, digest)

@@ -7,7 +7,8 @@ trials of the same problem to compare against. Only the columns shown are read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from sqlalchemy import case, func, select
 
@@ -40,6 +41,30 @@ TRIAL_COLUMNS = (
 )
 
 
+class TrialRow(TypedDict):
+    """A trial as the trial picker and the sibling list show it: the TRIAL_COLUMNS, by name."""
+
+    id: int
+    run_id: int
+    problem_id: str
+    category: str
+    condition: str
+    seed: int
+    trial_index: int
+    status: str  # queued | running | done | error | cancelled
+    passed: bool | None  # None: not graded
+    tests_passed: int
+    tests_total: int
+    retries_used: int
+    error_class: str | None
+    wallclock_s: float
+
+
+def _trial_row(row: Mapping[str, Any]) -> TrialRow:
+    """A TrialRow from a result row of TRIAL_COLUMNS (same keys, same order)."""
+    return cast(TrialRow, dict(row))
+
+
 def _outcome_clause(outcome: str) -> Any:
     t = TRIAL.c
     if outcome == "passed":
@@ -61,7 +86,7 @@ def trial_rows(
     problem_id: str | None = None,
     outcome: str | None = None,
     limit: int = 300,
-) -> list[dict[str, Any]]:
+) -> list[TrialRow]:
     """A run's trials matching the filters (`outcome`: one of OUTCOMES), in creation order, at most `limit`,
     as dicts of TRIAL_COLUMNS."""
     t = TRIAL.c
@@ -73,7 +98,7 @@ def trial_rows(
     if outcome:
         stmt = stmt.where(_outcome_clause(outcome))
     with store.engine.connect() as conn:
-        return [dict(row) for row in conn.execute(stmt.order_by(t.id).limit(limit)).mappings()]
+        return [_trial_row(row) for row in conn.execute(stmt.order_by(t.id).limit(limit)).mappings()]
 
 
 def trial_filter_values(store: Store, run_id: int) -> tuple[list[str], list[str]]:
@@ -107,7 +132,7 @@ def call_totals_by_step(store: Store, trial_id: int) -> dict[int | None, tuple[i
         }
 
 
-def sibling_trial_rows(store: Store, trial: Trial, *, limit: int = 100) -> list[dict[str, Any]]:
+def sibling_trial_rows(store: Store, trial: Trial, *, limit: int = 100) -> list[TrialRow]:
     """Other finished trials of `trial`'s problem (any run) as dicts of TRIAL_COLUMNS: the opposite outcome
     first, then the same run, newest first."""
     t = TRIAL.c
@@ -124,7 +149,7 @@ def sibling_trial_rows(store: Store, trial: Trial, *, limit: int = 100) -> list[
         .limit(limit)
     )
     with store.engine.connect() as conn:
-        return [dict(row) for row in conn.execute(stmt).mappings()]
+        return [_trial_row(row) for row in conn.execute(stmt).mappings()]
 
 
 def runs_with_hits(store: Store, *, limit: int = 100) -> list[tuple[int, str, int]]:

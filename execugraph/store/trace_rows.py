@@ -10,7 +10,9 @@ from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, select
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store.models import Execution, LLMCall, RetrievalHit, Step, Trial
+from execugraph.store.row_fields import ExecutionFields, HitFields, LLMCallFields
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import check_fields, check_messages, table_of
 
@@ -70,12 +72,14 @@ class TraceRecords(StoreCore):
         *,
         started_at: datetime,
         ended_at: datetime | None = None,
-        output: dict[str, Any] | None = None,
-        llm_calls: Iterable[dict[str, Any]] = (),
-        executions: Iterable[dict[str, Any]] = (),
-        hits: Iterable[dict[str, Any]] = (),
+        output: JsonObject | None = None,
+        llm_calls: Iterable[LLMCallFields] = (),
+        executions: Iterable[ExecutionFields] = (),
+        hits: Iterable[HitFields] = (),
     ) -> int:
         """Write a finished step with its LLM calls, executions and retrieval hits in ONE transaction.
+
+        `output` is the node's step output (`execugraph.workflow.steps`) as its JSON column stores it.
 
         The agent loop's hot path: one commit per node instead of one per row, and a
         crash still loses at most the step in flight. Returns the step id.

@@ -11,7 +11,7 @@ these helpers.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Self, TypeVar
 
@@ -191,7 +191,7 @@ class StoreCore:
         with self._read() as session:
             return session.get(model, ident) is not None
 
-    def _update(self, model: type[SQLModel], ident: int, fields: dict[str, Any]) -> None:
+    def _update(self, model: type[SQLModel], ident: int, fields: Mapping[str, object]) -> None:
         table = table_of(model)
 
         def work(session: Session) -> None:

@@ -15,7 +15,7 @@ follow it: batches are claimed in id order, and this is how a batch's order is k
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from sqlalchemy import Connection, Table, insert, text
 from sqlalchemy.exc import IntegrityError
@@ -25,12 +25,28 @@ KEY_COLUMNS = ("problem_id", "condition", "seed", "trial_index")
 OPTIONAL_COLUMNS = {"category": "", "benchmark": "", "feedback_source": None, "test_source": None}
 
 
-def insert_queued_trials(conn: Connection, table: Table, run_id: int, keys: list[dict[str, Any]]) -> int:
+class TrialKey(TypedDict):
+    """One trial to queue (`Store.ensure_trials`): its key, and the optional columns it may set."""
+
+    problem_id: str
+    condition: str
+    seed: int
+    trial_index: int  # which repetition of (problem, condition, seed)
+    category: NotRequired[str]
+    benchmark: NotRequired[str]
+    feedback_source: NotRequired[str | None]  # execugraph.configuration.vocabulary.FEEDBACK_SOURCES
+    test_source: NotRequired[str | None]  # problem | generated | smoke
+
+
+Row = dict[str, object]  # a queued trial's column values by name
+
+
+def insert_queued_trials(conn: Connection, table: Table, run_id: int, keys: list[TrialKey]) -> int:
     """Insert a queued trial per key unless (run, key) exists; return how many were inserted.
 
     `keys` must already be validated (key columns present, nothing else but OPTIONAL_COLUMNS).
     """
-    rows = [{**OPTIONAL_COLUMNS, **key} for key in keys]
+    rows: list[Row] = [{**OPTIONAL_COLUMNS, **key} for key in keys]
     if conn.dialect.name == "postgresql":
         return _postgres_unnest(conn, table, run_id, rows)
     if conn.dialect.name == "sqlite":
@@ -47,9 +63,9 @@ def insert_queued_trials(conn: Connection, table: Table, run_id: int, keys: list
     return count
 
 
-def _fixed_values(table: Table, run_id: int, varying: list[str]) -> dict[str, Any]:
+def _fixed_values(table: Table, run_id: int, varying: list[str]) -> Row:
     """Values every queued trial shares: its run, status queued, and each other column's scalar default."""
-    fixed: dict[str, Any] = {"run_id": run_id, "status": "queued"}
+    fixed: Row = {"run_id": run_id, "status": "queued"}
     for name, column in table.c.items():
         default = column.default
         if name not in fixed and name not in varying and default is not None and default.is_scalar:
@@ -61,7 +77,7 @@ def _conflict_clause(quote: Any) -> str:
     return f"ON CONFLICT ({', '.join(quote(n) for n in ('run_id', *KEY_COLUMNS))}) DO NOTHING RETURNING id"
 
 
-def _sqlite_json_each(conn: Connection, table: Table, run_id: int, rows: list[dict[str, Any]]) -> int:
+def _sqlite_json_each(conn: Connection, table: Table, run_id: int, rows: list[Row]) -> int:
     quote = conn.dialect.identifier_preparer.quote
     varying = [*KEY_COLUMNS, *OPTIONAL_COLUMNS]
     fixed = _fixed_values(table, run_id, varying)
@@ -72,12 +88,12 @@ def _sqlite_json_each(conn: Connection, table: Table, run_id: int, rows: list[di
         f"INSERT INTO {quote(table.name)} ({columns}) SELECT {selected} FROM json_each(:rows) WHERE true ORDER BY key "
         + _conflict_clause(quote)
     )
-    params: dict[str, Any] = {"rows": json.dumps([[row[n] for n in varying] for row in rows])}
+    params: dict[str, object] = {"rows": json.dumps([[row[n] for n in varying] for row in rows])}
     params.update({f"c_{n}": value for n, value in fixed.items()})
     return len(conn.execute(statement, params).all())
 
 
-def _postgres_unnest(conn: Connection, table: Table, run_id: int, rows: list[dict[str, Any]]) -> int:
+def _postgres_unnest(conn: Connection, table: Table, run_id: int, rows: list[Row]) -> int:
     dialect = conn.dialect
     quote = dialect.identifier_preparer.quote
 

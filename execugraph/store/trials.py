@@ -10,6 +10,7 @@ from sqlmodel import Session, select
 from execugraph.store import trial_queue
 from execugraph.store.models import FEEDBACK_SOURCES, TEST_SOURCES, Run, Trial, utcnow
 from execugraph.store.transactions import StoreCore
+from execugraph.store.trial_queue import TrialKey
 from execugraph.store.validation import KEY_TYPES, check_fields, table_of
 
 _TRIAL_KEY = trial_queue.KEY_COLUMNS
@@ -69,7 +70,7 @@ class TrialRecords(StoreCore):
                 ) from exc
             raise ValueError(f"cannot create trial: {exc.orig}") from exc
 
-    def ensure_trials(self, run_id: int, keys: list[dict[str, Any]]) -> int:
+    def ensure_trials(self, run_id: int, keys: list[TrialKey]) -> int:
         """Queue a trial for every key not already in the run; return how many were new.
 
         Each key needs problem_id, condition, seed and trial_index, and may carry

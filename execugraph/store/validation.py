@@ -7,7 +7,7 @@ nothing already stored is touched.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -43,7 +43,7 @@ def table_of(model: type[SQLModel]) -> Table:
     return model.__table__  # type: ignore[attr-defined,no-any-return]
 
 
-def check_fields(model: type[SQLModel], fields: dict[str, Any], *, frozen: Iterable[str] = ("id",)) -> None:
+def check_fields(model: type[SQLModel], fields: Mapping[str, object], *, frozen: Iterable[str] = ("id",)) -> None:
     """Reject field names the table does not have (or must not be set), and bad enum values."""
     table = table_of(model)
     columns = set(table.columns.keys()) - set(frozen)

@@ -9,10 +9,11 @@ those columns, one query each.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from sqlalchemy import and_, func, select
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store.models import Execution, ProblemRecord, Step, Trial
 from execugraph.store.validation import table_of
 
@@ -26,6 +27,42 @@ RECORD_COLUMNS = (
     "problem_id", "category", "condition", "seed", "trial_index", "passed", "error_class", "retries_used",
     "wallclock_s", "tokens_in", "tokens_out", "llm_calls", "test_source", "feedback_source", "status", "benchmark",
 )
+
+
+class TrialRecord(TypedDict):
+    """A trial as the statistics recompute from it: the RECORD_COLUMNS, by name, in that order."""
+
+    problem_id: str
+    category: str
+    condition: str
+    seed: int
+    trial_index: int
+    passed: bool | None  # None: not graded
+    error_class: str | None
+    retries_used: int
+    wallclock_s: float
+    tokens_in: int
+    tokens_out: int
+    llm_calls: int
+    test_source: str | None  # problem | generated | smoke
+    feedback_source: str | None
+    status: str
+    benchmark: str
+
+
+class GradingResult(TypedDict):
+    """A graded trial with the per-test results of its last grading execution (`stats --near-limit`)."""
+
+    trial: int  # the trial's id
+    problem_id: str
+    benchmark: str
+    condition: str
+    seed: int
+    trial_index: int
+    passed: bool
+    error_class: str | None
+    policy_version: str  # the sandbox policy that ran it ('' when not recorded)
+    results: list[JsonObject]  # per-test results as the Execution's JSON column holds them
 
 
 def trial_verdicts(
@@ -83,12 +120,12 @@ def grading_executions(store: Store, run_id: int) -> list[tuple[int, str, str]]:
         return [(int(row.trial_id), row.policy_version or "", row.stderr or "") for row in conn.execute(stmt)]
 
 
-def trial_records(store: Store, run_id: int) -> tuple[list[dict[str, Any]], dict[Key, tuple[int, int | None]]]:
+def trial_records(store: Store, run_id: int) -> tuple[list[TrialRecord], dict[Key, tuple[int, int | None]]]:
     """A run's trials as dicts of RECORD_COLUMNS in creation order, and key -> (samples drawn, samples passed)
     from the grade steps of its best-of-N trials (one read snapshot)."""
     with store.engine.connect() as conn:
         rows = conn.execute(select(*(T[c] for c in RECORD_COLUMNS)).where(T.run_id == run_id).order_by(T.id))
-        records = [dict(row) for row in rows.mappings()]
+        records = [cast(TrialRecord, dict(row)) for row in rows.mappings()]
         drawn, won = S.output["samples_total"].as_integer(), S.output["samples_passed"].as_integer()
         samples = {
             (r[0], r[1], r[2], r[3]): (r[4], r[5])
@@ -101,7 +138,7 @@ def trial_records(store: Store, run_id: int) -> tuple[list[dict[str, Any]], dict
     return records, samples
 
 
-def grading_results(store: Store, run_id: int) -> list[dict[str, Any]]:
+def grading_results(store: Store, run_id: int) -> list[GradingResult]:
     """A run's graded trials, each with the per-test results of its last grading execution (for `stats --near-limit`).
 
     Keys: trial, problem_id, benchmark, condition, seed, trial_index, passed, error_class,
@@ -116,7 +153,7 @@ def grading_results(store: Store, run_id: int) -> list[dict[str, Any]]:
         .where(T.run_id == run_id, E.purpose.in_(["grading", "feedback"]))
         .order_by(E.id)
     )
-    last: dict[int, dict[str, Any]] = {}
+    last: dict[int, GradingResult] = {}
     graded: set[int] = set()
     with store.engine.connect() as conn:
         for row in conn.execute(stmt):
@@ -124,10 +161,10 @@ def grading_results(store: Store, run_id: int) -> list[dict[str, Any]]:
                 continue
             if row.purpose == "grading":
                 graded.add(int(row.id))
-            last[int(row.id)] = {
-                "trial": int(row.id), "problem_id": row.problem_id, "benchmark": row.benchmark,
-                "condition": row.condition, "seed": row.seed, "trial_index": row.trial_index,
-                "passed": bool(row.passed), "error_class": row.error_class,
-                "policy_version": row.policy_version or "", "results": list(row.results or []),
-            }
+            last[int(row.id)] = GradingResult(
+                trial=int(row.id), problem_id=row.problem_id, benchmark=row.benchmark,
+                condition=row.condition, seed=row.seed, trial_index=row.trial_index,
+                passed=bool(row.passed), error_class=row.error_class,
+                policy_version=row.policy_version or "", results=list(row.results or []),
+            )
     return sorted(last.values(), key=lambda r: r["trial"])

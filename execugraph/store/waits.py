@@ -8,6 +8,7 @@ not refreshed for `STALE_AFTER_S` (its writer died) is not shown.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -60,8 +61,18 @@ def clear(engine: Any, run_id: int) -> None:
         conn.execute(delete(WAIT).where(WAIT.c.run_id == run_id))
 
 
-def current(engine: Any, run_ids: list[int], stale_after_s: float = STALE_AFTER_S) -> dict[int, list[dict[str, Any]]]:
-    """Live waits per run id, oldest outage first: {run_id: [{endpoint, since, last_error, updated_at}]}."""
+@dataclass(frozen=True)
+class LiveWait:
+    """One endpoint a run's trials are waiting on, as `status` and the dashboard show it."""
+
+    endpoint: str  # the server that stopped answering
+    since: datetime  # when the outage started (first failed call)
+    last_error: str  # the last failed call's error
+    updated_at: datetime  # the last failed call: the writer is alive while this is recent
+
+
+def current(engine: Any, run_ids: list[int], stale_after_s: float = STALE_AFTER_S) -> dict[int, list[LiveWait]]:
+    """Live waits per run id, oldest outage first."""
     if not run_ids:
         return {}
     cutoff = utcnow() - timedelta(seconds=stale_after_s)
@@ -70,11 +81,10 @@ def current(engine: Any, run_ids: list[int], stale_after_s: float = STALE_AFTER_
         .where(WAIT.c.run_id.in_(list(run_ids)), WAIT.c.updated_at >= cutoff)
         .order_by(WAIT.c.since, WAIT.c.endpoint)
     )
-    found: dict[int, list[dict[str, Any]]] = {}
+    found: dict[int, list[LiveWait]] = {}
     with engine.connect() as conn:
         for row in conn.execute(stmt):
             found.setdefault(int(row.run_id), []).append(
-                {"endpoint": row.endpoint, "since": row.since, "last_error": row.last_error,
-                 "updated_at": row.updated_at}
+                LiveWait(endpoint=row.endpoint, since=row.since, last_error=row.last_error, updated_at=row.updated_at)
             )
     return found

@@ -3,7 +3,7 @@
 A trial can be judged several ways: as run (or as published), rescored under a grading
 protocol, under stronger tests. This package owns all of it:
 - `rescore` (`rescore_run(store, run_id, pool=...)` -> `report.RescoreReport`): rerun a run's
-  programs into a child run, every flip with its causes and their words (`flip_reasons`);
+  programs into a child run, every flip (`report.Flip`) with its causes and their words (`flip_reasons`);
 - `verdict_sets`: a run's trials under each set, the rescore children behind them, which
   protocol each run was graded under;
 - `compare`: one family's deltas, CIs, exact p and Holm under every set, and the conclusion
@@ -12,7 +12,7 @@ protocol, under stronger tests. This package owns all of it:
   same as run vs under amplified tests (`rescore --suite amplified`), in `stats --json`.
 """
 
-from execugraph.verdicts.report import RescoreReport
-from execugraph.verdicts.rescore import rescore_run
+from execugraph.verdicts.report import Flip, RescoreReport, UnresolvedProblem
+from execugraph.verdicts.rescore import RescoreOutcome, rescore_run
 
-__all__ = ["RescoreReport", "rescore_run"]
+__all__ = ["Flip", "RescoreOutcome", "RescoreReport", "UnresolvedProblem", "rescore_run"]

@@ -22,6 +22,7 @@ from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.family import Family
 from execugraph.stats.from_records import build_report_from_records
 from execugraph.stats.paired import ALPHA
+from execugraph.stats.report_model import PairSection
 
 __all__ = ["ALPHA", "compare_verdict_sets", "conclusion", "direction", "runs_meta", "significant", "survives"]
 DELTA_DECIMALS = 9  # deltas closer to 0 than 1e-9 pp are rounding noise of rational pass rates
@@ -50,9 +51,9 @@ def survives(reference: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
     return conclusion(reference) == conclusion(other)
 
 
-def pair_values(pair: Mapping[str, Any]) -> dict[str, Any]:
+def pair_values(pair: PairSection) -> dict[str, Any]:
     """The numbers of one pair that a conclusion rests on (what every surface shows)."""
-    return {k: pair.get(k) for k in PAIR_FIELDS}
+    return {k: getattr(pair, k) for k in PAIR_FIELDS}
 
 
 def runs_meta(headers: Iterable[Any]) -> dict[str, dict[str, Any]]:
@@ -76,7 +77,7 @@ def compare_verdict_sets(
 ) -> dict[str, Any]:
     """The family under every verdict set (the first is the reference), pair by pair.
 
-    Returns `sets` (names in order), `reports` (set -> the full statistics report),
+    Returns `sets` (names in order), `reports` (set -> the full `StatsReport`),
     `pairs` (a, b labels and names, `by_set` values, `conclusion` and `survives` per
     set, `same_conclusion`), `excluded` and `holm_family_size` per set.
     """
@@ -90,25 +91,25 @@ def compare_verdict_sets(
     }
     sets = list(reports)
     reference = sets[0]
-    keyed = {name: {(p["a"], p["b"]): p for p in report["pairs"]} for name, report in reports.items()}
+    keyed = {name: {(p.a, p.b): p for p in report.pairs} for name, report in reports.items()}
     pairs = []
     for key, first in keyed[reference].items():
         by_set = {name: pair_values(keyed[name][key]) for name in sets if key in keyed[name]}
         pairs.append({
-            "a": first["a"], "b": first["b"], "a_name": first["a_name"], "b_name": first["b_name"],
+            "a": first.a, "b": first.b, "a_name": first.a_name, "b_name": first.b_name,
             "by_set": by_set,
             "conclusion": {name: conclusion(values) for name, values in by_set.items()},
             "survives": {name: survives(by_set[reference], values) for name, values in by_set.items()
                          if name != reference},
             "same_conclusion": len({tuple(conclusion(v).values()) for v in by_set.values()}) == 1,
-            "categories": {name: keyed[name][key].get("categories", []) for name in by_set},
+            "categories": {name: [c.model_dump() for c in keyed[name][key].categories] for name in by_set},
         })
     return {
         "sets": sets,
         "reference": reference,
         "reports": reports,
         "pairs": pairs,
-        "excluded": reports[reference]["excluded"],
-        "holm_family_size": {name: len(report["pairs"]) for name, report in reports.items()},
+        "excluded": [x.model_dump() for x in reports[reference].excluded],
+        "holm_family_size": {name: len(report.pairs) for name, report in reports.items()},
         "alpha": ALPHA,
     }

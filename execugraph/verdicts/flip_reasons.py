@@ -11,9 +11,10 @@ when none does, it says the program behaved differently under identical grading.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.stats.near_limit import closest, first_timeout, limit_use, timeout_kind
 
 _REFUSED_IMPORT = re.compile(
@@ -32,6 +33,14 @@ CAUSE_LABELS = {
 }
 
 
+@dataclass(frozen=True)
+class Cause:
+    """One reason a verdict can have flipped."""
+
+    cause: str  # its code (a key of CAUSE_LABELS)
+    detail: str  # the reason in words, with the numbers that make it checkable
+
+
 @dataclass
 class Recorded:
     """What a trial's record says about how it was graded."""
@@ -44,7 +53,7 @@ class Recorded:
     policy: str | None  # sandbox policy of its grading execution, None when there was none
     stderr: str = ""
     test_source: str | None = None
-    results: list[dict[str, Any]] = field(default_factory=list)  # per-test results of its grading execution
+    results: list[JsonObject] = field(default_factory=list)  # per-test results of its grading execution (stored)
     source_words: str | None = None  # what the original harness file said of this sample (untrusted, bounded)
 
 
@@ -62,8 +71,8 @@ class Regraded:
     suite_matches: bool  # the suite is the one the trial recorded (by digest)
     custom_judge_tests: int = 0
     timeout_s: float | None = None  # the CPU limit per test before calibration
-    causes: list[dict[str, str]] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)  # per-test results of the rescore
+    causes: list[Cause] = field(default_factory=list)
+    results: list[JsonObject] = field(default_factory=list)  # per-test results of the rescore (as the sandbox gave)
 
 
 def _suite_cause(then: Recorded, now: Regraded) -> str | None:
@@ -98,7 +107,7 @@ def _policy_cause(then: Recorded, now: Regraded) -> str | None:
     return detail
 
 
-def _stopped(results: list[dict[str, Any]], fallback_s: float | None) -> str:
+def _stopped(results: list[JsonObject], fallback_s: float | None) -> str:
     """Which limit ended the timed-out test, and how much of its CPU it had used."""
     test = first_timeout(results)
     if test is None:
@@ -119,7 +128,7 @@ def _stopped(results: list[dict[str, Any]], fallback_s: float | None) -> str:
     return f"test {name!r} hit a wall-clock limit{limit}, which load on the machine can exceed"
 
 
-def _used(results: list[dict[str, Any]]) -> str | None:
+def _used(results: list[JsonObject]) -> str | None:
     """How close the program came to a limit when it did not time out."""
     use = closest(results)
     if use is not None:
@@ -150,7 +159,7 @@ def quote(text: str, limit: int = SOURCE_QUOTE_CHARS) -> str:
     return '"' + (flat if len(flat) <= limit else flat[: limit - 3] + "...") + '"'
 
 
-def _cpu_here(results: list[dict[str, Any]]) -> str:
+def _cpu_here(results: list[JsonObject]) -> str:
     used = [float(t["cpu_s"]) for t in results if isinstance(t.get("cpu_s"), int | float)]
     return f" in {sum(used):.2g} s CPU" if used else ""
 
@@ -179,13 +188,13 @@ def source_lead(then: Recorded, now: Regraded) -> str | None:
     return f"{where} ({said}); passes here{_cpu_here(now.results)}"
 
 
-def explain(then: Recorded, now: Regraded) -> list[dict[str, str]]:
+def explain(then: Recorded, now: Regraded) -> list[Cause]:
     """Every cause that can account for the two verdicts differing (`cause` code, `detail` text)."""
-    causes: list[dict[str, str]] = []
+    causes: list[Cause] = []
     if then.test_source == "none" or (then.policy is None and not then.tests_total and not then.passed):
         source = f", recorded test source {then.test_source!r}" if then.test_source else ""
-        causes.append({"cause": "not_graded_then",
-                       "detail": f"the recorded trial was never graded (it ended before any test ran{source})"})
+        causes.append(Cause("not_graded_then",
+                            f"the recorded trial was never graded (it ended before any test ran{source})"))
     for code, finder in (
         ("suite_changed", _suite_cause),
         ("protocol_changed", _protocol_cause),
@@ -194,16 +203,16 @@ def explain(then: Recorded, now: Regraded) -> list[dict[str, str]]:
     ):
         detail = finder(then, now)
         if detail:
-            causes.append({"cause": code, "detail": detail})
+            causes.append(Cause(code, detail))
     if now.custom_judge_tests:
-        causes.append({"cause": "custom_judge", "detail": f"{now.custom_judge_tests} test(s) had a custom judge "
-                       "in the published harness, which is not published; compared exactly here"})
+        causes.append(Cause("custom_judge", f"{now.custom_judge_tests} test(s) had a custom judge "
+                            "in the published harness, which is not published; compared exactly here"))
     if not causes:
-        causes.append({"cause": "unexplained", "detail": "same tests, protocol and sandbox policy: the program "
-                       "behaved differently (nondeterministic, or bound by time or memory)"})
+        causes.append(Cause("unexplained", "same tests, protocol and sandbox policy: the program "
+                            "behaved differently (nondeterministic, or bound by time or memory)"))
     return causes
 
 
-def reason_text(causes: list[dict[str, Any]]) -> str:
+def reason_text(causes: Sequence[Cause]) -> str:
     """The causes as one sentence for tables and the terminal."""
-    return "; ".join(c["detail"] for c in causes)
+    return "; ".join(c.detail for c in causes)

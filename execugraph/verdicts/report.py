@@ -8,12 +8,61 @@ report and a later identical rescore all read the same summary.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from execugraph.configuration.json_types import JsonObject
 
 
 def verdict_word(passed: bool | None, error_class: str | None) -> str:
     """`passed`, else the error class, else `failed`: how flips name both sides."""
     return "passed" if passed else (error_class or "failed")
+
+
+@dataclass(frozen=True)
+class Flip:
+    """One trial whose rescored verdict differs from the stored one, with why."""
+
+    problem_id: str
+    benchmark: str | None
+    condition: str
+    seed: int | None
+    trial_index: int | None
+    trial: int | None  # the rescored trial's id in the parent run
+    was: str  # the stored verdict's word (`verdict_word`), "from" in the JSON
+    now: str  # the rescored verdict's word, "to" in the JSON
+    error_class: str | None  # the failing side's error class
+    reason: str  # the source's own words (when it kept any) and every cause, as one sentence
+    causes: tuple[str, ...] = ()  # the cause codes (`flip_reasons.CAUSE_LABELS`), most telling first
+
+    def as_dict(self) -> JsonObject:
+        """The flip as `rescore --json` prints it and the child run's config stores it."""
+        return {
+            "problem_id": self.problem_id,
+            "benchmark": self.benchmark,
+            "condition": self.condition,
+            "seed": self.seed,
+            "trial_index": self.trial_index,
+            "trial": self.trial,
+            "from": self.was,
+            "to": self.now,
+            "error_class": self.error_class,
+            "reason": self.reason,
+            "causes": list(self.causes),
+        }
+
+
+@dataclass(frozen=True)
+class UnresolvedProblem:
+    """A problem whose trials a rescore left out (never counted as failures), and why."""
+
+    benchmark: str | None
+    problem_id: str
+    reason: str  # why its tests could not be had (not found, none grade, malformed)
+    trials: int  # the trials of the run it leaves out
+
+    def as_dict(self) -> JsonObject:
+        """As the report's `unresolved_problems` lists it."""
+        return {"benchmark": self.benchmark, "problem_id": self.problem_id, "reason": self.reason,
+                "trials": self.trials}
 
 
 @dataclass
@@ -32,8 +81,8 @@ class RescoreReport:
     passed_after: int = 0
     suite_changed: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
-    unresolved: list[dict[str, Any]] = field(default_factory=list)
-    flips: list[dict[str, Any]] = field(default_factory=list)
+    unresolved: list[UnresolvedProblem] = field(default_factory=list)
+    flips: list[Flip] = field(default_factory=list)
     by_condition: dict[str, dict[str, int]] = field(default_factory=dict)
     origins: dict[str, int] = field(default_factory=dict)
     protocols: dict[str, int] = field(default_factory=dict)  # protocol in force -> trials rescored under it
@@ -47,9 +96,9 @@ class RescoreReport:
     @property
     def unresolved_trials(self) -> int:
         """Trials left out because their problem has no tests here."""
-        return sum(u["trials"] for u in self.unresolved)
+        return sum(u.trials for u in self.unresolved)
 
-    def protocol_effect(self) -> dict[str, Any]:
+    def protocol_effect(self) -> JsonObject:
         """Where the protocol in force changes how programs run, and where it coincides with `standalone`."""
         coinciding = sum(self.coinciding.values())
         used = sorted(self.protocols)
@@ -65,8 +114,8 @@ class RescoreReport:
         return {"protocols": dict(sorted(self.protocols.items())), "with_preamble": self.rescored - coinciding,
                 "without_preamble": coinciding, "completions": self.completions, "note": "; ".join(notes)}
 
-    def to_dict(self) -> dict[str, Any]:
-        """The report as JSON-ready data."""
+    def to_dict(self) -> JsonObject:
+        """The report as JSON-ready data (`--json`, and the child run's config)."""
         return {
             "run_id": self.run_id,
             "parent_run_id": self.parent_run_id,
@@ -85,8 +134,8 @@ class RescoreReport:
             "passed_before": self.passed_before,
             "passed_after": self.passed_after,
             "suite_changed": self.suite_changed,
-            "flips": self.flips,
-            "unresolved_problems": self.unresolved,
+            "flips": [flip.as_dict() for flip in self.flips],
+            "unresolved_problems": [problem.as_dict() for problem in self.unresolved],
             "by_condition": dict(sorted(self.by_condition.items())),
             "tests_from": dict(sorted(self.origins.items())),
             "protocol_effect": self.protocol_effect(),

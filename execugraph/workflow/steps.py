@@ -11,6 +11,7 @@ exist at all and what they hold.
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypedDict
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.vocabulary import NODES as NODES  # re-exported: the trace and the graph read them here
 from execugraph.configuration.vocabulary import NodeName as NodeName
 
@@ -34,13 +35,13 @@ class HitRow(TypedDict):
     rank: int
 
 
-class Retrieval(Failed, total=False):
+class RetrievalHits(Failed, total=False):
     """Written before the planner asks its model, so a planner that fails still shows what it retrieved."""
 
     hits: list[HitRow]
 
 
-class PlannerOutput(Retrieval):
+class PlannerOutput(RetrievalHits):
     plan: str
     repairs: list[str]
 
@@ -84,7 +85,7 @@ class EvaluatorOutput(TestWriting):
     feedback: str  # '' unless the decision is retry
     tests_passed: int
     tests_total: int
-    first_failure: dict[str, Any] | None  # the sandbox's record of the first failing test
+    first_failure: JsonObject | None  # the sandbox's record of the first failing test
     no_progress: NotRequired[bool]  # the program run is a retry's unchanged copy of the previous attempt
 
 
@@ -113,7 +114,7 @@ class GradeOutput(Failed):
     reused_execution: NotRequired[bool]  # the evaluator's last run was on the same program and tests
     samples_total: NotRequired[int]  # best-of-N sampling only
     samples_passed: NotRequired[int]
-    time_limits: NotRequired[dict[str, Any]]  # CPU limit per test, its floor and calibration (execugraph.grading.calibration)
+    time_limits: NotRequired[JsonObject]  # CPU limit per test, its floor and calibration (execugraph.grading.calibration)
 
 
 class ExplainerOutput(Failed):
@@ -133,7 +134,7 @@ class RecordOutput(TypedDict, total=False):
     error_class_raw: Any
     test_source_raw: Any
     timestamp_raw: Any
-    extra: dict[str, Any]
+    extra: JsonObject  # the record's fields this schema does not name, as read
 
 
 StepOutput = (
@@ -159,7 +160,7 @@ def severity_of(output: Mapping[str, Any]) -> str | None:
     return review.get("severity") if isinstance(review, Mapping) else None
 
 
-def brief(node: str, output: Mapping[str, Any]) -> dict[str, Any]:
+def brief(node: str, output: Mapping[str, Any]) -> dict[str, object]:
     """The few values that say how a step went (verdict, decision, passed, accepted, severity), for one CLI line."""
     found = {k: v for k, v in output.items() if k in ("verdict", "decision", "passed", "accepted")}
     if node == "reviewer" and severity_of(output) is not None:

@@ -6,7 +6,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
@@ -22,6 +22,7 @@ from execugraph.store.trace_reads import llm_calls_for_run
 from execugraph.workflow.events import TrialEvent, TrialFinished, TrialStarted
 from execugraph.workflow.graph import build_graph, recursion_limit
 from execugraph.workflow.problem import Problem
+from execugraph.workflow.state import TrialState
 from sandbox import default_pool
 
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ def run_trial(
     )
     started = time.perf_counter()
     emit(TrialStarted(type="trial_started", trial_id=trial_id, problem_id=problem.id, condition=config.condition))
-    state: dict[str, Any] = {}
+    state: TrialState = {}
     status, message, error_kind, unreachable = "done", None, None, None
     try:
         if config.retrieval:  # the library the run pinned; a missing one ends the trial saying which
@@ -160,18 +161,18 @@ def run_trial(
     except Exception as exc:  # a bug or sandbox failure must not take a batch down with it
         status, error_kind = "error", "harness_error"
         message = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
-    grading = state.get("grading") or {}
-    passed = bool(grading.get("passed")) and status == "done"
+    grading = state.get("grading")
+    passed = grading is not None and grading.passed and status == "done"
     if status == "done" and state.get("no_progress"):
         message = no_progress_message(state["no_progress"])
-    verdict = grading.get("verdict") if status == "done" else error_kind
+    verdict = (grading.verdict if grading is not None else None) if status == "done" else error_kind
     result = TrialResult(
         trial_id=trial_id,
         status=status,
         passed=passed,
         verdict=verdict,
-        tests_passed=int(grading.get("tests_passed", 0)),
-        tests_total=int(grading.get("tests_total", 0)),
+        tests_passed=grading.tests_passed if grading is not None else 0,
+        tests_total=grading.tests_total if grading is not None else 0,
         retries_used=int(state.get("retries_used", 0)),
         test_source=state.get("test_source"),
         nodes=nodes,
@@ -190,7 +191,7 @@ def run_trial(
         error_class=None if passed else verdict,
         test_source=result.test_source,
         grading_protocol=config.grading_protocol,
-        suite_digest=grading.get("suite_digest"),
+        suite_digest=grading.suite_digest if grading is not None else None,
         final_code=result.final_code,
         explanation=result.explanation,
         message=message,

@@ -88,9 +88,9 @@ def test_mutation_score_of_amplified_tests_is_at_least_the_originals(pool, probl
     suite = amplify_benchmark(pool, "mixed", chosen, seed=0, per_problem=20)
     found = suite_adequacy(pool, chosen, suite.stored_problems())
     for pid in ("grid_shortest_path", "humaneval_35"):
-        score = found["problems"][pid]
-        assert score["mutants"] > 0 and score["amplified_killed"] >= score["original_killed"]
-    assert found["total"]["amplified_killed"] >= found["total"]["original_killed"]
+        score = found.problems[pid]
+        assert score.mutants > 0 and score.amplified_killed >= score.original_killed
+    assert found.total.amplified_killed >= found.total.original_killed
 
 
 def test_without_a_reference_disagreeing_passing_programs_are_reported(pool, problems) -> None:

@@ -22,9 +22,9 @@ def test_missed_mutants_are_split_and_amplified_kills_are_distinguishable() -> N
         report = distinguishable_report(pool, chosen, suite.stored_problems(), seed=0, budget=40)
     total = report["total"]
     for pid, row in report["problems"].items():
-        score = adequacy["problems"][pid]
-        assert row["missed"] == score["mutants"] - score["original_killed"]
-        assert row["amplified_killed"] == score["amplified_killed"] - score["original_killed"]  # each is distinguishable
+        score = adequacy.problems[pid]
+        assert row["missed"] == score.mutants - score.original_killed
+        assert row["amplified_killed"] == score.amplified_killed - score.original_killed  # each is distinguishable
         assert row["amplified_killed"] <= row["distinguishable"] <= row["missed"]
         assert len(row["survivors"]) == row["distinguishable"] - row["amplified_killed"]
         assert len(row["equivalent"]) == row["missed"] - row["distinguishable"]

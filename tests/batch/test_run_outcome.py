@@ -78,11 +78,11 @@ def test_a_run_with_one_errored_trial_says_so_everywhere(tmp_path):
     assert (retry["graded"], retry["errors"], retry["pass_rate"]) == (2, 1, 1.0)
 
     report = build_report(store, [str(run_id)])
-    arms = {a["label"]: a for a in report["arms"]}
-    assert arms["single-oneshot"]["flag"] is None
-    assert arms["single-retry"]["ungraded"] == {"errors": 1, "unfinished": 0}
-    assert arms["single-retry"]["flag"] == "1 of 3 trials not graded: 1 ended in an error (counted as failures)"
-    assert report["pairs"][0]["ungraded_arms"] == ["single-retry"]
-    assert views.ungraded_flags(report) == [{"arm": "single-retry", "flag": arms["single-retry"]["flag"]}]
+    arms = {a.label: a for a in report.arms}
+    assert arms["single-oneshot"].flag is None
+    assert arms["single-retry"].ungraded.model_dump() == {"errors": 1, "unfinished": 0}
+    assert arms["single-retry"].flag == "1 of 3 trials not graded: 1 ended in an error (counted as failures)"
+    assert report.pairs[0].ungraded_arms == ["single-retry"]
+    assert views.ungraded_flags(report) == [{"arm": "single-retry", "flag": arms["single-retry"].flag}]
     text = format_report(report)
     assert "! single-retry: 1 of 3 trials not graded" in text and "! single-retry ungraded" in text

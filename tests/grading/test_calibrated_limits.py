@@ -158,5 +158,5 @@ def test_a_rescore_that_times_out_says_which_limit_and_by_how_much(pool, tmp_pat
         store.finish_trial(trial, passed=True, final_code=spinner(1.0), error_class=None)
         report = rescore_run(store, run_id, pool=pool)
     (flip,) = report.flips
-    assert (flip["from"], flip["to"], flip["causes"]) == ("passed", "timeout", ["timeout"])
-    assert flip["reason"].startswith("a timeout now: test 'test_0' ran out of its 0.3 s CPU limit (used 0.3")
+    assert (flip.was, flip.now, flip.causes) == ("passed", "timeout", ("timeout",))
+    assert flip.reason.startswith("a timeout now: test 'test_0' ran out of its 0.3 s CPU limit (used 0.3")

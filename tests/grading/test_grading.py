@@ -100,14 +100,17 @@ def test_without_a_prompt_the_protocols_coincide_and_the_record_says_so(problem:
     assert "internal30/fib has no prompt preamble" in protocol_note(fib, "with-prompt")
 
 
-def test_settings_come_from_a_run_config_or_a_stored_dict() -> None:
+def test_settings_come_from_a_run_config_and_a_stored_dict_is_read_as_one_first() -> None:
     config = resolve_condition("single-retry", grading_protocol="with-prompt", test_timeout_s=2.5)
     settings = GradingSettings.of(config)
     assert (settings.protocol, settings.timeout_s, settings.feedback_tests) == ("with-prompt", 2.5, "grading")
-    assert GradingSettings.of(config.model_dump()) == settings
-    odd = GradingSettings.of({"grading_protocol": "nonsense", "best_of_n": True, "test_timeout_s": -1})
-    assert (odd.protocol, odd.best_of_n, odd.timeout_s) == ("standalone", 1, 5.0)
-    assert GradingSettings.of(None) == GradingSettings()
+    stored, notes = RunConfig.from_stored(config.model_dump())
+    assert notes == [] and GradingSettings.of(stored) == settings
+    odd, notes = RunConfig.from_stored({"grading_protocol": "nonsense", "best_of_n": 4, "test_timeout_s": -1})
+    assert notes == ["field 'grading_protocol': stored value 'nonsense' is not valid here, default used",
+                     "field 'test_timeout_s': stored value -1 is not valid here, default used"]  # said, not hidden
+    assert GradingSettings.of(odd) == GradingSettings.of(RunConfig(best_of_n=4)) == GradingSettings(best_of_n=4)
+    assert GradingSettings.of(RunConfig()) == GradingSettings()
     assert settings.with_protocol("standalone").protocol == "standalone"
     with pytest.raises(ValueError, match="unknown grading protocol 'raw'; use one of standalone, with-prompt"):
         check_protocol("raw")

@@ -133,7 +133,7 @@ def test_a_trial_and_its_rescore_give_the_standalone_verdict(pool, problems, pro
         other = rescore_run(store, run_id, pool=pool, protocol="with-prompt")
         expected_flips = sum(a != b for a, b in zip(direct, ours["with-prompt"], strict=True))
         assert expected_flips > 0 and len(other.flips) == expected_flips
-        assert all(f["causes"][0] == "protocol_changed" and "standalone then, with-prompt now" in f["reason"]
+        assert all(f.causes[0] == "protocol_changed" and "standalone then, with-prompt now" in f.reason
                    for f in other.flips)
         child = store.get_run(other.run_id)
         assert child.parent_run_id == run_id and child.config["rescore"]["grading_protocol"] == "with-prompt"

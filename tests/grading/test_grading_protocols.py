@@ -97,7 +97,7 @@ def test_a_batch_records_its_protocol_in_the_run_and_every_trial(store, pool) ->
     same = rescore_run(store, run_id, pool=pool)  # its own protocol, its own suite: the same verdicts
     assert (same.agree, same.flips, same.origins) == (2, [], {"store": 2})
     other = rescore_run(store, run_id, pool=pool, protocol="standalone")
-    assert [f["problem_id"] for f in other.flips] == ["humaneval_0"]
+    assert [f.problem_id for f in other.flips] == ["humaneval_0"]
     assert counterparts(store, run_id) == {"with-prompt": run_id, "standalone": other.run_id}
 
 

@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from execugraph.publication import import_path
 from execugraph.store import Store
 from execugraph.verdicts import rescore_run
+from execugraph.verdicts.report import Flip
 from tests.support import harness_files as hf
 
 pytestmark = pytest.mark.integration
@@ -46,9 +47,9 @@ def _disputed_human_eval(folder: Path) -> Path:
     return samples
 
 
-def _flips_by_problem(report) -> dict[tuple[str, int], dict]:
-    assert report.unresolved == [] and all(f["reason"] for f in report.flips)
-    return {(f["problem_id"], f["trial_index"]): f for f in report.flips}
+def _flips_by_problem(report) -> dict[tuple[str, int], Flip]:
+    assert report.unresolved == [] and all(f.reason for f in report.flips)
+    return {(f.problem_id, f.trial_index): f for f in report.flips}
 
 
 def test_human_eval_flip_reasons_quote_the_results_file(tmp_path: Path, pool) -> None:
@@ -63,15 +64,15 @@ def test_human_eval_flip_reasons_quote_the_results_file(tmp_path: Path, pool) ->
         flips = _flips_by_problem(rescore_run(store, run.id, pool=pool))
     assert set(flips) == {("humaneval_2", 0), ("humaneval_0", 0), ("humaneval_2", 1)}
     timeout = flips[("humaneval_2", 0)]
-    assert (timeout["from"], timeout["to"]) == ("timeout", "passed")
+    assert (timeout.was, timeout.now) == ("timeout", "passed")
     assert re.match(r'timed out in the original environment \("timed out"\); passes here in [0-9.e-]+ s CPU; ',
-                    timeout["reason"]), timeout["reason"]
-    assert "a timeout then" in timeout["reason"] and "timeout" in timeout["causes"]  # our cause follows the quote
+                    timeout.reason), timeout.reason
+    assert "a timeout then" in timeout.reason and "timeout" in timeout.causes  # our cause follows the quote
     hostile = flips[("humaneval_0", 0)]
-    assert hostile["reason"].startswith(f'failed in the original ("{HOSTILE}"); passes here in ')
+    assert hostile.reason.startswith(f'failed in the original ("{HOSTILE}"); passes here in ')
     wrong = flips[("humaneval_2", 1)]
-    assert (wrong["from"], wrong["to"]) == ("passed", "wrong_answer")
-    assert wrong["reason"].startswith('passed in the original ("passed"); fails here: wrong_answer (test ')
+    assert (wrong.was, wrong.now) == ("passed", "wrong_answer")
+    assert wrong.reason.startswith('passed in the original ("passed"); fails here: wrong_answer (test ')
 
 
 def test_evalplus_flip_reasons_quote_base_status_and_failing_tests(tmp_path: Path, pool) -> None:
@@ -85,10 +86,10 @@ def test_evalplus_flip_reasons_quote_base_status_and_failing_tests(tmp_path: Pat
         (run,) = result.runs
         flips = _flips_by_problem(rescore_run(store, run.id, pool=pool))
         assert list(flips) == [("humaneval_2", 0)]
-        assert flips[("humaneval_2", 0)]["reason"].startswith(
+        assert flips[("humaneval_2", 0)].reason.startswith(
             'failed in the original ("base_status: fail; base_fail_tests: [[3.5]]"); passes here in ')
         plus = _flips_by_problem(rescore_run(store, result.verdict_sets[run.id]["evalplus-plus"], pool=pool))
-    quoted = plus[("humaneval_2", 0)]["reason"]
+    quoted = plus[("humaneval_2", 0)].reason
     assert quoted.startswith('failed in the original ("base_status: fail; plus_status: fail"); passes here')
 
 
@@ -100,7 +101,7 @@ def test_old_layout_details_are_quoted(tmp_path: Path, pool) -> None:
     with Store.open(str(tmp_path / "old.db")) as store:
         (run,) = import_path(store, path.parent).runs
         flips = _flips_by_problem(rescore_run(store, run.id, pool=pool))
-    assert flips[("humaneval_2", 0)]["reason"].startswith(
+    assert flips[("humaneval_2", 0)].reason.startswith(
         'timed out in the original environment ("base_status: timeout; base_fail_tests: [["a very long input"]]"); '
         "passes here in ")
 

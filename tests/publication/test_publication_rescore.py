@@ -43,8 +43,8 @@ def test_a_mis_scored_sandbox_violation_flips_to_passed(store: Store, pool) -> N
     assert (report.trials, report.rescored, report.agree) == (5, 5, 4)
     assert (report.passed_before, report.passed_after) == (2, 3)
     (flip,) = report.flips
-    assert flip["problem_id"] == "climb_stairs" and (flip["from"], flip["to"]) == ("sandbox_violation", "passed")
-    assert flip["error_class"] == "sandbox_violation" and flip["condition"] == "single-oneshot"
+    assert flip.problem_id == "climb_stairs" and (flip.was, flip.now) == ("sandbox_violation", "passed")
+    assert flip.error_class == "sandbox_violation" and flip.condition == "single-oneshot"
     assert report.origins == {"internal30": 5}
     out = report.to_dict()
     assert out["agreement"]["rate"] == pytest.approx(0.8) and out["unresolved"] == 0
@@ -53,7 +53,7 @@ def test_a_mis_scored_sandbox_violation_flips_to_passed(store: Store, pool) -> N
     assert (child.kind, child.parent_run_id, child.progress_passed) == ("rescore", runs["e1_so"], 3)
     assert child.config["retry_budget_by_condition"] == {"single-oneshot": 2}  # the budget, as published
     stats = build_report(store, [str(report.run_id)])
-    assert (stats["runs"][0]["trials"], stats["runs"][0]["passed"]) == (5, 3)
+    assert (stats.runs[0].trials, stats.runs[0].passed) == (5, 3)
     climb = next(t for t in store.trials_for_run(report.run_id) if t.problem_id == "climb_stairs")
     assert climb.passed and climb.error_class is None and climb.tests_total == 7  # our suite, not the published 5
     (execution,) = store.executions_for_trial(climb.id)
@@ -74,8 +74,8 @@ def test_problems_without_tests_are_unresolved_never_failed(store: Store, pool) 
     runs = _imported(store)
     report = rescore_run(store, runs["e3_apps_so"], pool=pool)
     assert (report.rescored, report.unresolved_trials, report.flips) == (0, 2, [])
-    assert [u["problem_id"] for u in report.unresolved] == ["apps_intro_000", "apps_intro_012"]
-    assert "APPS" in report.unresolved[0]["reason"]
+    assert [u.problem_id for u in report.unresolved] == ["apps_intro_000", "apps_intro_012"]
+    assert "APPS" in report.unresolved[0].reason
     assert store.trials_for_run(report.run_id) == []  # nothing counted as a failure
     assert store.get_run(report.run_id).config["rescore"]["unresolved"] == 2
 
@@ -132,7 +132,7 @@ def test_trials_without_code_are_skipped_and_bad_suites_unresolved(store: Store,
     report = rescore_run(store, run_id, pool=pool)
     assert report.skipped == {"no_code": 2}
     assert (report.rescored, report.agree, len(report.flips)) == (1, 0, 1)
-    reasons = {u["problem_id"]: u["reason"] for u in report.unresolved}
+    reasons = {u.problem_id: u.reason for u in report.unresolved}
     assert "malformed" in reasons["broken"] and "no tests" in reasons["untested"]
 
 

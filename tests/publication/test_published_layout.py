@@ -68,19 +68,19 @@ def test_a_round_trip_rescore_leaves_nothing_unresolved_and_gives_every_flip_a_r
     report = rescore_run(store, runs["e1_so"], pool=pool)
     assert (report.trials, report.rescored, report.unresolved, report.skipped) == (7, 6, [], {"no_code": 1})
     assert report.origins == {"recorded": 6} and report.suite_changed == 0  # the tests the run was graded with
-    flips = {f["problem_id"]: f for f in report.flips}
-    assert set(flips) == {"valid_parentheses", "climb_stairs"} and all(f["reason"] for f in report.flips)
-    assert flips["valid_parentheses"]["causes"] == ["policy_changed"]
+    flips = {f.problem_id: f for f in report.flips}
+    assert set(flips) == {"valid_parentheses", "climb_stairs"} and all(f.reason for f in report.flips)
+    assert flips["valid_parentheses"].causes == ("policy_changed",)
     assert "the old harness refused a module (ImportError: import of 'collections' is not allowed)" in flips[
-        "valid_parentheses"]["reason"]
-    assert flips["climb_stairs"]["causes"][0] == "not_graded_then"
+        "valid_parentheses"].reason
+    assert flips["climb_stairs"].causes[0] == "not_graded_then"
     child = store.trials_for_run(report.run_id)
     assert all(t.tests_total == 5 for t in child)  # graded on the published file's five tests
     assert store.get_run(report.run_id).config["benchmark_file"]["problems"] == 5
 
     current = rescore_run(store, runs["e1_so"], pool=pool, tests="current")
     assert current.origins == {"internal30": 6} and current.suite_changed == 5 and current.unresolved == []
-    reasons = {f["problem_id"]: f["reason"] for f in current.flips}
+    reasons = {f.problem_id: f.reason for f in current.flips}
     assert "the suite differs from the one recorded (5 tests then, 11 now)" in reasons["valid_parentheses"]
 
 
@@ -88,9 +88,9 @@ def test_the_protocol_decides_humaneval_programs_that_rely_on_the_prompt(store: 
     runs, _ = _runs(store)
     standalone = rescore_run(store, runs["e2_he_so"], pool=pool)
     assert (standalone.rescored, standalone.unresolved) == (4, [])
-    assert sorted(f["problem_id"] for f in standalone.flips) == ["humaneval_0", "humaneval_12"]
-    assert all(f["causes"][0] == "protocol_changed" and f["to"] == "runtime_error" for f in standalone.flips)
-    assert all("the record does not say which protocol graded it then" in f["reason"] for f in standalone.flips)
+    assert sorted(f.problem_id for f in standalone.flips) == ["humaneval_0", "humaneval_12"]
+    assert all(f.causes[0] == "protocol_changed" and f.now == "runtime_error" for f in standalone.flips)
+    assert all("the record does not say which protocol graded it then" in f.reason for f in standalone.flips)
     with_prompt = rescore_run(store, runs["e2_he_so"], pool=pool, protocol="with-prompt")
     assert (with_prompt.agree, with_prompt.flips) == (4, [])
     assert with_prompt.to_dict()["grading_protocol"] == "with-prompt"

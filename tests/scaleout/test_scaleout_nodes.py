@@ -39,7 +39,7 @@ def test_a_node_lost_mid_batch_has_its_trials_retried_on_the_other_node(tmp_path
                 wait_until(runner.driver.workers_ready.is_set, 120, "the Ray workers")
                 workers = runner.driver.pool.workers
                 assert len(workers) == 2  # one per node that has CPUs: the head has none
-                assert {w.info["node"] for w in workers} == {n.node_id for n in nodes}  # spread over both
+                assert {w.info.node for w in workers} == {n.node_id for n in nodes}  # spread over both
                 wait_until(lambda: progress(store, run_id).done >= 4, what="4 finished trials")
                 victim = None
 
@@ -49,8 +49,8 @@ def test_a_node_lost_mid_batch_has_its_trials_retried_on_the_other_node(tmp_path
                     return victim is not None
 
                 wait_until(busy_worker, what="a worker with a trial in flight")
-                lost_node = next(n for n in nodes if n.node_id == victim.info["node"])
-                lost_pid = victim.info["pid"]
+                lost_node = next(n for n in nodes if n.node_id == victim.info.node)
+                lost_pid = victim.info.pid
                 cluster.remove_node(lost_node, allow_graceful=False)
                 lost_at = time.monotonic()
                 assert runner.join(180) == "done"

@@ -182,7 +182,7 @@ def test_killing_a_ray_worker_process_mid_batch_loses_nothing(ray_cluster, tmp_p
                 return victim is not None
 
             wait_until(busy_worker, what="a worker with a trial in flight")
-            pid = victim.info["pid"]
+            pid = victim.info.pid
             assert pid != os.getpid()
             os.kill(pid, signal.SIGKILL)
             assert runner.join() == "done"

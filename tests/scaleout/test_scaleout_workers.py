@@ -10,6 +10,7 @@ import os
 import pytest
 
 from execugraph.batch.control import enqueue_batch
+from execugraph.scaleout.messages import TrialTask
 from execugraph.scaleout.trial_worker import TrialWorker
 from execugraph.store import Store, SupersededError, leases
 from standins.ollama_server import OllamaStandIn, scripted_responder
@@ -68,17 +69,17 @@ def test_reset_trial_can_requeue_or_cancel_and_names_a_missing_trial(sqlite_stor
         leases.reset_trial(sqlite_store, trial.id, status="done")
 
 
-def task_for(store: Store, run_id: int, trial, token, host: str) -> dict:
-    return {
-        "run_id": run_id,
-        "trial_id": trial.id,
-        "token": token,
-        "problem": store.get_problem(trial.benchmark, trial.problem_id),
-        "config": spec(conditions=["single-oneshot"]).run_config("single-oneshot"),
-        "seed": trial.seed,
-        "trial_index": trial.trial_index,
-        "ollama_host": host,
-    }
+def task_for(store: Store, run_id: int, trial, token, host: str) -> TrialTask:
+    return TrialTask(
+        run_id=run_id,
+        trial_id=trial.id,
+        token=token,
+        problem=store.get_problem(trial.benchmark, trial.problem_id),
+        config=spec(conditions=["single-oneshot"]).run_config("single-oneshot"),
+        seed=trial.seed,
+        trial_index=trial.trial_index,
+        ollama_host=host,
+    )
 
 
 def test_trial_worker_runs_a_trial_and_skips_a_superseded_one(tmp_path):
@@ -88,10 +89,10 @@ def test_trial_worker_runs_a_trial_and_skips_a_superseded_one(tmp_path):
     worker = TrialWorker(db_url, sandbox_workers=1)
     try:
         with OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL]) as server:
-            assert worker.ready()["pid"] == os.getpid()
+            assert worker.ready().pid == os.getpid()
             outcome = worker.run(task_for(store, run_id, first, first.started_at, server.url))
-            assert outcome["status"] == "done" and outcome["passed"] and not outcome["superseded"]
-            assert outcome["pid"] == os.getpid()
+            assert outcome.status == "done" and outcome.passed and not outcome.superseded
+            assert outcome.pid == os.getpid()
             nodes = [s.node for s in store.steps_for_trial(first.id)]
             assert nodes[0] == "generator" and nodes[-1] == "grade"
             assert store.get_trial(first.id).passed
@@ -99,7 +100,7 @@ def test_trial_worker_runs_a_trial_and_skips_a_superseded_one(tmp_path):
             stale = second.started_at
             leases.reset_trial(store, second.id)  # the driver handed the trial to someone else
             outcome = worker.run(task_for(store, run_id, second, stale, server.url))
-            assert outcome["superseded"]
+            assert outcome.superseded
             assert len(server.requests) == 1  # the stale attempt stopped before calling the model
             assert store.steps_for_trial(second.id) == [] and store.get_trial(second.id).status == "running"
     finally:
@@ -122,7 +123,7 @@ def test_an_attempt_superseded_while_it_waits_on_the_model_writes_nothing(tmp_pa
             outcome = worker.run(task_for(store, run_id, trial, trial.started_at, server.url))
     finally:
         worker.close()
-    assert outcome["superseded"] and len(new_tokens) == 1
+    assert outcome.superseded and len(new_tokens) == 1
     row = store.get_trial(trial.id)
     assert row.status == "running" and row.started_at == new_tokens[0] and row.passed is None
     assert store.steps_for_trial(trial.id) == [] and store.llm_calls_for_trial(trial.id) == []

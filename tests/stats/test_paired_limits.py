@@ -22,6 +22,7 @@ from execugraph.stats.paired import (
     wilcoxon_p,
     wilcoxon_p_min,
 )
+from execugraph.stats.report_model import StatsReport
 from execugraph.stats.table_format import render, to_csv
 from execugraph.stats.tables import paired_table
 from tests.stats.test_stats_family_and_tables import check_latex_table
@@ -170,7 +171,7 @@ def _records(outcomes: dict[int, dict[str, bool]]) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def few_discordant_report() -> dict:
+def few_discordant_report() -> StatsReport:
     problems = [f"p{i:02d}" for i in range(10)]
     first = {p: i >= 4 for i, p in enumerate(problems)}  # run 2 alone solves the first four
     second = dict.fromkeys(problems, True)
@@ -179,19 +180,19 @@ def few_discordant_report() -> dict:
 
 def test_report_from_records_carries_the_limits(few_discordant_report):
     rep = few_discordant_report
-    (pair,) = rep["pairs"]
-    assert pair["p_wilcoxon"] == pytest.approx(0.125) == pair["p_min_wilcoxon"]
-    assert pair["p_min_mcnemar"] == pytest.approx(0.125)
-    assert NO_RESULT in pair["explanation"] and DISAGREE in pair["explanation"]
-    assert "Holm's adjustment only raises p" in pair["explanation"]
-    assert "2 * 0.5^(b + c)" in rep["method"]["p_min"] and "0.125 for 4" in rep["method"]["p_min"]
+    (pair,) = rep.pairs
+    assert pair.p_wilcoxon == pytest.approx(0.125) == pair.p_min_wilcoxon
+    assert pair.p_min_mcnemar == pytest.approx(0.125)
+    assert NO_RESULT in pair.explanation and DISAGREE in pair.explanation
+    assert "Holm's adjustment only raises p" in pair.explanation
+    assert "2 * 0.5^(b + c)" in rep.method["p_min"] and "0.125 for 4" in rep.method["p_min"]
 
 
 def test_paired_table_footnotes_the_smallest_p_in_every_format(few_discordant_report):
     rep = few_discordant_report
     table = paired_table(rep)
-    (pair,) = rep["pairs"]
-    name = f"{pair['b_name']} vs {pair['a_name']}"
+    (pair,) = rep.pairs
+    name = f"{pair.b_name} vs {pair.a_name}"
     floor = next(n for n in table.notes if n.startswith("Smallest attainable p"))
     assert f"{name}: 4 differ, smallest p 0.1250" in floor
     assert any(n.startswith(f"CI and p disagree for {name}") for n in table.notes)
@@ -205,8 +206,9 @@ def test_paired_table_footnotes_the_smallest_p_in_every_format(few_discordant_re
 
 
 def test_paired_table_without_limits_or_old_fields_has_no_footnote(few_discordant_report):
-    rep = few_discordant_report
+    rep = few_discordant_report.to_json_dict()
     old = {**rep, "pairs": [{k: v for k, v in p.items() if k not in ("p_min_wilcoxon", "explanation")}
                             for p in rep["pairs"]]}
     old["pairs"][0]["ci_lo"] = -1.0  # CI now includes 0 beside p = 0.125: they agree
-    assert not any(n.startswith(("Smallest attainable p", "CI and p disagree")) for n in paired_table(old).notes)
+    read_back = StatsReport.from_json(old)  # a summary.json written before those fields existed
+    assert not any(n.startswith(("Smallest attainable p", "CI and p disagree")) for n in paired_table(read_back).notes)

@@ -15,6 +15,7 @@ from execugraph.publication import import_path
 from execugraph.stats import build_report, build_report_from_records
 from execugraph.stats.budgets import condition_family, ran_retries
 from execugraph.stats.records import arm_from_records, to_record
+from execugraph.stats.report_model import StatsReport
 from execugraph.stats.retries import retry_sweep
 from execugraph.stats.tables import publication_tables, retry_table
 from execugraph.store import Store
@@ -28,7 +29,7 @@ def _records(run: str, condition: str, benchmark: str, passes: int, **kw) -> lis
              "passed": i < passes, "benchmark": benchmark, "llm_calls": 1, **kw} for i, p in enumerate(PROBLEMS)]
 
 
-def _report(runs: dict[str, tuple[str, str, int]], **kw) -> dict:
+def _report(runs: dict[str, tuple[str, str, int]], **kw) -> StatsReport:
     """run id -> (condition, benchmark, passes): one run per arm, titled by its id; names lose their ` #id`
     so the assertions read as the study does."""
     records = [r for run, (c, b, n) in runs.items() for r in _records(run, c, b, n, **kw.get(run, {}))]
@@ -36,9 +37,9 @@ def _report(runs: dict[str, tuple[str, str, int]], **kw) -> dict:
     return _short(build_report_from_records(records, list(runs), runs_meta=meta, n_boot=200))
 
 
-def _short(value):
-    """The report with every `name #id` as `name`."""
-    return json.loads(re.sub(r" #[\w-]+", "", json.dumps(value)))
+def _short(report: StatsReport) -> StatsReport:
+    """The report with every `name #id` as `name` (read back from its JSON, as from a file)."""
+    return StatsReport.from_json(json.loads(re.sub(r" #[\w-]+", "", json.dumps(report.to_json_dict()))))
 
 
 def test_condition_family_strips_only_a_budget_suffix():
@@ -58,11 +59,11 @@ def test_the_published_study_pools_nothing_across_conditions_or_benchmarks():
         "e2_he_so": ("single-oneshot", "humaneval", 3),
         "e2_he_mf": ("multi-full@2", "humaneval", 4),
     })
-    assert report["retry_budgets"] == []  # every series has one budget: nothing to sweep
-    notes = [m["note"] for m in report["retry_budget_missing"]]
+    assert report.retry_budgets == []  # every series has one budget: nothing to sweep
+    notes = [m.note for m in report.retry_budget_missing]
     assert notes[0] == "e1_so: only budget 0 in internal30 · single-oneshot; nothing to sweep"
     assert len(notes) == 5 and all("nothing to sweep" in n for n in notes)
-    assert {(m["benchmark"], m["condition"]) for m in report["retry_budget_missing"]} == {
+    assert {(m.benchmark, m.condition) for m in report.retry_budget_missing} == {
         ("internal30", "single-oneshot"), ("internal30", "single-retry"), ("internal30", "multi-full"),
         ("humaneval", "single-oneshot"), ("humaneval", "multi-full")}
     assert "retry_budget" not in report_figures(report)
@@ -80,17 +81,17 @@ def test_one_condition_at_several_budgets_is_one_series_and_other_series_stay_ap
         "he3": ("multi-full", "humaneval", 4),
         "so": ("single-oneshot", "internal30", 1),
     })
-    rows = report["retry_budgets"]
-    assert [(r["series"], r["retry_budget"], r["names"]) for r in rows] == [
+    rows = report.retry_budgets
+    assert [(r.series, r.retry_budget, r.names) for r in rows] == [
         ("internal30 · multi-full", 0, ["mf0"]),
         ("internal30 · multi-full", 1, ["mf1"]),
         ("internal30 · multi-full", 3, ["mf3", "mf3b"]),  # the same condition and budget: pooled
         ("internal30 · single-retry", 0, ["sr0"]),
         ("internal30 · single-retry", 2, ["sr2"]),
     ]
-    assert rows[2]["trials"] == 8 and rows[2]["pass_rate"] == pytest.approx(7 / 8)
-    assert rows[2]["conditions"] == ["multi-full", "multi-full@3"] and rows[2]["graded"] == 8
-    assert [m["names"] for m in report["retry_budget_missing"]] == [["he3"], ["so"]]
+    assert rows[2].trials == 8 and rows[2].pass_rate == pytest.approx(7 / 8)
+    assert rows[2].conditions == ["multi-full", "multi-full@3"] and rows[2].graded == 8
+    assert [m.names for m in report.retry_budget_missing] == [["he3"], ["so"]]
     fig = report_figures(report)["retry_budget"]
     # two series, each a pass-rate line and a calls line: no line joins one series to another
     assert [t.name for t in fig.data] == [
@@ -114,8 +115,8 @@ def test_a_budget_without_graded_trials_is_a_gap_not_zero():
         "mf1": ("multi-full@1", "internal30", 0),
         "mf3": ("multi-full@3", "internal30", 3),
     }, mf1=crashed)
-    rows = report["retry_budgets"]
-    assert [(r["retry_budget"], r["graded"]) for r in rows] == [(0, 4), (1, 0), (3, 4)]
+    rows = report.retry_budgets
+    assert [(r.retry_budget, r.graded) for r in rows] == [(0, 4), (1, 0), (3, 4)]
     fig = report_figures(report)
     assert list(fig["retry_budget"].data[0].y) == [25.0, None, 75.0]
     assert "No graded trials (not drawn): internal30 · multi-full at budget 1" in (
@@ -133,20 +134,20 @@ def test_a_budget_without_graded_trials_is_a_gap_not_zero():
 def test_a_series_with_only_one_graded_budget_is_not_a_sweep():
     crashed = {"status": "error", "passed": None}
     report = _report({"a": ("multi-full@0", "internal30", 1), "b": ("multi-full@2", "internal30", 0)}, b=crashed)
-    assert report["retry_budgets"] == []
-    (missing,) = report["retry_budget_missing"]
-    assert missing["note"] == ("a, b: budgets 0, 2 in internal30 · multi-full, but only budget 0 has graded "
+    assert report.retry_budgets == []
+    (missing,) = report.retry_budget_missing
+    assert missing.note == ("a, b: budgets 0, 2 in internal30 · multi-full, but only budget 0 has graded "
                                "trials; nothing to sweep")
 
 
 def test_an_arm_without_trials_has_no_rate_rather_than_zero():
     queued = {"status": "queued", "passed": None}
     report = _report({"a": ("multi-full", "internal30", 2), "b": ("single-retry", "internal30", 0)}, b=queued)
-    empty = report["arms"][1]
-    assert (empty["trials"], empty["pass_rate"], empty["ci_lo"], empty["ci_hi"]) == (0, None, None, None)
-    assert report["runs"][1]["pass_rate"] is None
-    assert report["cost_vs_accuracy"][1]["pass_rate"] is None
-    assert report["retry_budget_missing"][0]["note"] == "b: no graded trials; not in any sweep"
+    empty = report.arms[1]
+    assert (empty.trials, empty.pass_rate, empty.ci_lo, empty.ci_hi) == (0, None, None, None)
+    assert report.runs[1].pass_rate is None
+    assert report.cost_vs_accuracy[1].pass_rate is None
+    assert report.retry_budget_missing[0].note == "b: no graded trials; not in any sweep"
     figures = report_figures(report)
     assert list(figures["pass_rates"].data[0].x) == ["a"]
     assert list(figures["cost_accuracy"].data[0].text) == ["a"]
@@ -168,8 +169,8 @@ def test_different_models_are_different_series():
     meta = {"1": {"title": "a", "models": {"generator": "ollama:x"}},
             "2": {"title": "b", "models": {"generator": "ollama:y"}}}
     report = build_report_from_records(records, ["1", "2"], runs_meta=meta, n_boot=200)
-    assert report["retry_budgets"] == []
-    assert [m["series"] for m in report["retry_budget_missing"]] == [
+    assert report.retry_budgets == []
+    assert [m.series for m in report.retry_budget_missing] == [
         "internal30 · multi-full · ollama:x", "internal30 · multi-full · ollama:y"]
 
 
@@ -213,11 +214,11 @@ def test_a_published_budget_is_kept_as_published(tmp_path: Path):
         assert any("records of 'multi-full' carry retry_budget 2 (3), 3 (1); kept 2" in w for w in result.warnings)
         report = _short(build_report(store, [str(runs[n]) for n in ("e1_so", "e1_sr", "e1_mf", "e2_he_so",
                                                                      "e2_he_mf")]))
-    by_name = {a["name"]: a for a in report["arms"]}
-    assert by_name["e1_so"]["retry_budget"] == 2  # as published: not our one-shot default of 0
-    assert report["retry_budgets"] == []  # five series of one budget each: nothing pooled, nothing joined
-    assert report["retry_budget_missing"][0]["note"] == "e1_so: only budget 2 in internal30 · single-oneshot; " \
+    by_name = {a.name: a for a in report.arms}
+    assert by_name["e1_so"].retry_budget == 2  # as published: not our one-shot default of 0
+    assert report.retry_budgets == []  # five series of one budget each: nothing pooled, nothing joined
+    assert report.retry_budget_missing[0].note == "e1_so: only budget 2 in internal30 · single-oneshot; " \
                                                         "nothing to sweep"
-    kinds = {c["name"]: c["kind"] for c in report["sampling"]["control"]}
+    kinds = {c.name: c.kind for c in report.sampling.control}
     assert kinds == {"e1_so": "one-shot", "e1_sr": "retry", "e1_mf": "multi-agent", "e2_he_so": "one-shot",
                      "e2_he_mf": "multi-agent"}  # a one-shot that never retried is still one-shot

@@ -133,20 +133,20 @@ def test_sql_path_equals_record_path(store: Store):
         from_sql = build_report(store, run_ids, conditions, n_boot=N_BOOT)
         from_records = build_report_from_records(records, run_ids, conditions, runs_meta=meta, n_boot=N_BOOT)
         assert from_sql == from_records, name
-        assert from_sql["runs"][0]["trials"] > 0, name
-        if len(from_sql["arms"]) > 1:
-            assert any(p["n"] > 0 for p in from_sql["pairs"]), name
+        assert from_sql.runs[0].trials > 0, name
+        if len(from_sql.arms) > 1:
+            assert any(p.n > 0 for p in from_sql.pairs), name
 
     mixed = build_report(store, ids[2:3], n_boot=N_BOOT)
-    assert set(mixed["runs"][0]["not_counted"]) <= {"queued", "running", "cancelled"}
-    assert mixed["runs"][0]["not_counted"]
-    assert [(a["label"], a["retry_budget"]) for a in mixed["arms"]] == [("single-oneshot", 0), ("multi-full", 3)]
-    assert "trial-error" in {e["error_class"] for a in mixed["arms"] for e in a["errors"]}
+    assert set(mixed.runs[0].not_counted) <= {"queued", "running", "cancelled"}
+    assert mixed.runs[0].not_counted
+    assert [(a.label, a.retry_budget) for a in mixed.arms] == [("single-oneshot", 0), ("multi-full", 3)]
+    assert "trial-error" in {e.error_class for a in mixed.arms for e in a.errors}
 
     sampling = build_report(store, [ids[0], ids[3]], n_boot=N_BOOT)
-    (summary,) = sampling["sampling"]["best_of_n"]
-    assert summary["n"] == 4 and summary["trials_with_samples"] > 60
-    assert summary["pass_at_1"] < summary["pass_at_n"]
+    (summary,) = sampling.sampling.best_of_n
+    assert summary.n == 4 and summary.trials_with_samples > 60
+    assert summary.pass_at_1 < summary.pass_at_n
 
     with pytest.raises(UnknownRunError, match="9999"):
         build_report(store, [ids[0], "9999"])
@@ -202,8 +202,8 @@ def test_cli_json_matches_build_report(cli_runs):
     sensitivity = printed.pop("protocol_sensitivity")  # the CLI adds it beside the shared report
     assert (sensitivity["available"], sensitivity["applies"]) == (False, False)  # internal-30 has no prompt
     with Store.open(str(cli_runs["db"])) as store:
-        assert printed == build_report(store, ids[:2])
-    assert printed == build_report_from_records(cli_runs["records"], ids[:2], runs_meta=cli_runs["meta"])
+        assert printed == build_report(store, ids[:2]).to_json_dict()
+    assert printed == build_report_from_records(cli_runs["records"], ids[:2], runs_meta=cli_runs["meta"]).to_json_dict()
 
 
 def test_cli_human_table(cli_runs):
@@ -212,11 +212,11 @@ def test_cli_human_table(cli_runs):
     with Store.open(str(cli_runs["db"])) as store:
         report = build_report(store, cli_runs["ids"])
     assert "Paired comparisons" in out and "p holm" in out and "Pass rate by category" in out
-    assert len(report["pairs"]) == 6
-    for pair in report["pairs"]:
-        assert f"{pair['delta_pp']:+.1f}" in out
-    for run in report["runs"]:
-        assert run["title"] in out
+    assert len(report.pairs) == 6
+    for pair in report.pairs:
+        assert f"{pair.delta_pp:+.1f}" in out
+    for run in report.runs:
+        assert run.title in out
 
 
 def test_cli_unknown_run_or_condition_exits_2(cli_runs):

@@ -55,15 +55,15 @@ def test_a_synthesize_run_is_named_after_its_statement():
 def test_arms_are_named_and_pairs_across_benchmarks_are_listed_apart():
     records, meta = _two_benchmarks()
     rep = build_report_from_records(records, ["1", "2", "3"], runs_meta=meta)
-    assert [a["name"] for a in rep["arms"]] == ["oneshot #1", "full #2", "he #3"]
-    assert [a["benchmarks"] for a in rep["arms"]] == [["internal30"], ["internal30"], ["humaneval"]]
-    assert [(p["a_name"], p["b_name"]) for p in rep["pairs"]] == [("oneshot #1", "full #2")]
-    reasons = {(x["a_name"], x["b_name"]): x["reason"] for x in rep["excluded"]}
+    assert [a.name for a in rep.arms] == ["oneshot #1", "full #2", "he #3"]
+    assert [a.benchmarks for a in rep.arms] == [["internal30"], ["internal30"], ["humaneval"]]
+    assert [(p.a_name, p.b_name) for p in rep.pairs] == [("oneshot #1", "full #2")]
+    reasons = {(x.a_name, x.b_name): x.reason for x in rep.excluded}
     assert reasons == {
         ("oneshot #1", "he #3"): "different benchmarks (internal30 vs humaneval)",
         ("full #2", "he #3"): "different benchmarks (internal30 vs humaneval)",
     }
-    assert rep["family"] == {
+    assert rep.family.model_dump() == {
         "mode": "all pairs",
         "baseline": None,
         "baseline_name": None,
@@ -73,21 +73,21 @@ def test_arms_are_named_and_pairs_across_benchmarks_are_listed_apart():
     }
     # across benchmarks the pairs still need a common problem: never a zero effect from nothing
     loose = build_report_from_records(records, ["1", "2", "3"], runs_meta=meta, family=Family(comparable_only=False))
-    assert len(loose["pairs"]) == 1 and {x["reason"] for x in loose["excluded"]} == {"no common problems"}
+    assert len(loose.pairs) == 1 and {x.reason for x in loose.excluded} == {"no common problems"}
 
 
 def test_a_baseline_family_orients_every_delta_against_it_and_holm_counts_only_it():
     records = hand_records() + [dict(r, run_id=3, passed=not r["passed"]) for r in hand_records() if r["run_id"] == 1]
     rep = build_report_from_records(records, ["1", "2", "3"], family=Family(baseline="2"))
-    assert [(p["a"], p["b"]) for p in rep["pairs"]] == [("2", "1"), ("2", "3")]
-    assert [p["p_holm"] for p in rep["pairs"]] == pytest.approx(holm([p["p_wilcoxon"] for p in rep["pairs"]]))
+    assert [(p.a, p.b) for p in rep.pairs] == [("2", "1"), ("2", "3")]
+    assert [p.p_holm for p in rep.pairs] == pytest.approx(holm([p.p_wilcoxon for p in rep.pairs]))
     everything = build_report_from_records(records, ["1", "2", "3"])
-    by_pair = {(p["a"], p["b"]): p for p in everything["pairs"]}
-    assert rep["pairs"][0]["delta_pp"] == pytest.approx(-by_pair[("1", "2")]["delta_pp"])
-    assert "against the baseline run #2" in rep["method"]["family"] and "2 comparison(s)" in rep["method"]["holm"]
+    by_pair = {(p.a, p.b): p for p in everything.pairs}
+    assert rep.pairs[0].delta_pp == pytest.approx(-by_pair[("1", "2")].delta_pp)
+    assert "against the baseline run #2" in rep.method["family"] and "2 comparison(s)" in rep.method["holm"]
     by_condition = build_report_from_records(hand_records(), ["1", "2"], ["single-oneshot", "multi-full"],
                                              family=Family(baseline="1:multi-full"))
-    assert by_condition["family"]["baseline_name"] == "run #1 · multi-full"
+    assert by_condition.family.baseline_name == "run #1 · multi-full"
     with pytest.raises(ValueError, match="baseline 'nope' is not one of the arms"):
         build_report_from_records(records, ["1", "2"], family=Family(baseline="nope"))
 
@@ -95,35 +95,35 @@ def test_a_baseline_family_orients_every_delta_against_it_and_holm_counts_only_i
 def test_tables_hold_the_report_numbers_in_every_format():
     records, meta = _two_benchmarks()
     rep = build_report_from_records(records, ["1", "2", "3"], runs_meta=meta)
-    pair = rep["pairs"][0]
+    pair = rep.pairs[0]
     paired = paired_table(rep)
     (row,) = paired.display_rows()
     assert row == {
         "A": "oneshot #1",
         "B": "full #2",
         "n": "4",
-        "Problems that differ": str(pair["problems_differ"]),
-        "Majority-discordant": str(pair["majority_discordant"]),
-        "Delta (pp)": f"{pair['delta_pp']:+.1f}",
-        "95% CI (pp)": f"[{pair['ci_lo']:+.1f}, {pair['ci_hi']:+.1f}]",
-        "p (Wilcoxon, exact)": f"{pair['p_wilcoxon']:.4f}",
-        "p (Holm)": f"{pair['p_holm']:.4f}",
+        "Problems that differ": str(pair.problems_differ),
+        "Majority-discordant": str(pair.majority_discordant),
+        "Delta (pp)": f"{pair.delta_pp:+.1f}",
+        "95% CI (pp)": f"[{pair.ci_lo:+.1f}, {pair.ci_hi:+.1f}]",
+        "p (Wilcoxon, exact)": f"{pair.p_wilcoxon:.4f}",
+        "p (Holm)": f"{pair.p_holm:.4f}",
     }
     assert any("Not compared: he #3 vs oneshot #1 (different benchmarks" in n for n in paired.notes)
     # CSV keeps raw numbers: the CI as two columns, rates as unrounded percentages
     lines = list(csv.reader(io.StringIO(to_csv(paired))))
     assert lines[0][6:8] == ["95% CI low (pp)", "95% CI high (pp)"]
-    assert float(lines[1][5]) == pytest.approx(pair["delta_pp"]) and float(lines[1][6]) == pytest.approx(pair["ci_lo"])
+    assert float(lines[1][5]) == pytest.approx(pair.delta_pp) and float(lines[1][6]) == pytest.approx(pair.ci_lo)
     categories = list(csv.reader(io.StringIO(to_csv(category_table(rep)))))
     overall = next(r for r in categories if r[0] == "full #2" and r[1] == "overall")
-    assert float(overall[4]) == pytest.approx(100 * rep["arms"][1]["pass_rate"])
+    assert float(overall[4]) == pytest.approx(100 * rep.arms[1].pass_rate)
     md = render(paired, "markdown")
     assert md.startswith("**Paired comparisons**") and "| oneshot #1 | full #2 | 4 |" in md
     # the cross-model table appears because the arms' generators differ
     keys = [t.key for t in publication_tables(rep)]
     assert keys[:3] == ["category_rates", "paired", "ablation"] and "cross_model" in keys
     cross = cross_model_table(rep).display_rows()
-    assert cross[0]["llamacpp:default (%)"] == f"{100 * rep['arms'][0]['pass_rate']:.1f}"
+    assert cross[0]["llamacpp:default (%)"] == f"{100 * rep.arms[0].pass_rate:.1f}"
     assert "# paired: Paired comparisons" in render_all(publication_tables(rep), "csv")
 
 
@@ -131,7 +131,7 @@ def test_retry_cost_error_and_sampling_tables_read_the_report():
     rep = build_report_from_records(hand_records(), ["1", "2"], runs_meta=META)
     tables = {t.key: t for t in publication_tables(rep)}
     # one-shot (budget 0) and multi-full (budget 2) are different conditions: no sweep, so no retry table
-    assert "retry_budget" not in tables and len(rep["retry_budget_missing"]) == 2
+    assert "retry_budget" not in tables and len(rep.retry_budget_missing) == 2
     errors = tables["errors"].display_rows()
     assert errors[0]["Failed trials"] == "5" and errors[1]["Failed trials"] == "1"
     assert sum(float(v) for k, v in errors[0].items() if k.endswith("(%)")) == pytest.approx(100.0, abs=0.2)
@@ -220,7 +220,7 @@ def test_a_forest_of_twenty_arms_stays_readable_and_all_pairs_become_a_matrix():
     assert len(fig.data[0].y) == 19 and len(set(fig.data[0].y)) == 19 and fig.layout.yaxis.type == "category"
     assert fig.layout.height <= 110 + 28 * 19  # about 28 px a row, not 7,000 px
     everything = build_report_from_records(records, ids, runs_meta=meta, n_boot=200)
-    assert len(everything["pairs"]) == 190 > FOREST_MAX_ROWS
+    assert len(everything.pairs) == 190 > FOREST_MAX_ROWS
     matrix = comparison_figure(everything)
     assert matrix.data[0].type == "heatmap" and len(matrix.data[0].x) == 20 and matrix.layout.height <= 800
     assert set(report_figures(everything)) >= {"pass_rates", "categories", "comparisons", "cost_accuracy"}

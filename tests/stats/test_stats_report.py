@@ -7,6 +7,7 @@ import json
 import pytest
 
 from execugraph.stats import UnknownConditionError, UnknownRunError, build_report_from_records, holm
+from execugraph.stats.report_model import StatsReport
 
 # Run 1: one-shot. Run 2: multi-full with retry budget 2. Two trials per problem.
 # problem:      p1 (dp)   p2 (dp)   p3 (graph)  p4 (graph)
@@ -71,9 +72,14 @@ def hand_records() -> list[dict]:
     return records
 
 
+def report_json(*args, **kwargs) -> dict:
+    """The report as its JSON (summary.json, `stats --json`): what these tests check key by key."""
+    return build_report_from_records(*args, **kwargs).to_json_dict()
+
+
 @pytest.fixture(scope="module")
 def report() -> dict:
-    return build_report_from_records(hand_records(), ["1", "2"], runs_meta=META)
+    return report_json(hand_records(), ["1", "2"], runs_meta=META)
 
 
 def test_runs_section(report):
@@ -154,7 +160,7 @@ def test_best_of_n_run_reports_its_sample_curve():
         for pid, counts in drawn.items()
         for t, c in enumerate(counts)
     ]
-    rep = build_report_from_records(hand_records() + extra, ["1", "2", "3"], runs_meta=META)
+    rep = report_json(hand_records() + extra, ["1", "2", "3"], runs_meta=META)
     arm3 = rep["arms"][2]
     assert (arm3["retry_budget"], arm3["best_of_n"], arm3["pass_rate"]) == (0, 4, 0.625)
     (summary,) = rep["sampling"]["best_of_n"]
@@ -168,20 +174,21 @@ def test_best_of_n_run_reports_its_sample_curve():
 
 def test_report_is_json_and_deterministic(report):
     again = build_report_from_records(hand_records(), ["1", "2"], runs_meta=META)
-    assert json.dumps(report, sort_keys=True) == json.dumps(again, sort_keys=True)
+    assert json.dumps(report, sort_keys=True) == json.dumps(again.to_json_dict(), sort_keys=True)
     assert json.loads(json.dumps(report)) == report
+    assert StatsReport.from_json(json.loads(json.dumps(report))) == again  # read back from a file, it is the same
 
 
 def test_single_run_compares_its_conditions_in_launch_order():
     records = [dict(r, run_id=7) for r in hand_records()]
-    rep = build_report_from_records(records, ["7"])
+    rep = report_json(records, ["7"])
     assert [a["label"] for a in rep["arms"]] == ["single-oneshot", "multi-full"]
     assert rep["pairs"][0]["delta_pp"] == pytest.approx(50.0)
     assert rep["runs"][0]["trials"] == 16
 
 
 def test_conditions_across_runs_label_run_and_condition():
-    rep = build_report_from_records(hand_records(), ["1", "2"], ["single-oneshot", "multi-full"])
+    rep = report_json(hand_records(), ["1", "2"], ["single-oneshot", "multi-full"])
     assert [a["label"] for a in rep["arms"]] == [
         "1:single-oneshot",
         "1:multi-full",
@@ -196,7 +203,7 @@ def test_conditions_across_runs_label_run_and_condition():
 
 def test_three_runs_family_is_holm_adjusted():
     records = hand_records() + [dict(r, run_id=3, passed=not r["passed"]) for r in hand_records() if r["run_id"] == 1]
-    rep = build_report_from_records(records, ["1", "2", "3"])
+    rep = report_json(records, ["1", "2", "3"])
     assert [(p["a"], p["b"]) for p in rep["pairs"]] == [("1", "2"), ("1", "3"), ("2", "3")]
     raw = [p["p_wilcoxon"] for p in rep["pairs"]]
     assert [p["p_holm"] for p in rep["pairs"]] == pytest.approx(holm(raw))
@@ -209,7 +216,7 @@ def test_crashed_trials_fail_and_unfinished_ones_are_left_out():
         {"run_id": 1, "problem_id": "p1", "condition": "single-oneshot", "passed": None, "status": "running"},
         {"run_id": 1, "problem_id": "p1", "condition": "single-oneshot", "passed": None, "status": "queued"},
     ]
-    rep = build_report_from_records(records, ["1", "2"], runs_meta=META)
+    rep = report_json(records, ["1", "2"], runs_meta=META)
     assert (rep["runs"][0]["trials"], rep["runs"][0]["passed"]) == (9, 3)
     assert rep["runs"][0]["not_counted"] == {"queued": 1, "running": 1}
     assert rep["arms"][0]["not_counted"] == {"queued": 1, "running": 1}

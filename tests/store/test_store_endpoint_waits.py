@@ -24,10 +24,10 @@ def test_a_wait_is_recorded_refreshed_and_cleared(store: Store, db_url: str) -> 
         waits = reader.endpoint_waits([run_id, other])
     assert list(waits) == [run_id]
     (a, b) = waits[run_id]
-    assert a["endpoint"] == "http://a:11434" and a["since"] == since and a["last_error"] == "HTTP 503: down"
-    assert b["endpoint"] == "http://b:11434"
+    assert a.endpoint == "http://a:11434" and a.since == since and a.last_error == "HTTP 503: down"
+    assert b.endpoint == "http://b:11434"
     store.note_endpoint_up(run_id, "http://a:11434")
-    assert [w["endpoint"] for w in store.endpoint_waits([run_id])[run_id]] == ["http://b:11434"]
+    assert [w.endpoint for w in store.endpoint_waits([run_id])[run_id]] == ["http://b:11434"]
     store.clear_endpoint_waits(run_id)
     assert store.endpoint_waits([run_id]) == {}
 

@@ -20,8 +20,9 @@ from execugraph.publication import import_path
 from execugraph.stats import build_report
 from execugraph.stats.family import Family
 from execugraph.store import Store
+from tests.support.dashboard import CHROMIUM, launch_chromium, settled
 from tests.ui.conftest import PROJECT_ROOT
-from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _settled, server  # noqa: F401 - the fixture
+from tests.ui.test_browser import ARTIFACTS, server  # noqa: F401 - the fixture
 
 FIXTURE = DATA_DIR / "fixtures" / "reference_layout" / "grid-demo"
 README_SHOT = PROJECT_ROOT / "docs" / "statistics.png"
@@ -51,25 +52,25 @@ def test_a_baseline_family_over_imported_runs_with_report_and_svg_downloads(impo
     baseline = f"e1_so #{imported['e1_so']}"
     with Store.open(str(tmp_path / "runs.db")) as store:
         report = build_report(store, [str(i) for i in ids], family=Family(baseline=str(imported["e1_so"])))
-    (pair,) = report["pairs"]
+    (pair,) = report.pairs
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
             page.goto(f"{server}/statistics?runs={','.join(map(str, ids))}", timeout=120_000)
             page.get_by_role("heading", name="Paired comparisons").wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             _pick(page, "Comparisons", f"each arm against {baseline}")
             page.get_by_text("Not compared").first.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             assert page.locator('[data-testid="stException"]').count() == 0
 
             # the family: e1_sr against the baseline; the humaneval run listed apart with the reason
             tables = page.locator('[data-testid="stTable"]')
             paired = tables.first.inner_text()
             assert f"e1_sr #{imported['e1_sr']}" in paired and baseline in paired
-            assert f"{pair['delta_pp']:+.1f}" in paired and f"{pair['p_holm']:.4f}" in paired
+            assert f"{pair.delta_pp:+.1f}" in paired and f"{pair.p_holm:.4f}" in paired
             excluded = page.get_by_text("different benchmarks (internal30 vs humaneval)")
             assert excluded.count() >= 1
             ticks = page.locator(".js-plotly-plot .ytick text").evaluate_all("nodes => nodes.map(n => n.textContent)")
@@ -85,7 +86,7 @@ def test_a_baseline_family_over_imported_runs_with_report_and_svg_downloads(impo
                 names = set(archive.namelist())
                 tex = archive.read("paired.tex").decode()
             assert {"tables.tex", "paired.tex", "category_rates.tex", "ablation.tex"} <= names
-            assert f"{pair['delta_pp']:+.1f}" in tex and "e1\\_sr \\#" in tex and "Not compared: e2\\_he\\_mf" in tex
+            assert f"{pair.delta_pp:+.1f}" in tex and "e1\\_sr \\#" in tex and "Not compared: e2\\_he\\_mf" in tex
 
             # the forest plot as SVG, rendered by chromium on the server
             with page.expect_download(timeout=180_000) as download:
@@ -99,10 +100,10 @@ def test_a_baseline_family_over_imported_runs_with_report_and_svg_downloads(impo
             readme = browser.new_page(viewport={"width": 1200, "height": 1350})
             readme.goto(f"{server}/statistics?runs={','.join(map(str, ids))}", timeout=120_000)
             readme.get_by_role("heading", name="Paired comparisons").wait_for(timeout=120_000)
-            _settled(readme)
+            settled(readme)
             _pick(readme, "Comparisons", f"each arm against {baseline}")
             readme.get_by_text("Not compared").first.wait_for(timeout=120_000)
-            _settled(readme)
+            settled(readme)
             readme.locator(".js-plotly-plot").first.wait_for(timeout=120_000)
             readme.screenshot(path=str(ARTIFACTS / "statistics-readme.png"))
         finally:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.test_browser import CHROMIUM, PAGES, _browser, _settled, server  # noqa: F401 - the fixture
+from tests.support.dashboard import CHROMIUM, launch_chromium, settled
+from tests.ui.test_browser import PAGES, server  # noqa: F401 - the fixture
 from tests.ui.test_browser_narrow import CUT_TEXT
 
 pytestmark = [
@@ -50,18 +51,18 @@ def test_every_page_fits_at_1280_and_800(server, size):  # noqa: F811
 
     width, height = size
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": width, "height": height})
             problems: list[str] = []
             for path, (_, must_show) in PAGES.items():
                 page.goto(f"{server}/{path}", timeout=120_000)
                 page.get_by_text(must_show).first.wait_for(timeout=120_000)
-                _settled(page)
+                settled(page)
                 problems += _check(page, path or "synthesize", width)
                 for tab in EXPORT_TABS if path == "export" else ():
                     page.get_by_role("tab", name=tab).click()
-                    _settled(page)
+                    settled(page)
                     problems += _check(page, f"export/{tab}", width)
             assert not problems, problems
         finally:
@@ -72,16 +73,16 @@ def test_one_back_press_leaves_trace_for_runs(server):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{server}/runs", timeout=120_000)
             page.get_by_text("Run detail").first.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             page.get_by_role("link", name="Step through its trials in Trace").click()
             page.get_by_text("Agent steps").first.wait_for(timeout=120_000)
             page.wait_for_url("**/trace?run=*&trial=*", timeout=60_000)
-            _settled(page)
+            settled(page)
             page.go_back()
             page.wait_for_url("**/runs", timeout=60_000)
             page.get_by_text("Run detail").first.wait_for(timeout=60_000)
@@ -95,12 +96,12 @@ def test_synthesize_button_and_results_area_above_the_fold_at_1400x1000(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(server, timeout=120_000)
             page.get_by_text("Problem statement").first.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             button = page.get_by_role("button", name="Synthesize").bounding_box()
             results = page.get_by_text("Results appear here step by step").first.bounding_box()
             assert button and button["y"] + button["height"] <= 1000, button

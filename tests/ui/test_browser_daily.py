@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from tests.ui.test_browser import CHROMIUM, _browser, _settled, server  # noqa: F401 - the fixture
+from tests.support.dashboard import CHROMIUM, launch_chromium, settled
+from tests.ui.test_browser import server  # noqa: F401 - the fixture
 
 pytestmark = [
     pytest.mark.browser,
@@ -30,7 +31,7 @@ def test_first_page_never_lists_raw_page_files_and_has_no_deploy_button(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(f"{server}/statistics", timeout=120_000)  # a deep link as the server's first request
@@ -39,7 +40,7 @@ def test_first_page_never_lists_raw_page_files_and_has_no_deploy_button(server):
             while time.monotonic() < deadline and "Statistics" not in seen:
                 seen.update(_sidebar_links(page))
                 page.wait_for_timeout(100)
-            _settled(page)
+            settled(page)
             seen.update(_sidebar_links(page))
             assert {"Synthesize", "Statistics", "Export / Import"} <= seen
             assert not seen & set(RAW_NAMES), seen
@@ -52,12 +53,12 @@ def test_the_chart_on_the_page_is_the_chart_downloaded(server, tmp_path):  # noq
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1600}, accept_downloads=True)
             page.goto(f"{server}/ablations", timeout=120_000)
             page.get_by_text("Pass rate by arm").first.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             chart = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="Pass rate by arm").first
             screen = chart.evaluate("e => e.innerHTML")
             times = []
@@ -91,13 +92,13 @@ def test_one_click_on_prepare_the_bundle_offers_the_download(server):  # noqa: F
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             page.goto(f"{server}/export", timeout=120_000)
             picker = page.get_by_text("Runs to export").first
             picker.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             box = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Runs to export").first
             box.locator("input").click()
             page.keyboard.type("fib (multi-full)")  # a finished run (a running one cannot be exported)
@@ -105,7 +106,7 @@ def test_one_click_on_prepare_the_bundle_offers_the_download(server):  # noqa: F
             page.keyboard.press("Escape")
             prepare = page.get_by_role("button", name=re.compile("Prepare the bundle"))
             prepare.wait_for(timeout=60_000)
-            _settled(page)
+            settled(page)
             prepare.click()  # once: the download must follow without a second click
             page.get_by_role("button", name=re.compile(r"Download execugraph-runs-\d+")).wait_for(timeout=120_000)
             assert page.get_by_text("Cannot export").count() == 0

@@ -23,7 +23,8 @@ from markdown_it import MarkdownIt
 
 from execugraph.safety.inert_text import BIDI_CONTROLS, WORD_JOINER
 from tests.support import hostile_study as H
-from tests.ui.test_browser import CHROMIUM, _browser, _settled, server  # noqa: F401 - the fixture
+from tests.support.dashboard import CHROMIUM, launch_chromium, settled
+from tests.ui.test_browser import server  # noqa: F401 - the fixture
 from tests.ui.test_browser_reproduce import _uploader, _zip
 
 pytestmark = [
@@ -117,7 +118,7 @@ def _every_page(page: Any, base: str, db: Path) -> None:
                  "batch", "export", "tests"):
         page.goto(f"{base}/{path}", timeout=120_000)
         page.locator('[data-testid="stHeading"]').first.wait_for(timeout=120_000)
-        _settled(page)
+        settled(page)
         assert page.locator('[data-testid="stException"]').count() == 0, path
         assert page.locator("img[src='x'], a[href^='javascript'], iframe, object, embed").count() == 0, path
         assert page.locator("script:not([src])").evaluate_all(
@@ -129,7 +130,7 @@ def test_a_hostile_report_is_inert_in_the_dashboard_and_in_its_files(server, tmp
 
     results, families = _hostile(tmp_path / "hostile")
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 1400}, accept_downloads=True)
             app = Watch(context, (server + "/", server.replace("http", "ws", 1) + "/"))
@@ -138,17 +139,17 @@ def test_a_hostile_report_is_inert_in_the_dashboard_and_in_its_files(server, tmp
             page.get_by_role("tab", name="Reproduce").click()
             _uploader(page, "Results folder").set_input_files(str(results))
             page.get_by_text("study.zip").first.wait_for(timeout=60_000)
-            _settled(page)
+            settled(page)
             _uploader(page, "Families").set_input_files(str(families))
             page.get_by_text("families.json").first.wait_for(timeout=60_000)
-            _settled(page)
+            settled(page)
             page.locator('[data-testid="stButton"] button').filter(has_text="Reproduce").click()
             page.get_by_text("Reproduced study:").first.wait_for(timeout=600_000)
-            _settled(page)
+            settled(page)
             assert page.locator('[data-testid="stException"]').count() == 0
             for label in ("Warnings (", "The whole report"):
                 page.locator('[data-testid="stExpander"] summary').filter(has_text=label).first.click()
-            _settled(page)
+            settled(page)
             text = _reads_as_text(page)
             assert "nothing to compare" not in text.split("Warnings")[0]  # both families were compared
             with page.expect_download(timeout=120_000) as download:
@@ -164,7 +165,7 @@ def test_a_hostile_report_is_inert_in_the_dashboard_and_in_its_files(server, tmp
         rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render((out / "report.md").read_text())
         (out / "report-md.html").write_text(f'<!DOCTYPE html><html><head><meta charset="utf-8"></head>'
                                             f"<body>{rendered}</body></html>")
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             context = browser.new_context(viewport={"width": 1100, "height": 1250})
             files = Watch(context, (out.as_uri() + "/", "data:"))  # report.md links its figures beside it

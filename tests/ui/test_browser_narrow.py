@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _settled, server  # noqa: F401 - the fixture
+from tests.support.dashboard import CHROMIUM, launch_chromium, settled
+from tests.ui.test_browser import ARTIFACTS, server  # noqa: F401 - the fixture
 
 pytestmark = [
     pytest.mark.browser,
@@ -64,14 +65,14 @@ def test_labels_are_whole_on_narrow_screens(server, size):  # noqa: F811
     width, height = size
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": width, "height": height})
             problems = {}
             for path, must_show in PAGES.items():
                 page.goto(f"{server}/{path}", timeout=120_000)
                 page.get_by_text(must_show).first.wait_for(timeout=120_000)
-                _settled(page)
+                settled(page)
                 page.screenshot(path=str(ARTIFACTS / f"narrow-{path}-{width}x{height}.png"), full_page=True)
                 assert page.locator('[data-testid="stException"]').count() == 0, path
                 if cut := page.evaluate(CUT_TEXT) + page.evaluate(CUT_TITLES):

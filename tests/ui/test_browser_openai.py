@@ -8,18 +8,20 @@ Reuses the launcher of tests/ui/test_browser.py.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from execugraph.store import Store
+from tests.support.dashboard import (
+    CHROMIUM,
+    launch_chromium,
+    serve_dashboard,
+    settled,
+)
 from tests.support.openai_server import ALIAS, LlamaCppServer
-from tests.ui.conftest import PROJECT_ROOT
-from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _free_port, _settled, _stop_worker, _wait_healthy
+from tests.ui.test_browser import ARTIFACTS
 
 SPEC = f"openai:{ALIAS}"
 pytestmark = [
@@ -38,28 +40,9 @@ def llm(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture
 def dashboard(llm: LlamaCppServer, tmp_path: Path):
     """The dashboard on an empty database, pointed at the OpenAI-compatible server (Ollama unreachable)."""
-    port = _free_port()
     db, cache = tmp_path / "runs.db", tmp_path / "cache"
-    env = dict(os.environ, EXECUGRAPH_DB=str(db), EXECUGRAPH_CACHE_DIR=str(cache), OLLAMA_HOST="http://127.0.0.1:9",
-               EXECUGRAPH_OPENAI_BASE_URL=llm.base_url)
-    log = open(tmp_path / "streamlit.log", "w")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
+    with serve_dashboard(db, cache, tmp_path / "streamlit.log", EXECUGRAPH_OPENAI_BASE_URL=llm.base_url) as url:
         yield url, db
-    finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-        _stop_worker(cache, db)
 
 
 def _pick_model(page) -> None:
@@ -79,7 +62,7 @@ def test_synthesize_with_the_openai_model(dashboard):
 
     url, db = dashboard
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(url, timeout=120_000)
@@ -90,7 +73,7 @@ def test_synthesize_with_the_openai_model(dashboard):
             _pick_model(page)
             page.get_by_role("button", name="Synthesize").click()
             page.get_by_text("Open run #").first.wait_for(timeout=600_000)
-            _settled(page)
+            settled(page)
             assert page.locator('[data-testid="stException"]').count() == 0
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "synthesize-openai.png"))
@@ -106,23 +89,23 @@ def test_batch_form_with_the_openai_model(dashboard):
 
     url, db = dashboard
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 2200})
             page.goto(f"{url}/batch", timeout=120_000)
             page.get_by_role("heading", name="New batch").wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             subset = page.get_by_role("spinbutton", name="Random subset of N problems (0 = all)")
             subset.fill("1")
             subset.press("Enter")
             for condition in ("single-retry", "multi-full"):
                 page.get_by_label(f"Remove {condition}").click()
-            _settled(page)
+            settled(page)
             _pick_model(page)
             budget = page.get_by_role("spinbutton", name="Outage budget per endpoint (minutes)")
             budget.fill("3")
             budget.press("Enter")
-            _settled(page)
+            settled(page)
             page.get_by_text("1 problem x 1 condition").first.wait_for(timeout=60_000)
             page.get_by_role("button", name="Launch batch").click()
             page.get_by_text("is queued").first.wait_for(timeout=120_000)
@@ -135,7 +118,7 @@ def test_batch_form_with_the_openai_model(dashboard):
                 time.sleep(1)
             page.reload()
             page.get_by_text("1/1 trials").first.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             assert page.locator('[data-testid="stException"]').count() == 0
             page.screenshot(path=str(ARTIFACTS / "batch-openai.png"))
         finally:

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.dashboard import CHROMIUM, launch_chromium, settled
 from tests.support.published_study import write_study
 from tests.ui.conftest import PROJECT_ROOT
-from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _settled, server  # noqa: F401 - the fixture
+from tests.ui.test_browser import ARTIFACTS, server  # noqa: F401 - the fixture
 
 README_SHOT = PROJECT_ROOT / "docs" / "reproduce.png"
 pytestmark = [
@@ -48,21 +49,21 @@ def test_reproduce_a_published_study_from_the_export_page_and_download_its_repor
     results = _zip(folder, tmp_path / "study.zip")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1400}, accept_downloads=True)
             page.goto(f"{server}/export", timeout=120_000)
             page.get_by_role("tab", name="Reproduce").click()
             _uploader(page, "Results folder").set_input_files(str(results))
             page.get_by_text("study.zip").first.wait_for(timeout=60_000)
-            _settled(page)
+            settled(page)
             _uploader(page, "Benchmark file").set_input_files(str(dataset))
             page.get_by_text("benchmark.jsonl").first.wait_for(timeout=60_000)
-            _settled(page)
+            settled(page)
             page.locator('[data-testid="stButton"] button').filter(has_text="Reproduce").click()
             page.get_by_role("progressbar").first.wait_for(timeout=120_000)  # the bar while it works
             page.get_by_text("Reproduced study:").first.wait_for(timeout=600_000)
-            _settled(page)
+            settled(page)
             assert page.locator('[data-testid="stException"]').count() == 0
             assert page.get_by_text(re.compile(r"Reproduced \d+ run\(s\), 88 trials")).count() >= 1  # the bar's end
             broken = page.get_by_text(re.compile(r"h2_mf vs h1_so .*Rescored under standalone: \+50\.0 pp"))

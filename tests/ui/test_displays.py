@@ -12,7 +12,7 @@ import json
 from execugraph.providers.health import Check
 from standins.scripted import fenced, scripted
 from tests.ui.conftest import no_exception, texts
-from ui.keys import TEST_CHAT_MODELS, Batch, Syn
+from ui.keys import TEST_CHAT_MODELS, Batch, Synthesize
 from ui.views import bounded_explanation, duration, map_traceback, model_label
 from ui.views import test_result_rows as result_rows
 from ui.views.health import health_lines
@@ -25,13 +25,13 @@ def _synthesize(app, condition: str = "multi-full", **replies: list[str]):
     """Run one ad-hoc problem through the real graph and sandbox with scripted models; the page after it ended."""
     at = app("synthesize")
     at.session_state[TEST_CHAT_MODELS] = scripted(**replies)
-    at.session_state[Syn.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True}]
+    at.session_state[Synthesize.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True}]
     at.run()
-    at.text_area(key=Syn.STATEMENT).input("Return the sum of the integers a and b, as one number.")
-    at.text_input(key=Syn.ENTRY_POINT).input("add")
-    at.selectbox(key=Syn.CONDITION).set_value(condition)
-    at.button(key=Syn.SUBMIT).click().run()
-    job = at.session_state[Syn.JOB]
+    at.text_area(key=Synthesize.STATEMENT).input("Return the sum of the integers a and b, as one number.")
+    at.text_input(key=Synthesize.ENTRY_POINT).input("add")
+    at.selectbox(key=Synthesize.CONDITION).set_value(condition)
+    at.button(key=Synthesize.SUBMIT).click().run()
+    job = at.session_state[Synthesize.JOB]
     assert job is not None and job.wait(120) and job.error is None, job and job.error
     at.run()
     no_exception(at)
@@ -134,7 +134,7 @@ def test_trace_shows_the_model_once_cache_hits_on_the_step_and_readable_duration
 def test_every_model_picker_starts_from_execugraph_model(app, monkeypatch):
     monkeypatch.setenv("EXECUGRAPH_MODEL", "ollama:qwen2.5-coder:7b")
     at = app("synthesize")
-    assert at.selectbox(key=Syn.DEFAULT_MODEL).value == "ollama:qwen2.5-coder:7b"
+    assert at.selectbox(key=Synthesize.DEFAULT_MODEL).value == "ollama:qwen2.5-coder:7b"
     at.switch_page("ui/pages/batch.py").run()
     no_exception(at)
     assert at.selectbox(key=Batch.DEFAULT_MODEL).value == "ollama:qwen2.5-coder:7b"

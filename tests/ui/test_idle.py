@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.dashboard import CHROMIUM, free_port, launch_chromium, settled, stop_worker, wait_healthy
 from tests.ui.conftest import PROJECT_ROOT
-from tests.ui.test_browser import CHROMIUM, _browser, _free_port, _settled, _stop_worker, _wait_healthy
 
 QUIET_WINDOW_S = 20.0
 MAX_CORE_SHARE = 0.05
@@ -80,7 +80,7 @@ def _wait_quiet(pgid: int, sample_s: float = 2.0, deadline_s: float = 240.0) -> 
 @pytest.fixture
 def make_run(seeded_db, tmp_path):
     """`make run PORT=...` in its own process group on a copy of the seeded database; stopped afterwards."""
-    port = _free_port()
+    port = free_port()
     db, cache, log_path = tmp_path / "runs.db", tmp_path / "cache", tmp_path / "make-run.log"
     env = dict(os.environ, EXECUGRAPH_DB=str(db), EXECUGRAPH_CACHE_DIR=str(cache), OLLAMA_HOST="http://127.0.0.1:9")
     log = log_path.open("w")
@@ -94,7 +94,7 @@ def make_run(seeded_db, tmp_path):
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, process)
+        wait_healthy(url, process)
         yield url, process.pid, log_path
     finally:
         try:
@@ -103,7 +103,7 @@ def make_run(seeded_db, tmp_path):
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(process.pid, signal.SIGKILL)
         log.close()
-        _stop_worker(cache, db)
+        stop_worker(cache, db)
 
 
 @pytest.mark.parametrize("path,must_show", [("", "Problem statement"), ("statistics", "Paired comparisons")])
@@ -112,12 +112,12 @@ def test_an_open_tab_on_an_idle_dashboard_costs_almost_nothing(make_run, path, m
 
     url, pgid, log_path = make_run
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(f"{url}/{path}", timeout=120_000)
             page.get_by_text(must_show).first.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             _wait_quiet(pgid)  # start-up work (imports on the warm-up thread) ends before the window opens
             lines_before = log_path.read_text().count("\n")
             ticks_before, started = _cpu_ticks(pgid), time.monotonic()

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import harness_files as hf
-from tests.ui.test_browser import ARTIFACTS, CHROMIUM, _browser, _settled, server  # noqa: F401 - the fixture
+from tests.support.dashboard import CHROMIUM, launch_chromium, settled
+from tests.ui.test_browser import ARTIFACTS, server  # noqa: F401 - the fixture
 from tests.ui.test_browser_reproduce import _uploader
 
 pytestmark = [
@@ -28,7 +29,7 @@ def test_bigcode_mbpp_generations_import_with_their_problem_file(server, tmp_pat
     problems = hf.write_mbpp_problems(tmp_path / "mbpp.jsonl")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1400})
             page.goto(f"{server}/export", timeout=120_000)
@@ -37,14 +38,14 @@ def test_bigcode_mbpp_generations_import_with_their_problem_file(server, tmp_pat
                 [str(generations), str(generations.parent / "evaluation_results.json")])
             button = page.locator('[data-testid="stButton"] button:visible').filter(has_text=re.compile(r"Import$"))
             button.wait_for(timeout=60_000)  # shown once the results are uploaded
-            _settled(page)
+            settled(page)
             _uploader(page, "Problem file").set_input_files(str(problems))
             page.get_by_text("mbpp.jsonl").first.wait_for(timeout=60_000)
-            _settled(page)
+            settled(page)
             button.click()
             page.get_by_text(re.compile(r"Imported: run #\d+ generations_mbpp \(40 trials\)")).wait_for(
                 timeout=300_000)
-            _settled(page)
+            settled(page)
             page.screenshot(path=str(ARTIFACTS / "import-dataset.png"), full_page=True)
             assert page.locator('[data-testid="stException"]').count() == 0
             assert page.get_by_text(re.compile(r"graded 40 samples in \d+\.\d s")).count() == 1

@@ -31,7 +31,7 @@ from execugraph.verdicts.compare import ALPHA, conclusion, direction, survives
 from execugraph.verdicts.sensitivity import protocol_sensitivity
 from execugraph.verdicts.verdict_sets import AS_RUN
 from tests.ui.conftest import no_exception
-from ui.keys import Stats
+from ui.keys import Statistics
 
 PROJECT = Path(__file__).resolve().parents[2]
 CONDITIONS = ("single-oneshot", "single-retry", "multi-full")
@@ -86,45 +86,45 @@ def _family_args(baseline: str | None) -> list[str]:
 def test_every_surface_gives_one_p_holm_p_and_conclusion_per_pair(seed, app, db_store, tmp_path):
     rng = random.Random(seed)
     ids = build_family(db_store, rng)
-    arms = build_report(db_store, [str(r) for r in ids])["arms"]
-    baseline = rng.choice([None, *(a["label"] for a in arms)])
+    arms = build_report(db_store, [str(r) for r in ids]).arms
+    baseline = rng.choice([None, *(a.label for a in arms)])
     family = Family(baseline=baseline)
     runs = [str(r) for r in ids]
 
     engine = protocol_sensitivity(db_store, ids, family=family)
     assert engine["available"], engine["missing"]
     report = build_report(db_store, runs, family=family)
-    by_name = {(p["a_name"], p["b_name"]): p for p in report["pairs"]}
+    by_name = {(p.a_name, p.b_name): p for p in report.pairs}
     assert len(engine["pairs"]) == len(by_name) and engine["holm_family_size"] == dict.fromkeys(
         engine["sets"], len(by_name))
     for pair in engine["pairs"]:  # "as run" is the paired table, exactly
         shown = by_name[(pair["a"], pair["b"])]
-        assert pair["by_set"][AS_RUN]["p_holm"] == shown["p_holm"]
-        assert pair["by_set"][AS_RUN]["p_wilcoxon"] == shown["p_wilcoxon"]
+        assert pair["by_set"][AS_RUN]["p_holm"] == shown.p_holm
+        assert pair["by_set"][AS_RUN]["p_wilcoxon"] == shown.p_wilcoxon
         assert pair["same_conclusion"] == (conclusion(pair["by_set"][AS_RUN]) == conclusion(
             pair["by_set"]["with-prompt"]) == conclusion(pair["by_set"]["standalone"]))
 
     db = tmp_path / "runs.db"
     cli = json.loads(_cli(db, "stats", "--runs", *runs, "--json", *_family_args(baseline)).stdout)
     assert [(p["a_name"], p["b_name"], p["p_wilcoxon"], p["p_holm"]) for p in cli["pairs"]] == [
-        (p["a_name"], p["b_name"], p["p_wilcoxon"], p["p_holm"]) for p in report["pairs"]]
+        (p.a_name, p.b_name, p.p_wilcoxon, p.p_holm) for p in report.pairs]
     assert cli["protocol_sensitivity"]["pairs"] == json.loads(json.dumps(engine["pairs"]))
 
     out = tmp_path / "tables"
     _cli(db, "report", "--runs", *runs, "--format", "csv", "--out", str(out), *_family_args(baseline))
     with (out / "paired.csv").open(newline="") as f:
         table = list(csv.DictReader(f))
-    assert len(table) == len(report["pairs"])
-    for row, pair in zip(table, report["pairs"], strict=True):
-        assert abs(float(row["p (Holm)"]) - pair["p_holm"]) < 1e-12
+    assert len(table) == len(report.pairs)
+    for row, pair in zip(table, report.pairs, strict=True):
+        assert abs(float(row["p (Holm)"]) - pair.p_holm) < 1e-12
 
     at = app("statistics", runs=",".join(runs))
     if baseline:
-        at.selectbox(key=Stats.COMPARE).set_value(baseline).run()
+        at.selectbox(key=Statistics.COMPARE).set_value(baseline).run()
     no_exception(at)
     paired = next(t.value for t in at.table if "p (Holm)" in t.value.columns)
     shown = {(row.iloc[0], row.iloc[1]): row["p (Holm)"] for _, row in paired.iterrows()}  # A, B, ...
-    assert shown == {k: display(p["p_holm"], P) for k, p in by_name.items()}
+    assert shown == {k: display(p.p_holm, P) for k, p in by_name.items()}
     sensitivity = next(d.value for d in at.dataframe if "same conclusion" in d.value.columns)
     for (_, row), pair in zip(sensitivity.iterrows(), engine["pairs"], strict=True):
         assert row["comparison"] == f"{pair['b']} - {pair['a']}"
@@ -165,7 +165,7 @@ def test_reproduce_json_states_the_same_numbers_as_stats_on_the_same_runs(db_sto
         engine = protocol_sensitivity(db_store, runs, family=Family())
         if not engine["applies"]:  # no prompt preamble: the page shows no protocol table; the paired table agrees
             report = build_report(db_store, [str(r) for r in runs])
-            assert [(p["p_wilcoxon"], p["p_holm"]) for p in report["pairs"]] == [
+            assert [(p.p_wilcoxon, p.p_holm) for p in report.pairs] == [
                 (c["published"]["p_wilcoxon"], c["published"]["p_holm"]) for c in section["comparisons"]]
             continue
         checked += 1

@@ -11,7 +11,7 @@ from execugraph.retrieval import DEFAULT_LIBRARY_PATH, load_library
 from execugraph.store import Store
 from execugraph.store.technique_library import current_library
 from tests.ui.conftest import no_exception, texts
-from ui.keys import Retr
+from ui.keys import Retrieval
 
 NEW = {
     "id": "ui-test-bogosort",
@@ -39,7 +39,7 @@ def test_the_library_is_listed_and_filtered(app):
     no_exception(at)
     assert len(at.dataframe[0].value) == len(techniques)
     category = techniques[0].category
-    at.selectbox(key=Retr.CATEGORY).set_value(category).run()
+    at.selectbox(key=Retrieval.CATEGORY).set_value(category).run()
     assert set(at.dataframe[0].value["category"]) == {category}
     assert len(at.dataframe[0].value) == sum(t.category == category for t in techniques)
 
@@ -57,7 +57,7 @@ def test_a_bad_technique_is_refused_naming_the_field(app, db_store):
         "tags": "a",
     }.items():
         _field(at, name).input(value)
-    at.button(key=Retr.SAVE).click().run()
+    at.button(key=Retrieval.SAVE).click().run()
     errors = texts(at, "error")
     assert any(e.startswith("Not saved - field 'id':") for e in errors), errors
     assert db_store.technique_edits() == []
@@ -66,16 +66,16 @@ def test_a_bad_technique_is_refused_naming_the_field(app, db_store):
 def test_choosing_a_technique_loads_it_into_the_form(app):
     first = load_library(DEFAULT_LIBRARY_PATH)[0]
     at = app("retrieval")
-    at.selectbox(key=Retr.EDIT).set_value(first.id).run()
-    assert at.text_input(key=Retr.FIELD + "name").value == first.name
-    assert at.text_input(key=Retr.FIELD + "tags").value == ", ".join(first.tags)
-    assert at.text_input(key=Retr.FIELD + "id").disabled
+    at.selectbox(key=Retrieval.EDIT).set_value(first.id).run()
+    assert at.text_input(key=Retrieval.FIELD + "name").value == first.name
+    assert at.text_input(key=Retrieval.FIELD + "tags").value == ", ".join(first.tags)
+    assert at.text_input(key=Retrieval.FIELD + "id").disabled
 
 
 def test_the_heatmap_shows_a_runs_hit_scores(app, seeded_db, db_store):
     at = app("retrieval")
     no_exception(at)
-    assert at.selectbox(key=Retr.HEATMAP_RUN).value == seeded_db.batch
+    assert at.selectbox(key=Retrieval.HEATMAP_RUN).value == seeded_db.batch
     heatmap = next(
         json.loads(c.proto.spec)
         for c in at.get("plotly_chart")
@@ -97,7 +97,7 @@ def test_an_added_technique_is_kept_in_this_database_only(app, db_store, tmp_pat
     at = app("retrieval")
     for name, value in NEW.items():
         _field(at, name).input(value)
-    at.button(key=Retr.SAVE).click().run()
+    at.button(key=Retrieval.SAVE).click().run()
     no_exception(at)
     assert any("Saved ui-test-bogosort in this database's library" in s for s in texts(at, "success")), texts(
         at, "error"
@@ -120,9 +120,9 @@ def test_an_added_technique_is_kept_in_this_database_only(app, db_store, tmp_pat
 def test_an_edited_technique_is_updated_in_place(app, db_store):
     first = load_library(DEFAULT_LIBRARY_PATH)[0]
     at = app("retrieval")
-    at.selectbox(key=Retr.EDIT).set_value(first.id).run()
+    at.selectbox(key=Retrieval.EDIT).set_value(first.id).run()
     _field(at, "name").input("Renamed on the page")
-    at.button(key=Retr.SAVE).click().run()
+    at.button(key=Retrieval.SAVE).click().run()
     no_exception(at)
     assert any(f"Saved {first.id}" in s for s in texts(at, "success")), texts(at, "error")
     assert [(e.action, e.technique_id) for e in db_store.technique_edits()] == [("update", first.id)]
@@ -134,24 +134,24 @@ def test_an_edited_technique_is_updated_in_place(app, db_store):
 @pytest.mark.slow
 def test_live_query_and_adding_a_technique_with_the_real_model(app, db_store):
     at = app("retrieval")
-    at.text_input(key=Retr.QUERY).input("shortest path between two cities on a weighted road map").run()
+    at.text_input(key=Retrieval.QUERY).input("shortest path between two cities on a weighted road map").run()
     no_exception(at)
     hits = at.dataframe[1].value
-    assert len(hits) == at.slider(key=Retr.K).value and list(hits["rank"]) == list(range(1, len(hits) + 1))
+    assert len(hits) == at.slider(key=Retrieval.K).value and list(hits["rank"]) == list(range(1, len(hits) + 1))
     assert list(hits["score"]) == sorted(hits["score"], reverse=True)
     assert any("path" in name.lower() or "dijkstra" in name.lower() for name in hits["name"][:3])
 
     for name, value in NEW.items():
         _field(at, name).input(value)
-    at.button(key=Retr.SAVE).click().run()
+    at.button(key=Retrieval.SAVE).click().run()
     no_exception(at)
     assert any("Saved ui-test-bogosort" in s for s in texts(at, "success")), texts(at, "error")
     assert current_library(db_store).techniques[-1].id == "ui-test-bogosort"
-    at.text_input(key=Retr.QUERY).input("throw playing cards in the air until they land sorted").run()
+    at.text_input(key=Retrieval.QUERY).input("throw playing cards in the air until they land sorted").run()
     assert at.dataframe[1].value["id"][0] == "ui-test-bogosort"
 
 
 def _field(at, name: str):
     """The library form's widget for one technique field (long texts are text areas)."""
     long_text = name in ("when_to_use", "key_idea", "pitfalls")
-    return at.text_area(key=Retr.FIELD + name) if long_text else at.text_input(key=Retr.FIELD + name)
+    return at.text_area(key=Retrieval.FIELD + name) if long_text else at.text_input(key=Retrieval.FIELD + name)

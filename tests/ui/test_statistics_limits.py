@@ -13,9 +13,9 @@ def test_statistics_shows_each_pairs_explanation(app, seeded_db, db_store):
     no_exception(at)
     report = build_report(db_store, [str(seeded_db.batch)])
     info = " ".join(texts(at, "info"))
-    explained = [p for p in report["pairs"] if p["explanation"]]
+    explained = [p for p in report.pairs if p.explanation]
     for pair in explained:
-        assert md_text(pair["explanation"]) in info
+        assert md_text(pair.explanation) in info
     assert ("What these comparisons can and cannot say" in info) == bool(explained)
     method = " ".join(texts(at, "markdown"))
     assert "smallest p each test could give" in method

@@ -6,7 +6,7 @@ import json
 
 from standins.scripted import fenced, scripted
 from tests.ui.conftest import no_exception, texts
-from ui.keys import TEST_CHAT_MODELS, Syn
+from ui.keys import TEST_CHAT_MODELS, Synthesize
 
 WRONG = "def add(a, b):\n    return a - b\n"
 GOOD = "def add(a, b):\n    return a + b\n"
@@ -14,8 +14,8 @@ REVIEW = json.dumps({"invariants": ["returns a sum"], "potential_failures": [], 
 
 
 def _fill(at, statement="Return the sum of a and b.", entry="add"):
-    at.text_area(key=Syn.STATEMENT).input(statement)
-    at.text_input(key=Syn.ENTRY_POINT).input(entry)
+    at.text_area(key=Synthesize.STATEMENT).input(statement)
+    at.text_input(key=Synthesize.ENTRY_POINT).input(entry)
     return at
 
 
@@ -29,15 +29,15 @@ def test_submitting_runs_the_agents_and_stores_the_trace(app, db_store):
         explainer=["It returns a plus b."],
     )
     at.session_state[TEST_CHAT_MODELS] = models
-    at.session_state[Syn.TEST_ROWS_DATA] = [
+    at.session_state[Synthesize.TEST_ROWS_DATA] = [
         {"call": "add(1, 2)", "expected": "3", "visible": True},
         {"call": "add(-1, 1)", "expected": "0", "visible": False},
     ]
     at.run()
-    _fill(at).selectbox(key=Syn.RETRY_BUDGET).set_value("2")
-    at.button(key=Syn.SUBMIT).click().run()
+    _fill(at).selectbox(key=Synthesize.RETRY_BUDGET).set_value("2")
+    at.button(key=Synthesize.SUBMIT).click().run()
     no_exception(at)
-    job = at.session_state[Syn.JOB]
+    job = at.session_state[Synthesize.JOB]
     assert job is not None and job.wait(120), "the synthesis did not finish"
     assert job.error is None, job.error
     at.run()
@@ -82,11 +82,11 @@ def test_assert_tests_and_a_single_condition(app, db_store):
     at = app("synthesize")
     at.session_state[TEST_CHAT_MODELS] = scripted(generator=[fenced(GOOD)])
     at.run()
-    _fill(at).radio(key=Syn.TESTS_MODE).set_value("Assert source").run()
-    at.text_area(key=Syn.ASSERT_SOURCE).input("def check(candidate):\n    assert candidate(2, 3) == 5\n")
-    at.selectbox(key=Syn.CONDITION).set_value("single-oneshot")
-    at.button(key=Syn.SUBMIT).click().run()
-    job = at.session_state[Syn.JOB]
+    _fill(at).radio(key=Synthesize.TESTS_MODE).set_value("Assert source").run()
+    at.text_area(key=Synthesize.ASSERT_SOURCE).input("def check(candidate):\n    assert candidate(2, 3) == 5\n")
+    at.selectbox(key=Synthesize.CONDITION).set_value("single-oneshot")
+    at.button(key=Synthesize.SUBMIT).click().run()
+    job = at.session_state[Synthesize.JOB]
     assert job.wait(120) and job.error is None
     at.run()
     assert job.result.passed and job.result.nodes == ["generator", "evaluator", "grade"]
@@ -96,33 +96,33 @@ def test_assert_tests_and_a_single_condition(app, db_store):
 def test_bad_input_is_refused_with_the_row_and_the_fix(app, db_store):
     at = app("synthesize")
     at.session_state[TEST_CHAT_MODELS] = scripted(generator=[fenced(GOOD)])
-    at.session_state[Syn.TEST_ROWS_DATA] = [
+    at.session_state[Synthesize.TEST_ROWS_DATA] = [
         {"call": "add(1, 2)", "expected": "3", "visible": True},
         {"call": "add(1,", "expected": "3", "visible": False},
     ]
     at.run()
-    _fill(at).button(key=Syn.SUBMIT).click().run()
+    _fill(at).button(key=Synthesize.SUBMIT).click().run()
     assert any("test row 2, field call: not valid Python" in e for e in texts(at, "error")), texts(at, "error")
-    at.text_area(key=Syn.STATEMENT).input("   ")
-    at.button(key=Syn.SUBMIT).click().run()
+    at.text_area(key=Synthesize.STATEMENT).input("   ")
+    at.button(key=Synthesize.SUBMIT).click().run()
     assert any("the problem statement is empty" in e for e in texts(at, "error")), texts(at, "error")
-    _fill(at).selectbox(key=Syn.CONDITION).set_value("single-retry")
-    at.selectbox(key=Syn.RETRIEVAL).set_value("on")
-    at.session_state[Syn.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True}]
-    at.button(key=Syn.SUBMIT).click().run()
+    _fill(at).selectbox(key=Synthesize.CONDITION).set_value("single-retry")
+    at.selectbox(key=Synthesize.RETRIEVAL).set_value("on")
+    at.session_state[Synthesize.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True}]
+    at.button(key=Synthesize.SUBMIT).click().run()
     assert any("choose a multi-* condition" in e for e in texts(at, "error")), texts(at, "error")
-    assert at.session_state[Syn.JOB] is None and db_store.list_runs() == []  # nothing was started or stored
+    assert at.session_state[Synthesize.JOB] is None and db_store.list_runs() == []  # nothing was started or stored
 
 
 def test_an_unreachable_ollama_model_is_named_with_the_fix(app, db_store):
-    at = app("synthesize", state={Syn.DEFAULT_MODEL: "ollama:qwen2.5-coder:7b"})
-    _fill(at).button(key=Syn.SUBMIT).click().run()
+    at = app("synthesize", state={Synthesize.DEFAULT_MODEL: "ollama:qwen2.5-coder:7b"})
+    _fill(at).button(key=Synthesize.SUBMIT).click().run()
     errors = texts(at, "error")
     assert any(
         "Ollama not reachable at http://127.0.0.1:9 - start it (`ollama serve`) or choose the embedded model" in e
         for e in errors
     ), errors
-    assert at.session_state[Syn.JOB] is None and db_store.list_runs() == []
+    assert at.session_state[Synthesize.JOB] is None and db_store.list_runs() == []
 
 
 def _has(at, key: str) -> bool:
@@ -132,14 +132,14 @@ def _has(at, key: str) -> bool:
 
 def test_assert_fields_are_shown_only_in_assert_mode(app):
     at = app("synthesize")
-    assert at.radio(key=Syn.TESTS_MODE).value == "Call / expected table"
-    assert not _has(at, Syn.ASSERT_SOURCE) and not _has(at, Syn.ASSERT_CALL)
+    assert at.radio(key=Synthesize.TESTS_MODE).value == "Call / expected table"
+    assert not _has(at, Synthesize.ASSERT_SOURCE) and not _has(at, Synthesize.ASSERT_CALL)
     assert len(at.dataframe) == 1  # the call / expected table (a data editor)
-    at.radio(key=Syn.TESTS_MODE).set_value("Assert source").run()
-    assert _has(at, Syn.ASSERT_SOURCE) and _has(at, Syn.ASSERT_CALL)
-    at.text_area(key=Syn.ASSERT_SOURCE).input("def check(candidate):\n    assert candidate(1) == 1\n").run()
-    at.radio(key=Syn.TESTS_MODE).set_value("None (the evaluator writes tests)").run()
-    assert not _has(at, Syn.ASSERT_SOURCE) and len(at.dataframe) == 0
+    at.radio(key=Synthesize.TESTS_MODE).set_value("Assert source").run()
+    assert _has(at, Synthesize.ASSERT_SOURCE) and _has(at, Synthesize.ASSERT_CALL)
+    at.text_area(key=Synthesize.ASSERT_SOURCE).input("def check(candidate):\n    assert candidate(1) == 1\n").run()
+    at.radio(key=Synthesize.TESTS_MODE).set_value("None (the evaluator writes tests)").run()
+    assert not _has(at, Synthesize.ASSERT_SOURCE) and len(at.dataframe) == 0
     assert any("The evaluator model writes the tests" in c for c in texts(at, "caption"))
-    at.radio(key=Syn.TESTS_MODE).set_value("Assert source").run()
-    assert "candidate(1) == 1" in at.text_area(key=Syn.ASSERT_SOURCE).value  # what was typed survived
+    at.radio(key=Synthesize.TESTS_MODE).set_value("Assert source").run()
+    assert "candidate(1) == 1" in at.text_area(key=Synthesize.ASSERT_SOURCE).value  # what was typed survived

@@ -33,7 +33,7 @@ def test_runs_and_batch_pages_say_done_with_errors(app, seeded_db, db_store):
 
 def test_statistics_and_ablations_flag_the_arm_with_an_ungraded_trial(app, seeded_db, db_store):
     run_id, condition = errored_batch(seeded_db, db_store)
-    flag = next(a["flag"] for a in build_report(db_store, [str(run_id)])["arms"] if a["label"] == condition)
+    flag = next(a.flag for a in build_report(db_store, [str(run_id)]).arms if a.label == condition)
     assert flag.startswith("1 of ") and "1 ended in an error (counted as failures)" in flag
     for page in ("statistics", "ablations"):
         at = app(page, runs=str(run_id))

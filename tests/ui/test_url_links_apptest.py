@@ -8,7 +8,7 @@ import random
 
 from tests.ui.conftest import no_exception
 from tests.ui.test_one_comparison_engine import build_family
-from ui.keys import Stats
+from ui.keys import Statistics
 from ui.protocol_parts import EVERY_SET, VERDICTS
 from ui.sequential_parts import BASE, OTHER
 
@@ -20,13 +20,13 @@ def _warned(at) -> str:
 def test_an_unknown_run_stays_in_the_link_until_removed(app, seeded_db):
     at = app("statistics", runs=f"{seeded_db.batch},999")
     no_exception(at)
-    assert at.multiselect(key=Stats.RUNS).value == [seeded_db.batch]
+    assert at.multiselect(key=Statistics.RUNS).value == [seeded_db.batch]
     assert at.query_params["runs"] == f"{seeded_db.batch},999"  # reported, never dropped
     assert "#999" in _warned(at) and "kept in the link" in _warned(at)
-    at.multiselect(key=Stats.RUNS).set_value([seeded_db.batch, seeded_db.single]).run()
+    at.multiselect(key=Statistics.RUNS).set_value([seeded_db.batch, seeded_db.single]).run()
     assert at.query_params["runs"] == f"{seeded_db.batch},{seeded_db.single},999"
     assert "#999" in _warned(at)  # still named on a later run, not only on arrival
-    at.button(key=f"{Stats.RUNS}.forget").click().run()
+    at.button(key=f"{Statistics.RUNS}.forget").click().run()
     no_exception(at)
     assert at.query_params["runs"] == f"{seeded_db.batch},{seeded_db.single}"
     assert "#999" not in _warned(at)
@@ -35,7 +35,7 @@ def test_an_unknown_run_stays_in_the_link_until_removed(app, seeded_db):
 def test_a_link_naming_only_unknown_runs_keeps_them(app, seeded_db):
     at = app("statistics", runs="999,abc")
     no_exception(at)
-    assert at.multiselect(key=Stats.RUNS).value == []
+    assert at.multiselect(key=Statistics.RUNS).value == []
     assert at.query_params["runs"] == "999,abc"
     assert "#999" in _warned(at) and "abc" in _warned(at)
 
@@ -43,9 +43,9 @@ def test_a_link_naming_only_unknown_runs_keeps_them(app, seeded_db):
 def test_arriving_without_a_link_writes_nothing_and_the_first_change_names_the_runs(app, seeded_db):
     at = app("statistics")
     no_exception(at)
-    shown = at.multiselect(key=Stats.RUNS).value
+    shown = at.multiselect(key=Statistics.RUNS).value
     assert shown and "runs" not in at.query_params  # arrival: no query-string write, no history entry
-    at.selectbox(key=Stats.COMPARE).set_value("single-oneshot").run()
+    at.selectbox(key=Statistics.COMPARE).set_value("single-oneshot").run()
     no_exception(at)
     assert at.query_params["baseline"] == "single-oneshot"
     assert at.query_params["runs"] == ",".join(map(str, shown))  # the deferred runs written with the change

@@ -8,20 +8,21 @@ with-prompt rescores (so Statistics offers verdict sets). Chromium via Playwrigh
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
 from execugraph.store import Store
 from tests.support import db_files
-from tests.ui.conftest import PROJECT_ROOT
+from tests.support.dashboard import (
+    CHROMIUM,
+    launch_chromium,
+    serve_dashboard,
+    settled,
+)
 from tests.ui.seed import Seeded
-from tests.ui.test_browser import CHROMIUM, _browser, _free_port, _settled, _stop_worker, _wait_healthy
 from tests.ui.test_one_comparison_engine import build_family
 
 pytestmark = [
@@ -47,42 +48,28 @@ def served(seeded_template, tmp_path_factory) -> Iterator[tuple[str, Seeded, lis
     db_files.copy_database(source, db)
     with Store.open(str(db)) as store:
         family = build_family(store, random.Random(5))  # three runs, three comparable arms per condition
-    port = _free_port()
-    env = dict(os.environ, EXECUGRAPH_DB=str(db), EXECUGRAPH_CACHE_DIR=str(cache), OLLAMA_HOST="http://127.0.0.1:9")
-    with open(folder / "streamlit.log", "w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_healthy(url, process)
-            yield url, ids, family
-        finally:
-            process.terminate()
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            _stop_worker(cache, db)
+    with serve_dashboard(db, cache, folder / "streamlit.log") as url:
+        yield url, ids, family
 
 
 def _pick(page, label: str | re.Pattern, option: str | re.Pattern) -> None:
-    """Choose `option` in a select box (a second click when the first only focused it, far down a page)."""
+    """Choose `option` in a select box. A script run still under way can redraw the list while it is open (on a
+    loaded machine the option was detached mid-click), so the page settles first and a failed pick is tried again."""
     box = page.get_by_role("combobox", name=label, exact=isinstance(label, str))
-    box.scroll_into_view_if_needed()
     wanted = page.get_by_role("option", name=option).first
-    for _ in range(3):
+    for attempt in range(4):
+        settled(page)
+        box.scroll_into_view_if_needed()
         box.click()
         try:
             wanted.wait_for(timeout=5_000)
+            wanted.click(timeout=10_000)
             break
-        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: the list did not open, click again
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: the list did not open or was redrawn
             page.keyboard.press("Escape")
-    wanted.click()
-    _settled(page)
+            if attempt == 3:
+                raise
+    settled(page)
 
 
 def _open(browser, url: str, wait_text: str):
@@ -90,7 +77,7 @@ def _open(browser, url: str, wait_text: str):
     page = browser.new_context(viewport={"width": 1400, "height": 1400}).new_page()
     page.goto(url, timeout=120_000)
     page.get_by_text(wait_text).first.wait_for(timeout=120_000)
-    _settled(page)
+    settled(page)
     return page
 
 
@@ -113,13 +100,13 @@ def test_a_copied_link_opens_the_same_view_in_a_new_context(served):
     server, ids, family = served
     a, b, c = family
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = _open(browser, f"{server}/statistics?runs={a},{b},{c}", "Paired comparisons")
             page.get_by_role("combobox", name="Conditions (none = each run's own)").click()
             page.get_by_role("option", name="single-oneshot").click()
             page.keyboard.press("Escape")
-            _settled(page)
+            settled(page)
             _pick(page, "Comparisons", re.compile(rf"each arm against arm set 1 #{b}"))
             _pick(page, "Verdict set", "with-prompt (beside as run)")
             page.get_by_text("What a sequential batch would have saved (replay)").click()
@@ -134,7 +121,7 @@ def test_a_copied_link_opens_the_same_view_in_a_new_context(served):
             page = _open(browser, f"{server}/ablations?runs={ids.batch}", "Pass rate by arm")
             _pick(page, "Reference arm for the deltas", "single-retry")
             page.locator('[data-testid="stRadio"] label').filter(has_text="tokens").click()
-            _settled(page)
+            settled(page)
             assert "reference=single-retry" in page.url and "cost=tokens" in page.url
             view = _same_view(browser, page, "Pass rate by arm")
             assert any(w.startswith("Cost measure") and "false,true,false" in w for w in view)
@@ -153,7 +140,7 @@ def test_an_unknown_run_in_a_link_is_named_and_stays_in_the_address(served):
 
     server, ids, _ = served
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = _open(browser, f"{server}/statistics?runs={ids.batch},999", "Paired comparisons")
             page.get_by_text(re.compile(r"from the link not found, kept in the link: #999")).wait_for(timeout=60_000)
@@ -168,26 +155,26 @@ def test_one_back_press_returns_from_statistics_to_runs(served):
 
     server, ids, _ = served
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = _open(browser, f"{server}/runs", "Run detail")
             page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Statistics").click()
             page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             assert page.url.endswith("/statistics")  # arriving wrote nothing (the runs shown are deferred)
             page.go_back()
             page.wait_for_url("**/runs", timeout=60_000)
             page.get_by_text("Run detail").first.wait_for(timeout=60_000)
-            _settled(page)
+            settled(page)
 
             page.get_by_role("combobox", name="Select runs to compare").click()
             page.get_by_role("option", name=re.compile(rf"#{ids.batch}\b")).first.click()
             page.keyboard.press("Escape")
-            _settled(page)
+            settled(page)
             page.get_by_role("link", name="Compare in Statistics").click()
             page.wait_for_url(f"**/statistics?runs={ids.batch}", timeout=60_000)
             page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
-            _settled(page)
+            settled(page)
             page.go_back()
             page.wait_for_url("**/runs", timeout=60_000)
             page.get_by_text("Run detail").first.wait_for(timeout=60_000)
@@ -203,7 +190,7 @@ def test_one_change_that_rewrites_two_selections_takes_one_back_press(served):
     server, ids, _ = served
     linked = f"{server}/statistics?runs={ids.single},{ids.batch}&conditions=multi-full,multi-rag"
     with sync_playwright() as playwright:
-        browser = _browser(playwright)
+        browser = launch_chromium(playwright)
         try:
             page = _open(browser, linked, "Paired comparisons")
             before = page.evaluate("history.length")
@@ -212,12 +199,12 @@ def test_one_change_that_rewrites_two_selections_takes_one_back_press(served):
             page.keyboard.press("Backspace")  # removes the last run chosen: the batch, the one with multi-rag
             page.keyboard.press("Escape")
             page.wait_for_url(f"**/statistics?runs={ids.single}&conditions=multi-full", timeout=60_000)
-            _settled(page)
+            settled(page)
             assert page.evaluate("history.length") == before + 1  # one change, one entry (two writes before)
             page.go_back()
             page.wait_for_url(linked, timeout=60_000)
             page.get_by_text("multi-rag").first.wait_for(timeout=60_000)  # the view the link named, restored
-            _settled(page)
+            settled(page)
             assert page.url == linked
         finally:
             browser.close()

@@ -5,7 +5,7 @@ is not written into a URL that lacks it (so arriving from a link adds no browser
 from __future__ import annotations
 
 from tests.ui.conftest import no_exception
-from ui.keys import Abl, Stats
+from ui.keys import Ablations, Statistics
 
 
 def _warned(at) -> str:
@@ -23,12 +23,12 @@ def test_arriving_with_only_runs_writes_no_defaults(app, seeded_db):
 
 def test_statistics_pair_from_a_link_and_back_to_the_url(app, seeded_db):
     at = app("statistics", runs=str(seeded_db.batch))
-    names = at.selectbox(key=Stats.PAIR).options
-    at.selectbox(key=Stats.PAIR).set_value(names[-1]).run()
+    names = at.selectbox(key=Statistics.PAIR).options
+    at.selectbox(key=Statistics.PAIR).set_value(names[-1]).run()
     assert at.query_params["pair"] == names[-1]
     again = app("statistics", runs=str(seeded_db.batch), pair=names[-1])
     no_exception(again)
-    assert again.selectbox(key=Stats.PAIR).value == names[-1]
+    assert again.selectbox(key=Statistics.PAIR).value == names[-1]
     ghost = app("statistics", runs=str(seeded_db.batch), pair="ghost vs nobody")
     no_exception(ghost)
     assert "ghost vs nobody" in _warned(ghost)
@@ -37,11 +37,11 @@ def test_statistics_pair_from_a_link_and_back_to_the_url(app, seeded_db):
 def test_ablations_reference_and_cost_from_a_link(app, seeded_db):
     at = app("ablations", runs=str(seeded_db.batch), reference="single-oneshot", cost="tokens")
     no_exception(at)
-    assert at.selectbox(key=Abl.REFERENCE).value == "single-oneshot"
-    assert at.radio(key=Abl.COST_METRIC).value == "tokens"
-    at.radio(key=Abl.COST_METRIC).set_value("seconds").run()
+    assert at.selectbox(key=Ablations.REFERENCE).value == "single-oneshot"
+    assert at.radio(key=Ablations.COST_METRIC).value == "tokens"
+    at.radio(key=Ablations.COST_METRIC).set_value("seconds").run()
     assert at.query_params["cost"] == "seconds" and at.query_params["reference"] == "single-oneshot"
-    at.selectbox(key=Abl.REFERENCE).set_value("single-retry").run()
+    at.selectbox(key=Ablations.REFERENCE).set_value("single-retry").run()
     assert at.query_params["reference"] == "single-retry"
 
 

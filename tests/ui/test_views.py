@@ -7,6 +7,7 @@ import pytest
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.stats import minimum_detectable_difference
+from execugraph.stats.report_model import StatsReport
 from ui import views
 
 
@@ -173,15 +174,23 @@ REPORT = {
 }
 
 
+# what a pair needs besides the numbers these tests read
+UNREAD = {"problems_differ": 0, "majority_discordant": 0, "p_wilcoxon": 1.0, "p_mcnemar": 1.0, "wilcoxon_method": "exact"}
+
+
+def _report(raw: dict) -> StatsReport:
+    return StatsReport.model_validate({"pairs": [UNREAD | p for p in raw["pairs"]]})
+
+
 def test_deltas_are_oriented_arm_minus_reference():
-    rows = views.deltas_against(REPORT, "multi-full")
+    rows = views.deltas_against(_report(REPORT), "multi-full")
     assert [(r["arm"], r["delta_pp"], r["ci_lo"], r["ci_hi"]) for r in rows] == [
         ("single-oneshot", -20.0, -35.0, -5.0),
         ("multi-rag", 3.0, -4.0, 9.0),
     ]
     assert (
         views.deltas_against(
-            {"pairs": [{**REPORT["pairs"][0], "a": "1:single-oneshot", "b": "1:multi-full"}]}, "1:multi-full"
+            _report({"pairs": [{**REPORT["pairs"][0], "a": "1:single-oneshot", "b": "1:multi-full"}]}), "1:multi-full"
         )[0]["arm"]
         == "1:single-oneshot"
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from execugraph.verdicts.flip_reasons import UNKNOWN_PROTOCOL, Recorded, Regraded, explain, reason_text
+from execugraph.verdicts.flip_reasons import UNKNOWN_PROTOCOL, Cause, Recorded, Regraded, explain, reason_text
 
 
 def _then(**changes) -> Recorded:
@@ -20,13 +20,12 @@ def _now(**changes) -> Regraded:
 
 
 def _causes(then: Recorded, now: Regraded) -> list[str]:
-    return [c["cause"] for c in explain(then, now)]
+    return [c.cause for c in explain(then, now)]
 
 
 def test_a_suite_other_than_the_recorded_one_is_named_with_both_sizes() -> None:
     causes = explain(_then(tests_total=5), _now(tests_total=9))
-    assert causes == [{"cause": "suite_changed",
-                       "detail": "the suite differs from the one recorded (5 tests then, 9 now)"}]
+    assert causes == [Cause("suite_changed", "the suite differs from the one recorded (5 tests then, 9 now)")]
     same_size = explain(_then(suite_digest="old"), _now(suite_digest="new"))
     assert "same count, 5 tests, different tests" in reason_text(same_size)
     assert _causes(_then(suite_digest="d"), _now(suite_matches=True)) == ["unexplained"]
@@ -52,9 +51,9 @@ def test_timeouts_never_graded_trials_and_custom_judges() -> None:
     assert unrecorded == "a timeout now: under a wall-clock limit of 5 s per test, which load on the machine can exceed"
     never = explain(_then(passed=False, error_class="llm_error", tests_total=0, test_source="none", policy=None),
                     _now(passed=True, error_class=None))
-    assert [c["cause"] for c in never] == ["not_graded_then"] and "test source 'none'" in never[0]["detail"]
+    assert [c.cause for c in never] == ["not_graded_then"] and "test source 'none'" in never[0].detail
     judged = explain(_then(), _now(suite_matches=True, suite_digest="d", custom_judge_tests=2))
-    assert [c["cause"] for c in judged] == ["custom_judge"] and "2 test(s) had a custom judge" in judged[0]["detail"]
+    assert [c.cause for c in judged] == ["custom_judge"] and "2 test(s) had a custom judge" in judged[0].detail
 
 
 def test_several_causes_are_all_listed_most_telling_first() -> None:
@@ -92,7 +91,7 @@ def test_a_wall_clock_timeout_of_an_older_policy_that_passes_now_shows_the_cpu_i
                            "duration_s": 5.0}])
     now = _now(passed=True, error_class=None, policy="sandbox-3", results=[_test("passed", None, 2.04, 9.5)])
     causes = explain(then, now)
-    assert [c["cause"] for c in causes] == ["policy_changed", "timeout"]
-    assert causes[1]["detail"] == (
+    assert [c.cause for c in causes] == ["policy_changed", "timeout"]
+    assert causes[1].detail == (
         "a timeout then: test 'official check' hit a wall-clock limit of 5 s per test, which load on the machine "
         "can exceed; now test 'official check' used 2.04 s of its 5 s CPU limit (41%)")

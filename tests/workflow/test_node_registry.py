@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from execugraph.agents import nodes
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render
-from execugraph.agents.registry import Block, NodeSpec, RegistryError, TraceView, register, registered
+from execugraph.agents.registry import Block, NodeSpec, RegistryError, TraceView, WrittenCode, register, registered
 from execugraph.configuration.conditions import resolve_condition
 from execugraph.figures import charts
 from execugraph.workflow.graph import build_graph
@@ -69,10 +69,40 @@ LINTER = NodeSpec(
 )
 
 
+# -- a toy agent that writes code: a formatter whose program replaces the generator's --------------------------
+class FormatterOutput(TypedDict):
+    code: str
+
+
+def tidy(code: str) -> str:
+    return "# formatted\n" + code
+
+
+def format_code(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:
+    """Head the program with a note (no model call); the tidy program is the trial's program from here."""
+    ctx = runtime.context
+    with ctx.step("formatter", max(0, state.get("attempt", 1) - 1)) as out:  # type: ignore[arg-type]  # an extra
+        out.update(FormatterOutput(code=tidy(state.get("code", ""))))
+    return {"code": out["code"]}
+
+
+FORMATTER = NodeSpec(
+    name="formatter", run=format_code, output_type=FormatterOutput, colour="#607d8b", follows="generator",
+    trace=TraceView(gist=lambda output: "tidied"),
+    writes=lambda output: WrittenCode(code=output.get("code"), note="tidied", replaces=True),
+)
+
+
 # -- the one registration ------------------------------------------------------------------------------------
 @pytest.fixture
 def linter() -> Iterator[NodeSpec]:
     with registered(LINTER) as spec:
+        yield spec
+
+
+@pytest.fixture
+def formatter() -> Iterator[NodeSpec]:
+    with registered(FORMATTER) as spec:
         yield spec
 
 
@@ -163,3 +193,32 @@ def test_the_step_renderer_titles_the_linter_step_from_its_registration(linter) 
     step = {"step_id": None, "seq": 2, "node": "linter", "attempt": 0, "output": {"findings": ["x"], "clean": False}}
     assert step_title(step) == "#2 linter · attempt 0 · 1 finding(s)"  # type: ignore[arg-type]
     assert _icon("linter") == LINTER.icon and _icon("reference_record") == ":material/radio_button_checked:"
+
+
+def test_a_toy_node_that_writes_code_shows_in_code_tracking_from_its_registration(
+    formatter, sqlite_store, pool, problem,
+) -> None:
+    from ui.views import trial_compare
+    from ui.views.trace import program_after
+
+    messy, tidy_code = GOOD, tidy(GOOD)
+    models = scripted(generator=[fenced(messy)])
+    _, result = run_single(sqlite_store, problem, resolve_condition("single-oneshot"),
+                           TrialDeps(pool=pool, chat_models=models))
+    assert result.status == "done" and result.passed
+    assert result.nodes == ["generator", "formatter", "evaluator", "grade"]
+    trial = sqlite_store.get_trial(result.trial_id)
+    assert trial is not None and trial.final_code == tidy_code  # the formatter's program is what was graded
+
+    rows = views.step_rows(sqlite_store, result.trial_id)
+    assert [(a["label"], a["code"]) for a in views.code_attempts(rows)] == [
+        ("attempt 0 (step 1, initial)", messy), ("attempt 0 (step 2, tidied)", tidy_code)]
+    assert [(a.number, a.reason, a.code) for a in trial_compare.attempts(trial, rows)] == [
+        (1, "initial", messy), (2, "tidied", tidy_code)]
+    code = ""
+    for row in rows:  # the step drawer diffs each step against the program before it
+        code = program_after(row, code)
+        if row["node"] == "generator":
+            assert code == messy
+    assert code == tidy_code
+    assert nodes.written_code("linter", {"findings": []}) is None  # a node that writes no code is not tracked

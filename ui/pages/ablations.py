@@ -10,7 +10,7 @@ from execugraph.safety.inert_text import md_text
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.tables import ablation_table, has_sampling_control, sampling_table
 from ui import keys, resources, statistics_url, url_state, views
-from ui.keys import Abl
+from ui.keys import Ablations
 from ui.publish import chart, table_view, tables_download
 from ui.widgets import empty_state, run_picker
 
@@ -26,7 +26,7 @@ if not views.run_choices(store, limit=1):
     )
     url_state.stop()
 run_ids = run_picker(
-    Abl.RUNS,
+    Ablations.RUNS,
     store,
     label="Runs (one batch compares its conditions)",
     fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
@@ -41,21 +41,21 @@ try:
     names = dict(resources.arms(run_ids))
     by_condition = [label for label in names if label.split(":")[-1] == views.REFERENCE_CONDITION]
     default_reference = (by_condition or list(names))[0]
-    statistics_url.adopt_choice("reference", Abl.REFERENCE, list(names), "Reference arm")
-    if st.session_state.get(Abl.REFERENCE) not in names:
-        st.session_state[Abl.REFERENCE] = default_reference
+    statistics_url.adopt_choice("reference", Ablations.REFERENCE, list(names), "Reference arm")
+    if st.session_state.get(Ablations.REFERENCE) not in names:
+        st.session_state[Ablations.REFERENCE] = default_reference
     reference = st.selectbox(
-        "Reference arm for the deltas", list(names), key=Abl.REFERENCE, format_func=names.get,
+        "Reference arm for the deltas", list(names), key=Ablations.REFERENCE, format_func=names.get,
         help="every other arm is compared with this one; Holm's correction runs over those comparisons",
     )
-    url_state.publish("reference", Abl.REFERENCE, reference, default=default_reference)
+    url_state.publish("reference", Ablations.REFERENCE, reference, default=default_reference)
     report = resources.report(run_ids, baseline=reference)
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")
     url_state.stop()
 for flagged in views.ungraded_flags(report):
     st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
-if not any(a["trials"] for a in report["arms"]):
+if not any(a.trials for a in report.arms):
     empty_state(
         "These runs have no finished trials yet. Watch them on the Batch page; this page fills in as they finish.",
         page="ui/pages/batch.py",
@@ -63,10 +63,10 @@ if not any(a["trials"] for a in report["arms"]):
     )
     url_state.stop()
 
-statistics_url.adopt_choice("cost", Abl.COST_METRIC, list(charts.COST_METRICS), "Cost measure")
-if st.session_state.get(Abl.COST_METRIC) not in charts.COST_METRICS:
-    st.session_state[Abl.COST_METRIC] = keys.DEFAULTS[Abl.COST_METRIC]
-metric = st.session_state[Abl.COST_METRIC]
+statistics_url.adopt_choice("cost", Ablations.COST_METRIC, list(charts.COST_METRICS), "Cost measure")
+if st.session_state.get(Ablations.COST_METRIC) not in charts.COST_METRICS:
+    st.session_state[Ablations.COST_METRIC] = keys.DEFAULTS[Ablations.COST_METRIC]
+metric = st.session_state[Ablations.COST_METRIC]
 figures = report_figures(report, cost_metric=metric)
 left, right = st.columns(2)
 with left:
@@ -75,9 +75,9 @@ with right:
     chart(figures["categories"], key="abl.categories", name="categories")
 if "comparisons" in figures:
     chart(figures["comparisons"], key="abl.deltas", name="deltas")
-elif report["excluded"]:
+elif report.excluded:
     st.info("No arm can be compared with the reference: " + "; ".join(
-        f"{md_text(x['b_name'])}: {md_text(x['reason'])}" for x in report["excluded"]
+        f"{md_text(x.b_name)}: {md_text(x.reason)}" for x in report.excluded
     ))
 else:
     st.info("Only one arm: add runs or pick a batch with several conditions to see deltas.")
@@ -91,19 +91,19 @@ with left:
             "The retry-budget curve needs one condition run at two or more budgets on one benchmark "
             "(e.g. multi-full@0, multi-full@1 and multi-full@3); different conditions are never joined."
         )
-    for missing in report.get("retry_budget_missing", []):
-        st.caption(md_text(missing["note"]))
+    for missing in report.retry_budget_missing:
+        st.caption(md_text(missing.note))
 with right:
-    metric = st.radio("Cost measure", list(charts.COST_METRICS), key=Abl.COST_METRIC, horizontal=True)
-    url_state.publish("cost", Abl.COST_METRIC, metric, default=keys.DEFAULTS[Abl.COST_METRIC])
+    metric = st.radio("Cost measure", list(charts.COST_METRICS), key=Ablations.COST_METRIC, horizontal=True)
+    url_state.publish("cost", Ablations.COST_METRIC, metric, default=keys.DEFAULTS[Ablations.COST_METRIC])
     chart(figures["cost_accuracy"], key="abl.cost", name="cost_accuracy")
 
 if "errors" in figures:
     chart(figures["errors"], key="abl.errors", name="errors")
 else:
     st.success("No failed trials: there is no error taxonomy to show.")
-if report["unknown_budget"]:
-    unknown = [a["name"] for a in report["arms"] if a["label"] in report["unknown_budget"]]
+if report.unknown_budget:
+    unknown = [a.name for a in report.arms if a.label in report.unknown_budget]
     st.caption(f"Arms without a known retry budget (left out of the curve): {md_text(', '.join(unknown))}.")
 
 if has_sampling_control(report):
@@ -111,5 +111,5 @@ if has_sampling_control(report):
     table_view(sampling_table(report), key="abl.sampling")
 st.subheader("Ablation table")
 table_view(ablation_table(report), key="abl.table")
-tables_download(report, key=Abl.TABLES, stem="ablations")
+tables_download(report, key=Ablations.TABLES, stem="ablations")
 url_state.flush()  # this run's URL writes in one update: one history entry, one Back press

@@ -6,7 +6,7 @@ from execugraph.figures import charts
 from execugraph.retrieval import LibraryFormatError
 from execugraph.store.run_names import run_name
 from ui import keys, resources, views
-from ui.keys import Retr
+from ui.keys import Retrieval
 from ui.publish import plot
 from ui.retrieval_parts import live_query, technique_editor
 from ui.widgets import empty_state
@@ -25,9 +25,9 @@ with library_tab:
         library = None
     techniques = library.techniques if library is not None else []
     categories = sorted({t.category for t in techniques})
-    if st.session_state.get(Retr.CATEGORY) not in ["all", *categories]:
-        st.session_state[Retr.CATEGORY] = "all"
-    category = st.selectbox("Category", ["all", *categories], key=Retr.CATEGORY)
+    if st.session_state.get(Retrieval.CATEGORY) not in ["all", *categories]:
+        st.session_state[Retrieval.CATEGORY] = "all"
+    category = st.selectbox("Category", ["all", *categories], key=Retrieval.CATEGORY)
     shown = [t for t in techniques if category in ("all", t.category)]
     if library is not None:
         st.caption(f"{len(shown)} of {len(techniques)} techniques · {views.library_caption(library.ref)}")
@@ -62,9 +62,9 @@ with runs_tab:
         )
     else:
         labels = {r: f"{run_name(r, title)} ({n} hits)" for r, title, n in runs}
-        if st.session_state.get(Retr.HEATMAP_RUN) not in labels:
-            st.session_state[Retr.HEATMAP_RUN] = runs[0][0]
-        run_id = st.selectbox("Run", list(labels), key=Retr.HEATMAP_RUN, format_func=labels.get)
+        if st.session_state.get(Retrieval.HEATMAP_RUN) not in labels:
+            st.session_state[Retrieval.HEATMAP_RUN] = runs[0][0]
+        run_id = st.selectbox("Run", list(labels), key=Retrieval.HEATMAP_RUN, format_func=labels.get)
         matrix = views.hit_matrix(store, run_id)
         plot(
             charts.heatmap(

@@ -9,7 +9,7 @@ from execugraph.safety.inert_text import md_text
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from ui import keys, protocol_parts, resources, sequential_parts, statistics_parts, statistics_url, url_state, views
 from ui.family_picker import default_choice, family_picker
-from ui.keys import Stats
+from ui.keys import Statistics
 from ui.widgets import empty_state, run_picker
 
 keys.init_state(st.session_state)
@@ -23,7 +23,7 @@ if not views.run_choices(store, limit=1):
     )
     url_state.stop()
 run_ids = run_picker(
-    Stats.RUNS,
+    Statistics.RUNS,
     store,
     fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
     help="runs are compared in this order; in all pairs, each pair is later minus earlier",
@@ -32,8 +32,8 @@ run_ids = run_picker(
 present = views.conditions_in_runs(store, run_ids)
 linked = statistics_url.adopt_conditions()
 url_state.warn_unknown("Conditions", [c for c in linked if c not in present] if run_ids else [])
-st.session_state[Stats.CONDITIONS] = [c for c in st.session_state[Stats.CONDITIONS] if c in present]
-conditions = st.multiselect("Conditions (none = each run's own)", present, key=Stats.CONDITIONS)
+st.session_state[Statistics.CONDITIONS] = [c for c in st.session_state[Statistics.CONDITIONS] if c in present]
+conditions = st.multiselect("Conditions (none = each run's own)", present, key=Statistics.CONDITIONS)
 statistics_url.publish_conditions(conditions)
 if not run_ids:
     empty_state("Pick one run to compare its conditions, or several runs to compare them against each other.")
@@ -52,7 +52,7 @@ for flagged in views.ungraded_flags(report):
     st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
 statistics_parts.comparisons(report)
 sequential_parts.stops(store, run_ids)
-if report["pairs"]:
+if report.pairs:
     protocol_parts.sensitivity_section(store, run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
 statistics_parts.rates(report)
 statistics_parts.method(report)

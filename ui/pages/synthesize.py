@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui import keys, protocol_parts, resources, views
 from ui.jobs import SynthesisJob
-from ui.keys import Syn
+from ui.keys import Synthesize
 from ui.synthesize_parts import live, problem_inputs, request, result_panel, run_settings
 from ui.widgets import read_only_notice, show_model_problems
 
@@ -23,11 +23,11 @@ left, right = st.columns([3, 2], gap="large")
 with left:
     rows = problem_inputs()
     # Under the statement, not under the taller settings column: above the fold at 1400x1000.
-    submitted = st.button("Synthesize", type="primary", key=Syn.SUBMIT, icon=":material/play_arrow:")
+    submitted = st.button("Synthesize", type="primary", key=Synthesize.SUBMIT, icon=":material/play_arrow:")
 with right:
     default_model, models = run_settings(choices, why_missing)
 
-job = st.session_state[Syn.JOB]
+job = st.session_state[Synthesize.JOB]
 if submitted:
     scripted = st.session_state.get(keys.TEST_CHAT_MODELS)  # the documented test hook (see ui/keys.py)
     try:
@@ -43,8 +43,8 @@ if submitted:
         elif job is not None and not job.done:
             st.warning("A synthesis is still running; wait for it to finish.", icon=":material/hourglass:")
         else:
-            job = SynthesisJob(store, problem, config, title=st.session_state[Syn.TITLE], chat_models=scripted).start()
-            st.session_state[Syn.JOB] = job
+            job = SynthesisJob(store, problem, config, title=st.session_state[Synthesize.TITLE], chat_models=scripted).start()
+            st.session_state[Synthesize.JOB] = job
 
 st.divider()
 if job is None:

@@ -127,11 +127,11 @@ def suite_tests(store: Store, name: str, pool: Any = None) -> SuiteTests:
         ref = reference_for(problem.model_copy(update={"benchmark": out.base}))
         if ref:
             references[problem.id] = ref
-    scores = suite_adequacy(pool, [original_of(p) for p in problems], problems, references)["problems"]
+    scores = suite_adequacy(pool, [original_of(p) for p in problems], problems, references).problems
     for pid, score in scores.items():
-        if score["mutants"]:
-            rows[pid].mutants = score["mutants"]
-            rows[pid].original_score = score["original_killed"] / score["mutants"]
-            rows[pid].amplified_score = score["amplified_killed"] / score["mutants"]
+        if score.mutants:
+            rows[pid].mutants = score.mutants
+            rows[pid].original_score = score.original_killed / score.mutants
+            rows[pid].amplified_score = score.amplified_killed / score.mutants
     _program_checks(store, pool, out.base, problems, rows)
     return out

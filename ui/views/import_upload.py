@@ -16,7 +16,7 @@ from execugraph.publication.importing import import_fileset
 from execugraph.publication.source import FileSet, read_zip_bytes
 
 if TYPE_CHECKING:
-    from execugraph.publication.reference_problems import BenchmarkFile
+    from execugraph.publication.published_problems import BenchmarkFile
     from execugraph.publication.results import ImportResult
     from execugraph.store import Store
 

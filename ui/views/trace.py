@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, cast
+from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
-from execugraph.agents.nodes import trace_of
+from execugraph.agents.nodes import trace_of, written_code
+from execugraph.configuration.json_types import JsonObject
 from execugraph.stats.near_limit import closest, first_timeout, limit_use
 from execugraph.store import trace_reads
-from execugraph.workflow.steps import GeneratorOutput, OptimizerOutput, StepOutput
+from execugraph.workflow.steps import StepOutput
 from ui.views.formatting import duration, map_traceback
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def trial_rows(
     problem_id: str | None = None,
     outcome: str | None = None,
     limit: int = 300,
-) -> list[dict[str, Any]]:
+) -> list[trace_reads.TrialRow]:
     """A run's trials matching the filters, in creation order, at most `limit` (narrow columns only)."""
     return trace_reads.trial_rows(store, run_id, condition=condition, problem_id=problem_id, outcome=outcome,
                                   limit=limit)
@@ -84,32 +85,36 @@ def step_rows(store: Store, trial_id: int) -> list[StepRow]:
     return rows
 
 
-def code_attempts(steps: list[StepRow]) -> list[dict[str, Any]]:
-    """Every program the trial produced, in order: each generator attempt and each optimizer candidate."""
+class CodeAttempt(TypedDict):
+    """One program a trial produced, as the Trace page lists them."""
+
+    label: str  # "attempt N (step S, reason)", or "<node> candidate (step S, accepted|rejected)"
+    code: str  # the program
+    seq: int  # the step that wrote it
+
+
+def code_attempts(steps: list[StepRow]) -> list[CodeAttempt]:
+    """Every program the trial produced, in order: each attempt (a generator's) and each candidate (an optimizer's).
+
+    Which steps write code, and whether it replaces the program, is the node's registration (`NodeSpec.writes`).
+    """
     attempts = []
     for step in steps:
-        if step["node"] == "generator":
-            made = cast(GeneratorOutput, step.get("output") or {})
-            if made.get("code"):
-                attempts.append(
-                    {
-                        "label": f"attempt {step['attempt']} (step {step['seq']}, {made.get('reason', 'initial')})",
-                        "code": made["code"],
-                        "seq": step["seq"],
-                    }
-                )
-        elif step["node"] == "optimizer":
-            tried = cast(OptimizerOutput, step.get("output") or {})
-            if tried.get("candidate"):
-                verdict = "accepted" if tried.get("accepted") else "rejected"
-                attempts.append(
-                    {
-                        "label": f"optimizer candidate (step {step['seq']}, {verdict})",
-                        "code": tried.get("candidate", ""),
-                        "seq": step["seq"],
-                    }
-                )
+        written = written_code(step["node"], step.get("output") or {})
+        if written is None or not written.code:
+            continue
+        kind = f"attempt {step['attempt']}" if written.replaces else f"{step['node']} candidate"
+        attempts.append(CodeAttempt(label=f"{kind} (step {step['seq']}, {written.note})", code=written.code,
+                                    seq=step["seq"]))
     return attempts
+
+
+def program_after(step: StepRow, before: str) -> str:
+    """The trial's program after `step`: what it wrote when that replaces the program, else `before`."""
+    written = written_code(step["node"], step.get("output") or {})
+    if written is None or not written.replaces or written.code is None:
+        return before
+    return written.code
 
 
 def code_diff(before: str, after: str, before_name: str = "before", after_name: str = "after") -> str:
@@ -152,7 +157,7 @@ def first_divergence(steps_a: list[StepRow], steps_b: list[StepRow]) -> Divergen
     return None
 
 
-def sibling_trials(store: Store, trial_id: int, *, limit: int = 100) -> list[dict[str, Any]]:
+def sibling_trials(store: Store, trial_id: int, *, limit: int = 100) -> list[trace_reads.TrialRow]:
     """Other finished trials of the same problem (any run): opposite outcome first, then same run, newest first."""
     trial = store.get_trial(trial_id)
     if trial is None:
@@ -165,7 +170,7 @@ _RESULT_COLUMNS = ("name", "passed", "call", "expr", "expected", "got", "actual"
 _SECONDS = ("duration_s", "cpu_s", "cpu_limit_s", "wall_limit_s")
 
 
-def test_result_rows(results: list[dict[str, Any]], program: str = "") -> list[dict[str, str]]:
+def test_result_rows(results: list[JsonObject], program: str = "") -> list[dict[str, str]]:
     """Per-test sandbox results as display rows: known columns first, every value as text (tables need one type).
 
     Wall (`duration_s`) and CPU seconds and the test's CPU limit and wall-clock backstop read as ms/s, with the
@@ -211,7 +216,7 @@ def _span(values: list[float]) -> str:
     return f"{values[0]:g} s" if len(values) == 1 else f"{values[0]:g}-{values[-1]:g} s"
 
 
-def time_limits_note(results: list[dict[str, Any]]) -> str | None:
+def time_limits_note(results: list[JsonObject]) -> str | None:
     """One sentence on a grading execution's time limits and how near the program came to them (None: none recorded).
 
     The limits are CPU seconds per test, with a wall-clock backstop; executions from before CPU limits

@@ -3,18 +3,20 @@ against the same-numbered attempt, and each trial's verdict under every verdict 
 
 The first divergence says where two workflows parted, but it may be at the reviewer or the
 evaluator, where no code was written; so the code shown comes from here instead. Imported and
-rescored trials have no generator steps: their recorded program is their final code and their
-only attempt. Testable without Streamlit.
+rescored trials have no generator steps (no step of a node registered as writing code): their recorded
+program is their final code and their only attempt. Testable without Streamlit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
+from execugraph.agents.nodes import WrittenCode, written_code
+from execugraph.configuration.json_types import JsonObject
 from execugraph.store import run_reads
-from execugraph.workflow.steps import RECORD_NODE, GeneratorOutput
+from execugraph.workflow.steps import RECORD_NODE
 from ui.views.trace import code_diff
 
 if TYPE_CHECKING:
@@ -76,16 +78,17 @@ def has_agent_steps(steps: Sequence[StepRow]) -> bool:
     return any(s["node"] != RECORD_NODE for s in steps)
 
 
-def _generator_steps(steps: Sequence[StepRow]) -> list[StepRow]:
-    return [s for s in steps if s["node"] == "generator"]
+def _written(steps: Sequence[StepRow]) -> list[WrittenCode]:
+    """The programs the steps wrote that became the trial's program (each node's `NodeSpec.writes` says)."""
+    found = (written_code(s["node"], s.get("output") or {}) for s in steps)
+    return [w for w in found if w is not None and w.replaces]
 
 
 def attempts(trial: Trial, steps: Sequence[StepRow]) -> list[Attempt]:
-    """Each generator step's program, numbered from 1; without generator steps, the recorded code as attempt 1."""
-    made = _generator_steps(steps)
+    """Each program-writing step's program (a generator's), numbered from 1; without one, the recorded code as 1."""
+    made = _written(steps)
     if made:
-        out = [cast(GeneratorOutput, s.get("output") or {}) for s in made]
-        return [Attempt(n, str(o.get("reason") or "initial"), str(o.get("code") or "")) for n, o in enumerate(out, 1)]
+        return [Attempt(n, str(w.note or "initial"), str(w.code or "")) for n, w in enumerate(made, 1)]
     return [Attempt(1, RECORDED, trial.final_code)] if trial.final_code else []
 
 
@@ -114,7 +117,7 @@ def verdict_text(passed: bool | None, error_class: str | None, status: str | Non
     return "not graded" if status in (None, "done") else str(status)
 
 
-def _rescore_label(config: dict[str, Any], fallback: str) -> str:
+def _rescore_label(config: JsonObject, fallback: str) -> str:
     """A rescore child named by the grading protocol its config records (see `verdicts.earlier_rescore`)."""
     summary = config.get("rescore")
     summary = summary if isinstance(summary, dict) else {}

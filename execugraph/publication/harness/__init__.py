@@ -3,7 +3,7 @@
 Why: a study published with another harness should import, rescore and reproduce like
 our own layout. `detect.find_inputs` decides which format an input holds; one module
 per format maps its records to the published-layout `RunFolder`s that
-`reference_import.write_folders` stores, so there is one writer; `grade` grades files
+`published_import.write_folders` stores, so there is one writer; `grade` grades files
 that carry no verdicts; `importer.import_harness` ties them together.
 """
 

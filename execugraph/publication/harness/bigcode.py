@@ -12,8 +12,8 @@ was the text plus the first test and whose tests come from the `--dataset` file.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.harness.common import HarnessOptions, HarnessRun, json_document, record
 from execugraph.publication.source import FileSet
@@ -51,8 +51,8 @@ def read_bigcode(fileset: FileSet, generations: str, evaluation: str | None, opt
     if not isinstance(doc, list) or not all(isinstance(x, list) for x in doc):
         issues.add(generations, None, None, f"read as {FORMAT} generations: expected a list of lists of programs")
         return None
-    config: dict[str, Any] = {}
-    published: dict[str, Any] = {}
+    config: JsonObject = {}
+    published: JsonObject = {}
     if evaluation is not None:
         ev = json_document(fileset, evaluation, issues, f"{FORMAT} evaluation results")
         if ev is not None and not isinstance(ev, dict):

@@ -1,7 +1,7 @@
 """What every harness reader shares: options, the record shape it produces, and small readers.
 
 Why one shape: each reader maps its format to records of the published layout
-(`reference_records.RECORD_FIELDS`), so storing, rescoring and statistics are the
+(`published_records.RECORD_FIELDS`), so storing, rescoring and statistics are the
 ones the published layout already has.
 """
 
@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
+from execugraph.inputs.readers import read_json_document
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.source import FileSet
 from execugraph.publication.source import jsonl_objects as stream_jsonl
@@ -39,10 +41,10 @@ class HarnessRun:
     format: str  # human-eval | evalplus | bigcode
     files: dict[str, str]  # role (samples, results, ...) -> path within the input
     sha256: dict[str, str]  # path -> SHA-256 of the original file
-    records: list[tuple[int, dict[str, Any]]]  # (line or position, record)
+    records: list[tuple[int, JsonObject]]  # (line or position, record)
     graded: bool  # whether the records carry the file's own verdicts
-    extra: dict[str, Any] = field(default_factory=dict)  # format facts kept in config["harness"]
-    plus: list[tuple[int, dict[str, Any]]] | None = None  # EvalPlus: the same trials under plus tests
+    extra: JsonObject = field(default_factory=dict)  # format facts kept in config["harness"]
+    plus: list[tuple[int, JsonObject]] | None = None  # EvalPlus: the same trials under plus tests
     warnings: list[str] = field(default_factory=list)
 
 
@@ -59,10 +61,10 @@ def problem_of(task_id: str) -> tuple[str, str]:
 
 
 def record(task_id: str, index: int, code: str, protocol: str, options: HarnessOptions, model: str,
-           verdict: tuple[bool, str | None] | None, **extra: Any) -> dict[str, Any]:
+           verdict: tuple[bool, str | None] | None, **extra: Any) -> JsonObject:
     """One published-layout record; an ungraded record is marked (`passed` None) until `grade` fills it."""
     problem_id, benchmark = problem_of(task_id)
-    rec: dict[str, Any] = {
+    rec: JsonObject = {
         "problem_id": problem_id,
         "condition": options.condition or DEFAULT_CONDITION,
         "seed": 0,
@@ -111,7 +113,7 @@ def numbered(task_ids: list[str]) -> list[int]:
     return out
 
 
-def jsonl_objects(fileset: FileSet, path: str, issues: IssueCollector, what: str) -> list[tuple[int, dict[str, Any]]]:
+def jsonl_objects(fileset: FileSet, path: str, issues: IssueCollector, what: str) -> list[tuple[int, JsonObject]]:
     """(line, object) of every non-blank line; bad JSON and non-objects become issues naming the line and `what`
     the file was read as."""
     return list(stream_jsonl(fileset, path, path, issues, read_as=what))
@@ -119,15 +121,7 @@ def jsonl_objects(fileset: FileSet, path: str, issues: IssueCollector, what: str
 
 def json_document(fileset: FileSet, path: str, issues: IssueCollector, what: str) -> Any:
     """A whole JSON document (at most source.MAX_DOCUMENT_BYTES), or None with an issue naming `what` was tried."""
-    try:
-        return json.loads(fileset.read_bytes(path).decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        issues.add(path, None, None, f"read as {what}: not UTF-8 text ({exc})")
-    except json.JSONDecodeError as exc:
-        issues.add(path, exc.lineno, None, f"read as {what}: not valid JSON ({exc.msg} at column {exc.colno})")
-    except RecursionError:
-        issues.add(path, None, None, f"read as {what}: JSON nested too deeply to read")
-    return None
+    return read_json_document(fileset.read_bytes(path), path, issues, read_as=what)
 
 
 def completion_text(value: Any) -> str | None:

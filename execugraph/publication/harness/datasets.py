@@ -11,11 +11,12 @@ line's `test_setup_code` and `test_list` asserts become one check of the functio
 from __future__ import annotations
 
 import ast
-import json
 import textwrap
 from typing import Any
 
-from execugraph.publication.formats import IssueCollector
+from execugraph.configuration.json_types import JsonObject
+from execugraph.inputs.diagnostics import IssueCollector
+from execugraph.inputs.readers import read_json_lines
 from execugraph.workflow.problem import Problem
 
 HUMAN_EVAL_FIELDS = ("task_id", "prompt", "test", "entry_point")
@@ -31,7 +32,7 @@ def dataset_format(record: Any) -> str | None:
     return None
 
 
-def _human_eval(rec: dict[str, Any], benchmark: str) -> Problem | str:
+def _human_eval(rec: JsonObject, benchmark: str) -> Problem | str:
     from execugraph.benchmarks.humaneval import problem_from_task, task_number
 
     for name in HUMAN_EVAL_FIELDS:
@@ -56,7 +57,7 @@ def _entry_point(code: str, asserts: list[str]) -> str | None:
     return defined[0] if defined else None
 
 
-def _mbpp(rec: dict[str, Any], benchmark: str) -> Problem | str:
+def _mbpp(rec: JsonObject, benchmark: str) -> Problem | str:
     tests, setup = rec["test_list"], rec.get("test_setup_code") or ""
     if not isinstance(tests, list) or not tests or not all(isinstance(t, str) for t in tests):
         return "test_list: expected a list of assert statements"
@@ -79,14 +80,7 @@ def _mbpp(rec: dict[str, Any], benchmark: str) -> Problem | str:
 def parse_dataset(data: bytes, name: str, benchmark: str, issues: IssueCollector) -> list[Problem]:
     """Every line of a HumanEval- or MBPP-format file as a Problem; bad lines become issues (line, field)."""
     problems = []
-    for number, raw in enumerate(data.decode("utf-8-sig", errors="replace").splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            issues.add(name, number, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
-            continue
+    for number, rec in read_json_lines(data, name, issues, objects=False):
         kind = dataset_format(rec)
         if kind is None:
             issues.add(name, number, None, "neither a HumanEval line (task_id, prompt, test, entry_point) nor an "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.harness.common import (
     HarnessOptions,
@@ -36,7 +37,7 @@ def status_verdict(status: Any) -> tuple[bool, str | None]:
     return (True, None) if word == "pass" else (False, _STATUS_CLASSES.get(word, "failed"))
 
 
-def _code(sample: dict[str, Any]) -> tuple[str, str] | None:
+def _code(sample: JsonObject) -> tuple[str, str] | None:
     """(code, protocol) of a sample: a whole `solution` standalone, else a `completion` with its prompt."""
     if isinstance(sample.get("solution"), str):
         return sample["solution"], "standalone"
@@ -89,7 +90,7 @@ def _new_layout(task_id: str, entries: list[Any], file: str, issues: IssueCollec
     return out
 
 
-def _old_layout(task_id: str, entry: dict[str, Any], samples: list[tuple[int, dict]], file: str,
+def _old_layout(task_id: str, entry: JsonObject, samples: list[tuple[int, dict]], file: str,
                 samples_file: str | None, issues: IssueCollector) -> list[Row]:
     """(code, protocol, base status, plus status, base details, plus details) per sample of the old layout (code
     from the samples file; each verdict a `[status, details]` list)."""

@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from execugraph.grading.rules import GradingSettings, error_class, grading_tests, job_key, passed, sandbox_job
+from execugraph.configuration.json_types import JsonObject
+from execugraph.grading.outcome import ResultsMemo, SuiteOutcome
+from execugraph.grading.rules import GradingSettings, SandboxJob, grading_tests, job_key, sandbox_job
 from execugraph.publication.formats import IssueCollector
 from execugraph.workflow.problem import Problem
 
@@ -35,7 +37,7 @@ def gradable_problems(dataset: Iterable[Problem] | None = None) -> dict[str, Pro
     return problems
 
 
-def check_gradable(file: str, records: list[tuple[int, dict[str, Any]]], issues: IssueCollector,
+def check_gradable(file: str, records: list[tuple[int, JsonObject]], issues: IssueCollector,
                    problems: dict[str, Problem] | None = None, dataset_name: str | None = None) -> None:
     """Refuse records this machine cannot grade (no problem we hold), naming the first such line and the fix."""
     problems = gradable_problems() if problems is None else problems
@@ -54,7 +56,7 @@ def check_gradable(file: str, records: list[tuple[int, dict[str, Any]]], issues:
         return
 
 
-def _run_reporting(pool: Any, jobs: list[tuple[Any, ...]], on_progress: ProgressFn | None) -> list[Any]:
+def _run_reporting(pool: Any, jobs: list[SandboxJob], on_progress: ProgressFn | None) -> list[Any]:
     """Every job on the pool, results in job order, `on_progress` after each one finishes (no batch barrier:
     a slow sample holds one worker, not a batch). Unstarted jobs are dropped when a callback raises."""
     total = len(jobs)
@@ -78,9 +80,9 @@ def _run_reporting(pool: Any, jobs: list[tuple[Any, ...]], on_progress: Progress
     return results
 
 
-def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int | None = None,
+def grade_records(records: list[JsonObject], pool: Any = None, workers: int | None = None,
                   problems: dict[str, Problem] | None = None, on_progress: ProgressFn | None = None,
-                  memo: dict[str, dict[str, Any]] | None = None) -> None:
+                  memo: ResultsMemo | None = None) -> None:
     """Fill `passed`, `error_class`, `tests_passed`/`tests_total` of each record by running it in the sandbox.
 
     `pool` may be a started pool or a callable starting one; `memo` (job key -> result, shared with the
@@ -94,7 +96,7 @@ def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int 
     plans = []
     for rec in records:
         problem = problems[rec["problem_id"]]
-        settings = GradingSettings.of({}).with_protocol(rec["grading_protocol"])
+        settings = GradingSettings().with_protocol(rec["grading_protocol"])  # the defaults of a RunConfig
         tests, _source = grading_tests(problem, settings)
         plans.append((problem, tests, settings))
     own = pool is None
@@ -113,15 +115,15 @@ def grade_records(records: list[dict[str, Any]], pool: Any = None, workers: int 
         if not todo:
             heard(0, 0)
         for key, result in zip(todo, _run_reporting(pool, list(todo.values()), heard), strict=True):
-            memo[key] = result.to_dict()
+            memo[key] = SuiteOutcome.of(result)
         results = [memo[key] for key in keys]
     finally:
         if own:
             pool.close()
     for rec, result in zip(records, results, strict=True):
-        rec["passed"] = passed(result)
-        rec["error_class"] = error_class(result)
-        rec["tests_passed"] = int(result.get("tests_passed", 0))
-        rec["tests_total"] = int(result.get("tests_total", 0))
-        if result.get("stderr"):
-            rec["stderr"] = str(result["stderr"])[:4000]
+        rec["passed"] = result.passed
+        rec["error_class"] = result.error_class
+        rec["tests_passed"] = int(result.tests_passed)
+        rec["tests_total"] = int(result.tests_total)
+        if result.stderr:
+            rec["stderr"] = str(result.stderr)[:4000]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.harness.common import (
     HarnessOptions,
@@ -42,14 +43,14 @@ def verdict_of(result: Any, passed: Any) -> tuple[bool, str | None] | str:
     return (False, "timeout" if word.startswith("timed out") else "failed")
 
 
-def _said(obj: dict[str, Any]) -> str | None:
+def _said(obj: JsonObject) -> str | None:
     """The results line's own words for the sample (`result`, e.g. "timed out" or "failed: AssertionError")."""
     result = obj.get("result")
     return source_words(("", result)) if isinstance(result, str) else source_words(("passed", obj.get("passed")))
 
 
 def _lines(fileset: FileSet, path: str, issues: IssueCollector, graded: bool,
-           warnings: list[str]) -> list[tuple[int, dict[str, Any]]]:
+           warnings: list[str]) -> list[tuple[int, JsonObject]]:
     """The sample lines of one file (summary lines without task_id skipped), each checked."""
     out = []
     what = f"{FORMAT} results" if graded else f"{FORMAT} samples"

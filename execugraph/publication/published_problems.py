@@ -12,17 +12,25 @@ what `rescore` reads to prefer these tests.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from execugraph.benchmarks.errors import BenchmarkFormatError
 from execugraph.benchmarks.published import looks_published, parse_published_jsonl, published_warnings
-from execugraph.publication.formats import IssueCollector
+from execugraph.inputs.readers import read_json_lines
+from execugraph.publication.formats import IssueCollector, Row
 from execugraph.publication.source import FileSet
 from execugraph.workflow.problem import Problem
 
 TRIALS_FILE = "trials.jsonl"
+
+
+class BenchmarkFileConfig(TypedDict):
+    """A benchmark file as a run's config names it (`reference.benchmark_file`, a reproduction's `dataset`)."""
+
+    benchmark: str  # the benchmark name its problems are stored under
+    file: str  # its path within the input (or its name)
+    problems: int  # how many problems it holds
 
 
 @dataclass
@@ -38,7 +46,7 @@ class BenchmarkFile:
     def ids(self) -> frozenset[str]:
         return frozenset(p.id for p in self.problems)
 
-    def config(self) -> dict[str, Any]:
+    def config(self) -> BenchmarkFileConfig:
         """What each run of the tree records about the file."""
         return {"benchmark": self.benchmark, "file": self.path, "problems": len(self.problems)}
 
@@ -46,12 +54,10 @@ class BenchmarkFile:
 def _first_record(fileset: FileSet, path: str) -> Any:
     """The first JSON record of a file, read line by line (a trials log is never read whole here)."""
     for number, raw in fileset.lines(path):
-        text = raw.decode("utf-8-sig", errors="replace").strip()
-        if text:
-            try:
-                return json.loads(text)
-            except ValueError:
-                return None
+        if raw.strip():  # bytes that are not UTF-8 are replaced: the loader names them, line by line, if it is one
+            line = raw.decode("utf-8", errors="replace").encode("utf-8")
+            found = next(read_json_lines([(number, line)], path, IssueCollector(), objects=False), None)
+            return None if found is None else found[1]
         if number >= 50:
             break
     return None
@@ -84,7 +90,7 @@ def find_benchmark_files(fileset: FileSet, issues: IssueCollector) -> list[Bench
     return found
 
 
-def problem_rows(files: list[BenchmarkFile]) -> list[dict[str, Any]]:
+def problem_rows(files: list[BenchmarkFile]) -> list[Row]:
     """ProblemRecord rows for every problem of the files (insert only those not stored yet)."""
     from execugraph.store.models import ProblemRecord
 

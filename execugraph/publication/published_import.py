@@ -1,4 +1,4 @@
-"""Import the published reference layout: a tree of run folders, each with trials.jsonl.
+"""Import the published layout: a tree of run folders, each with trials.jsonl.
 
 Every folder holding a `trials.jsonl` becomes one Run of kind `import`, titled
 after the folder's own name (with parent folders only where two runs would
@@ -29,7 +29,7 @@ Mapping (documented because the statistics depend on it):
   (a one-shot record that says 2 keeps 2; never replaced by a condition's
   default), the most common value where one condition's records differ (a warning);
 - a benchmark file of the published layout anywhere in the tree (see
-  `reference_problems`) is stored as a benchmark of its own and named in every
+  `published_problems`) is stored as a benchmark of its own and named in every
   run's config (`reference.benchmark_file`), so rescoring uses the tests the runs
   were graded with.
 
@@ -47,9 +47,10 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from execugraph.publication.formats import IssueCollector
-from execugraph.publication.reference_problems import BenchmarkFile, find_benchmark_files, problem_rows
-from execugraph.publication.reference_records import (
+from execugraph.configuration.json_types import JsonObject
+from execugraph.publication.formats import IssueCollector, Row
+from execugraph.publication.published_problems import BenchmarkFile, find_benchmark_files, problem_rows
+from execugraph.publication.published_records import (
     ERROR_CLASSES,
     KNOWN_ERROR_CLASSES,
     RECORD_FIELDS,
@@ -83,7 +84,7 @@ _STEP_FIELDS = (
 )
 
 
-def _budget_counts(records: list[dict[str, Any]]) -> dict[str, Counter]:
+def _budget_counts(records: list[JsonObject]) -> dict[str, Counter]:
     """condition -> how many of its records carry each published retry_budget."""
     counts: dict[str, Counter] = {}
     for rec in records:
@@ -92,7 +93,7 @@ def _budget_counts(records: list[dict[str, Any]]) -> dict[str, Counter]:
     return counts
 
 
-def _budgets(records: list[dict[str, Any]]) -> dict[str, int]:
+def _budgets(records: list[JsonObject]) -> dict[str, int]:
     """Retry budget per condition as the records publish it (the most common value; the first on a tie)."""
     return {c: n.most_common(1)[0][0] for c, n in _budget_counts(records).items()}
 
@@ -174,7 +175,8 @@ def _benchmark_file_for(f: RunFolder, files: list[BenchmarkFile]) -> BenchmarkFi
     return best if best is not None and ids & best.ids else None
 
 
-def _run_row(f: RunFolder, records: list[dict[str, Any]], finished: list[datetime]) -> dict[str, Any]:
+def _run_row(f: RunFolder, records: list[JsonObject], finished: list[datetime]) -> Row:
+    """The Run row of one folder (its config a JSON column built from the records and the folder's files)."""
     meta = f.meta or {}
     host = meta.get("host")
     versions = {"python": host["python"]} if isinstance(host, dict) and isinstance(host.get("python"), str) else {}
@@ -190,7 +192,7 @@ def _run_row(f: RunFolder, records: list[dict[str, Any]], finished: list[datetim
     benchmarks = [benchmark_of(r.get("source"), r.get("category"), r["problem_id"]) for r in records]
     conditions = list(dict.fromkeys(r["condition"] for r in records))
     now = utcnow()
-    row = {
+    row: Row = {
         "kind": "import",
         "title": f.title,
         "status": "done",
@@ -225,7 +227,8 @@ def _run_row(f: RunFolder, records: list[dict[str, Any]], finished: list[datetim
     return row
 
 
-def _trial_row(rec: dict[str, Any], finished: datetime | None) -> dict[str, Any]:
+def _trial_row(rec: JsonObject, finished: datetime | None) -> Row:
+    """The Trial row of one checked record."""
     passed = bool(rec["passed"])
     raw_class = rec.get("error_class")
     error_class = None if passed else ERROR_CLASSES.get(raw_class, raw_class) if raw_class is not None else None
@@ -258,8 +261,9 @@ def _trial_row(rec: dict[str, Any], finished: datetime | None) -> dict[str, Any]
     }
 
 
-def _step_output(line: int, rec: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"line": line}
+def _step_output(line: int, rec: JsonObject) -> JsonObject:
+    """The reference step's output (a JSON column): the record's fields that have no Trial column."""
+    out: JsonObject = {"line": line}
     out.update({name: rec[name] for name in _STEP_FIELDS if name in rec})
     for raw in ("error_class", "test_source", "timestamp"):
         if raw in rec:
@@ -270,7 +274,7 @@ def _step_output(line: int, rec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def import_reference(
+def import_published(
     store: Store, fileset: FileSet, on_progress: Callable[[int, int], None] | None = None
 ) -> ImportResult:
     """Import every run folder of a published results tree in one transaction: all of it or nothing.

@@ -1,10 +1,10 @@
-"""The run folders of the published reference layout: their files, the fields of a record, and the checks.
+"""The run folders of the published layout: their files, the fields of a record, and the checks.
 
 A run folder holds `trials.jsonl` (one record per trial) and optionally
 `run_meta.json` and `run_summary.json`. `parse_folder` validates every record
 (types, required fields, non-negative counts, timestamps) and keeps the last
 of repeated keys; a bad field is reported with its file, line and field.
-How records become store rows is `reference_import`'s part.
+How records become store rows is `published_import`'s part.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from execugraph.publication.formats import IssueCollector, decode_datetime, load_json_object
+from execugraph.configuration.json_types import JsonObject
+from execugraph.publication.formats import IssueCollector, Row, decode_datetime, load_json_object
 from execugraph.publication.source import FileSet
 
 TRIALS_FILE = "trials.jsonl"
@@ -150,17 +151,17 @@ class RunFolder:
     title: str  # the run's name: the folder's own name (see folder_titles)
     path: str  # where it came from: <input name>/<folder>
     digest: str
-    records: list[tuple[int, dict[str, Any]]]  # (line, record) after de-duplication
-    raw_count: int
-    meta: dict[str, Any] | None
-    summary: dict[str, Any] | None
+    records: list[tuple[int, JsonObject]]  # (line, published-layout record, as read) after de-duplication
+    raw_count: int  # records before de-duplication
+    meta: JsonObject | None  # run_meta.json as read, kept in the run's config
+    summary: JsonObject | None  # run_summary.json as read, kept in the run's config
     # Harness readers (publication.harness): config merged into the run's, and run columns set as given.
-    extra_config: dict[str, Any] | None = None
-    run_fields: dict[str, Any] | None = None
+    extra_config: JsonObject | None = None
+    run_fields: Row | None = None
     benchmark: str | None = None  # every trial's benchmark, where the reader knows it (MBPP+), else benchmark_of
 
 
-def check_record(file: str, line: int, rec: dict[str, Any], issues: IssueCollector) -> bool:
+def check_record(file: str, line: int, rec: JsonObject, issues: IssueCollector) -> bool:
     """Whether one record has every required field with the right type and sane values; faults go to `issues`."""
     ok = True
     for name, (types, required) in RECORD_FIELDS.items():
@@ -200,7 +201,7 @@ def parse_folder(fileset: FileSet, folder: str, issues: IssueCollector, title: s
     files = fileset.under(folder)
     prefix = f"{folder}/" if folder else ""
     file = f"{prefix}{TRIALS_FILE}"
-    kept: dict[tuple, tuple[int, dict[str, Any]]] = {}
+    kept: dict[tuple, tuple[int, JsonObject]] = {}
     raw = 0
     for line, rec in files.jsonl(TRIALS_FILE, file, issues):
         raw += 1
