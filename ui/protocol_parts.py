@@ -14,6 +14,7 @@ from execugraph.workflow.steps import GradeOutput
 from ui.views.grading import recorded_grading, sensitivity_rows
 
 if TYPE_CHECKING:
+    from execugraph.stats.sensitivity_sections import ProtocolSensitivity, SensitivityResult
     from execugraph.store import Store, Trial
     from ui.views import StepRow
 
@@ -98,8 +99,8 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
         _unused_verdicts_link()
         return
     _protocol_status(store, protocol)
-    if suite is not None and not suite["available"]:
-        st.caption("Under stronger tests: " + "; ".join(f"`{m['command']}`" for m in suite["missing"]))
+    if suite is not None and not suite.available:
+        st.caption("Under stronger tests: " + "; ".join(f"`{m.command}`" for m in suite.missing))
     offered = offered_sets(protocol, suite)
     if not offered:
         _unused_verdicts_link()
@@ -111,64 +112,65 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
     _changed_programs(sources)
 
 
-def _protocol_status(store: Store, sensitivity: dict[str, Any]) -> None:
+def _protocol_status(store: Store, sensitivity: ProtocolSensitivity) -> None:
     """What the grading-protocol sets lack, in a caption (and the missing rescore, a click away)."""
-    if not sensitivity.get("applies", True):
-        st.caption(f"Grading protocols: not needed here, {md_text(sensitivity['note'])}.")
-    elif not sensitivity["available"]:
+    if not sensitivity.applies:
+        st.caption(f"Grading protocols: not needed here, {md_text(sensitivity.note or '')}.")
+    elif not sensitivity.available:
         st.caption(
             "Does a conclusion depend on the harness? Grade every run under both protocols to see: "
-            + "; ".join(f"run {m['run']} needs a rescore under {m['protocol']}" for m in sensitivity["missing"])
+            + "; ".join(f"run {m.run} needs a rescore under {m.protocol}" for m in sensitivity.missing)
         )
-        first = sensitivity["missing"][0]
-        if st.button(f"Rescore run {first['run']} under {first['protocol']}", key=SENSITIVITY_RESCORE,
+        first = sensitivity.missing[0]
+        if st.button(f"Rescore run {first.run} under {first.protocol}", key=SENSITIVITY_RESCORE,
                      icon=":material/rule:"):
             from execugraph.verdicts import rescore_run
             from ui import url_state
 
-            with st.spinner(f"Rescoring run {first['run']} under {first['protocol']}..."):
-                report = rescore_run(store, first["run"], protocol=first["protocol"])
+            with st.spinner(f"Rescoring run {first.run} under {first.protocol}..."):
+                report = rescore_run(store, first.run, protocol=first.protocol)
             st.success(f"Rescore run #{report.run_id} created; {len(report.flips)} verdict(s) flipped.")
             url_state.flush()  # what this run chose reaches the URL before the rerun
             st.rerun()
 
 
-def _set_table(found: dict[str, Any], chosen: str) -> None:
+def _set_table(found: SensitivityResult, chosen: str) -> None:
     """One engine result's table (only `chosen`'s columns beside "as run" unless every set) and its caption."""
+    from execugraph.stats.sensitivity_sections import SuiteSensitivity
     from execugraph.verdicts.suite_sensitivity import AMPLIFIED
     from ui.views.verdict_choices import suite_note
 
-    amplified = AMPLIFIED in found["sets"]
+    amplified = AMPLIFIED in (found.sets or [])
     rows = sensitivity_rows(found)
     st.dataframe(highlighted(rows, found, chosen), hide_index=True,
                  key="stats.suite_table" if amplified else "stats.sensitivity_table")
-    sizes = set(found.get("holm_family_size", {}).values())
+    sizes = set((found.holm_family_size or {}).values())
     family = (f"The paired table's family ({', '.join(map(str, sorted(sizes)))} comparison(s), Holm over exactly "
               "these); 'as run' is the verdicts stored with the trials, so its p (Holm) is the paired table's. ")
-    if amplified:
+    if isinstance(found, SuiteSensitivity):
         st.caption(family + "Each comparison under the original and the amplified (stronger) tests. "
                    + md_text(suite_note(found)))
     else:
         st.caption(family + "Rescored runs: " + "; ".join(
-            f"{p}: {', '.join(f'#{i}' for i in ids)}" for p, ids in found["runs"].items()))
+            f"{p}: {', '.join(f'#{i}' for i in ids)}" for p, ids in found.runs.items()))
 
 
-def _changed_programs(sources: list[dict[str, Any]]) -> None:
+def _changed_programs(sources: list[SensitivityResult]) -> None:
     """For one comparison (kept in `?changed=`), the programs whose verdict differs between the sets shown."""
     from execugraph.verdicts.suite_sensitivity import AMPLIFIED
     from ui import statistics_url, url_state
 
-    names = [f"{pair['b']} - {pair['a']}" for pair in sources[0]["pairs"]]
+    names = [f"{pair.b} - {pair.a}" for pair in sources[0].pairs]
     statistics_url.adopt_choice("changed", SENSITIVITY_PAIR, names, "Comparison for changed programs")
     if st.session_state.get(SENSITIVITY_PAIR) not in names:
         st.session_state[SENSITIVITY_PAIR] = names[0]
     chosen = st.selectbox("Programs whose verdict changed between the verdict sets", names, key=SENSITIVITY_PAIR)
     url_state.publish("changed", SENSITIVITY_PAIR, chosen, default=names[0])
     for found in sources:
-        amplified = AMPLIFIED in found["sets"]
+        amplified = AMPLIFIED in (found.sets or [])
         where = "the original and the amplified tests" if amplified else "the protocols"
-        pair = next((p for p in found["pairs"] if f"{p['b']} - {p['a']}" == chosen), None)
-        changed = pair["changed"] if pair else []
+        pair = next((p for p in found.pairs if f"{p.b} - {p.a}" == chosen), None)
+        changed = [c.to_json_dict() for c in pair.changed] if pair else []
         if changed:
             if len(sources) > 1:
                 st.caption(f"Changed between {where}:")
@@ -197,13 +199,13 @@ def verdict_set_picker(sets: list[str]) -> str:
     return str(chosen)
 
 
-def highlighted(rows: list[dict[str, Any]], sensitivity: dict[str, Any], chosen: str) -> list[dict[str, Any]]:
+def highlighted(rows: list[dict[str, Any]], sensitivity: SensitivityResult, chosen: str) -> list[dict[str, Any]]:
     """`rows` with only the reference set's and `chosen`'s columns, and whether each conclusion holds under it;
     all of them for `EVERY_SET`. Says in a line how many comparisons keep their conclusion under `chosen`."""
     if chosen == EVERY_SET:
         return rows
-    reference = sensitivity["sets"][0]
-    holds = [bool(pair["survives"].get(chosen)) for pair in sensitivity["pairs"]]
+    reference = (sensitivity.sets or [""])[0]
+    holds = [bool(pair.survives.get(chosen)) for pair in sensitivity.pairs]
     st.markdown(f"**Under {md_text(chosen)}: {sum(holds)} of {len(holds)} comparison(s) keep the {md_text(reference)} "
                 "conclusion** (same direction, same side of 0.05 after Holm).")
     kept = ("comparison", "programs changed")

@@ -15,7 +15,8 @@ from ui.publish import plot
 from ui.widgets import duration, pct
 
 if TYPE_CHECKING:
-    from execugraph.store import Store
+    from execugraph.store import Run, Store
+    from ui.views.run_groups import RunGroup
 
 
 MAX_FAMILIES = 20  # parents whose derived runs get a collapsed section; more are named in a caption
@@ -55,7 +56,7 @@ def family_key(run_id: int) -> str:
     return f"runs.family.{run_id}"
 
 
-def derived_sections(groups: list[Any]) -> None:
+def derived_sections(groups: list[RunGroup]) -> None:
     """Each listed run's rescores (and other derived runs) in a section of their own, collapsed until opened."""
     from ui.views.run_groups import family_count
 
@@ -73,7 +74,7 @@ def derived_sections(groups: list[Any]) -> None:
                    "filters to see them, or pick them under Run detail.")
 
 
-def summary_panel(store: Store, run: Any, row: Mapping[str, Any] | None = None) -> None:
+def summary_panel(store: Store, run: Run, row: Mapping[str, Any] | None = None) -> None:
     """Overall numbers, a table per condition, and the condition x category pass-rate heatmap (all SQL-side).
 
     A rescore (`row["derived"]`) shows its own cost: no token, its rescoring time; its trials' copied
@@ -168,7 +169,7 @@ def _confirm_delete(store: Store, run_id: int, title: str, trials: int) -> None:
         st.rerun()
 
 
-def manage_panel(store: Store, run: Any, trials: int) -> None:
+def manage_panel(store: Store, run: Run, trials: int) -> None:
     """Rename, retag or delete the run (a run a worker is still processing must be cancelled first)."""
     if st.session_state.get("_runs.loaded") != run.id:
         st.session_state.update({"_runs.loaded": run.id, Runs.RENAME: run.title, Runs.TAGS: ", ".join(run.tags or [])})

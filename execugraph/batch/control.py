@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from execugraph.batch.destinations import check_destinations
 from execugraph.batch.order import order_record
@@ -13,9 +13,10 @@ from execugraph.store import leases
 
 if TYPE_CHECKING:
     from execugraph.store import Store
+    from execugraph.workflow.problem import Problem
 
 
-def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Any] | None = None) -> int:
+def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Problem] | None = None) -> int:
     """Store the batch run and queue its whole grid; returns the run id."""
     if problems is None:
         from execugraph.benchmarks import load_benchmark

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.spec import BatchSpec, condition_configs
@@ -25,7 +25,11 @@ from execugraph.store.retry import run_with_retry
 from execugraph.workflow.trial import TrialDeps, run_trial
 
 if TYPE_CHECKING:
-    from execugraph.store import Store
+    from datetime import datetime
+
+    from execugraph.configuration.config import RunConfig
+    from execugraph.store import Store, Trial
+    from execugraph.workflow.problem import Problem
 
 log = logging.getLogger("execugraph.batch")
 
@@ -44,9 +48,9 @@ class LocalExecutor:
     def _drain(self, run: LeasedRun, spec: BatchSpec) -> str:
         configs = condition_configs(run.store.get_run(run.run_id), spec)  # as recorded when queued
         lease, store = run.lease, run.store
-        problems: dict[tuple[str, str], Any] = {}
-        running: dict[Future[Any], int] = {}
-        tokens: dict[int, Any] = {}  # trial id -> its attempt's fencing token
+        problems: dict[tuple[str, str], Problem | None] = {}
+        running: dict[Future[None], int] = {}
+        tokens: dict[int, datetime | None] = {}  # trial id -> its attempt's fencing token
         orphaned = False
         pool = ThreadPoolExecutor(max_workers=spec.concurrency, thread_name_prefix=f"run{run.run_id}")
         try:
@@ -96,7 +100,7 @@ class LocalExecutor:
             return "queued"  # paused: a later worker resumes it
         return "done"
 
-    def _drop_taken(self, store: Store, running: dict[Future[Any], int], tokens: dict[int, Any]) -> bool:
+    def _drop_taken(self, store: Store, running: dict[Future[None], int], tokens: dict[int, datetime | None]) -> bool:
         """Stop waiting for trials whose attempts no longer own them (cancelled now); True if there were any."""
         attempts = {tid: tokens[tid] for tid in running.values()}
         held = run_with_retry(lambda: leases.attempts_still_held(store, attempts), what="check the trials in flight")
@@ -107,7 +111,7 @@ class LocalExecutor:
             log.warning("trial %s abandoned: cancelled while in flight", trial_id)
         return bool(taken)
 
-    def _run_one(self, store: Store, run: LeasedRun, trial: Any, problem: Any, config: Any) -> None:
+    def _run_one(self, store: Store, run: LeasedRun, trial: Trial, problem: Problem | None, config: RunConfig) -> None:
         if problem is None:
             store.finish_trial(trial.id, status="error", error_class="harness_error",
                                message=f"problem {trial.problem_id!r} of {trial.benchmark!r} is not in the store")

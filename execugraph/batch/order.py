@@ -10,10 +10,15 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
+
+if TYPE_CHECKING:
+    from execugraph.workflow.problem import Problem
+
+T = TypeVar("T")
 
 
-def shuffled(items: list[Any], seed: int) -> list[Any]:
+def shuffled(items: list[T], seed: int) -> list[T]:
     """`items` in a random order that depends only on `seed` and the items' given order.
 
     Only the problems are shuffled: within a problem the conditions keep the order they were
@@ -32,13 +37,34 @@ class OrderRecord(TypedDict):
     problems: list[str]  # problem ids in the order they run
 
 
-def order_record(spec: Any, problems: list[Any]) -> OrderRecord:
+class Ordering(Protocol):
+    """What `order_record` reads of a BatchSpec (a Protocol: `spec` imports this module)."""
+
+    @property
+    def order(self) -> str: ...  # "paired" or "condition-major"
+
+    def resolved_order_seed(self) -> int: ...
+
+    def problem_order(self, problems: list[Problem]) -> list[Problem]: ...
+
+
+class TrialState(Protocol):
+    """What `pairing` reads of a trial (a stored Trial, or any row with these two fields)."""
+
+    @property
+    def problem_id(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+
+def order_record(spec: Ordering, problems: list[Problem]) -> OrderRecord:
     """What the run config records of its order: the kind, the seed and the problems as they run."""
     return {"kind": spec.order, "seed": spec.resolved_order_seed(),
             "problems": [p.id for p in spec.problem_order(problems)]}
 
 
-def pairing(trials: Iterable[Any], arms: int) -> tuple[int, int]:
+def pairing(trials: Iterable[TrialState], arms: int) -> tuple[int, int]:
     """(problems with every one of their `arms` trials finished, problems with some but not all).
 
     A trial counts as finished when its status is done or error; what is left of a cancelled

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from execugraph.batch import eta as estimates
 from execugraph.batch.outcome import Counts, status_word
@@ -13,7 +13,7 @@ from execugraph.batch.outcome import Counts, status_word
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from execugraph.store import Store
+    from execugraph.store import Run, Store
 
 SETTLED_AFTER = 20  # finished trials of a condition after which earlier runs no longer move its mean
 
@@ -65,7 +65,7 @@ def progress(store: Store, run_id: int) -> BatchProgress:
                          None if eta is None else eta.seconds, counts.graded, word, eta, cancelling, finishing)
 
 
-def time_left(store: Store, run: Any) -> tuple[estimates.Estimate | None, estimates.Estimate | None]:
+def time_left(store: Store, run: Run) -> tuple[estimates.Estimate | None, estimates.Estimate | None]:
     """(time until the run ends, time until its trials in flight end), from per-condition trial costs."""
     from execugraph.store import batch_reads, utcnow
 

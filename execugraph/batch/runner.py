@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
@@ -30,6 +30,8 @@ from execugraph.store import StoreBusyError, leases
 from execugraph.workflow.trial import TrialDeps
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from execugraph.store import Store
 
 log = logging.getLogger("execugraph.batch")
@@ -156,7 +158,7 @@ class TakeoverWatch:
         self.store = store
         self.worker_id = worker_id
         self.stale_after_s = stale_after_s
-        self.first_seen: dict[int, Any] = {}
+        self.first_seen: dict[int, datetime | None] = {}  # run id -> its lease end when first seen
         self.alive: set[int] = set()
         self.announced: set[int] = set()
 

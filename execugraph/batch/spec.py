@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -12,6 +12,10 @@ from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import EMBEDDED_MODEL
 from execugraph.configuration.vocabulary import TrialOrder
 from execugraph.sequential.design import SequentialDesign
+
+if TYPE_CHECKING:
+    from execugraph.store import Run
+    from execugraph.workflow.problem import Problem
 
 DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
 DEFAULT_LLM_TIMEOUT_S = RunConfig.model_fields["llm_timeout_s"].default
@@ -240,7 +244,7 @@ class BatchSpec(BaseModel):
             config = config.model_copy(update={"technique_library": self.technique_library})
         return config
 
-    def select(self, problems: list[Any]) -> list[Any]:
+    def select(self, problems: list[Problem]) -> list[Problem]:
         """Apply the id list, category filter and seeded subset, in that order."""
         from execugraph.benchmarks import select_problems
 
@@ -257,7 +261,7 @@ class BatchSpec(BaseModel):
         """The seed that shuffles the problems: `order_seed`, else the batch's first seed."""
         return self.seeds[0] if self.order_seed is None else self.order_seed
 
-    def problem_order(self, problems: list[Any]) -> list[Any]:
+    def problem_order(self, problems: list[Problem]) -> list[Problem]:
         """The problems in the order they run: shuffled by the order seed (paired), or as given."""
         if self.order == "condition-major":
             return list(problems)
@@ -265,14 +269,14 @@ class BatchSpec(BaseModel):
 
         return shuffled(problems, self.resolved_order_seed())
 
-    def trial_keys(self, problems: list[Any]) -> list[TrialKey]:
+    def trial_keys(self, problems: list[Problem]) -> list[TrialKey]:
         """Every (problem, condition, seed, trial) of the grid, in the order they are to run.
 
         Paired: problem by problem (in `problem_order`), every arm of a problem together, the
         conditions of one seed and trial side by side in the order listed; condition-major: one
         condition after another.
         """
-        def key(p: Any, c: str, s: int, t: int) -> TrialKey:
+        def key(p: Problem, c: str, s: int, t: int) -> TrialKey:
             return {"problem_id": p.id, "category": p.category, "benchmark": p.benchmark,
                     "condition": c, "seed": s, "trial_index": t, "feedback_source": self.feedback_tests}
 
@@ -283,7 +287,7 @@ class BatchSpec(BaseModel):
                 for t in range(self.trials) for c in self.conditions]
 
 
-def batch_spec_of(run: Any) -> BatchSpec:
+def batch_spec_of(run: Run) -> BatchSpec:
     """The BatchSpec a stored batch run was launched with.
 
     Runs stored before trial orders existed were queued condition by condition, and say so.
@@ -293,7 +297,7 @@ def batch_spec_of(run: Any) -> BatchSpec:
     return BatchSpec(**stored)
 
 
-def condition_configs(run: Any, spec: BatchSpec) -> dict[str, RunConfig]:
+def condition_configs(run: Run | None, spec: BatchSpec) -> dict[str, RunConfig]:
     """Each condition's RunConfig as stored when the batch was queued: what runs is what was recorded.
 
     Code that changed while the batch waited (a condition's defaults, say) does not change what it

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 from execugraph.safety.inert_text import terminal_text
 
 if TYPE_CHECKING:
-    from execugraph.configuration.json_types import JsonObject
     from execugraph.stats.report_model import RateCI, StatsReport
+    from execugraph.stats.sensitivity_sections import ProtocolSensitivity
 
 EXIT_BAD_REQUEST = 2
 EXIT_EXPORT_FAILED = 1
@@ -93,7 +93,7 @@ def load_report(args: argparse.Namespace, command: str) -> StatsReport | None:
         from execugraph.verdicts.suite_sensitivity import suite_sensitivity
 
         suites = suite_sensitivity(store, args.runs, args.conditions, family=family_from(args))
-        if any(suites["runs"]["amplified"]):  # only once some run was rescored on amplified tests
+        if any(suites.runs["amplified"]):  # only once some run was rescored on amplified tests
             report = report.with_sections(suite_sensitivity=suites)
         from execugraph.sequential.summary import report_section
 
@@ -310,28 +310,28 @@ def _category_rate(section: RateCI | None) -> float | None:
     return None if section is None else section.pass_rate
 
 
-def format_sensitivity(sensitivity: JsonObject) -> list[str]:
+def format_sensitivity(sensitivity: ProtocolSensitivity) -> list[str]:
     """The comparisons under both grading protocols side by side, or which rescores would make them."""
     out = ["Grading protocol sensitivity (the paired table's comparisons as run and under each protocol)"]
-    if not sensitivity.get("applies", True):
-        return [f"{out[0]}: {terminal_text(sensitivity['note'])}"]
-    if not sensitivity["available"]:
+    if not sensitivity.applies:
+        return [f"{out[0]}: {terminal_text(sensitivity.note or '')}"]
+    if not sensitivity.available:
         out.append("(needs every run graded under both protocols; run:)")
-        out += [f"  {m['command']}" for m in sensitivity["missing"]]
+        out += [f"  {m.command}" for m in sensitivity.missing]
         return out
-    protocols = list(sensitivity.get("sets") or sensitivity["runs"])
+    protocols = list(sensitivity.sets or sensitivity.runs)
     headers = ["a", "b"]
     for name in protocols:
         headers += [f"delta {name}", "95% CI", "p holm"]
     headers += ["same conclusion", "programs changed"]
     rows = []
-    for pair in sensitivity["pairs"]:
-        row = [pair["a"], pair["b"]]
+    for pair in sensitivity.pairs:
+        row = [pair.a, pair.b]
         for name in protocols:
-            v = (pair.get("by_set") or pair["by_protocol"])[name]
-            row += [f"{v['delta_pp']:+.1f}", f"{v['ci_lo']:+.1f} .. {v['ci_hi']:+.1f}", _p(v["p_holm"])]
-        row += ["yes" if pair["same_conclusion"] else "NO", len(pair["changed"])]
+            v = pair.by_set[name]
+            row += [f"{v.delta_pp:+.1f}", f"{v.ci_lo:+.1f} .. {v.ci_hi:+.1f}", _p(v.p_holm)]
+        row += ["yes" if pair.same_conclusion else "NO", len(pair.changed)]
         rows.append(row)
     out.append(_table(headers, rows))
-    out.append("runs: " + "; ".join(f"{name}: {', '.join(map(str, ids))}" for name, ids in sensitivity["runs"].items()))
+    out.append("runs: " + "; ".join(f"{name}: {', '.join(map(str, ids))}" for name, ids in sensitivity.runs.items()))
     return out

@@ -11,15 +11,17 @@ titles) is made literal once, by `inert_text`, as the figure is built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import Any
 
 import plotly.graph_objects as go
 
 from execugraph.agents.nodes import colour_of
+from execugraph.figures.chart_rows import CostPoint, ForestRow, MatrixPair, RetrievalHit, RetryPoint, StepBar
 from execugraph.figures.theme import MARGIN, NOTE_COLOUR, NOTE_MARGIN_B, TOP_LEGEND, fit_title, styled
 from execugraph.safety.inert_text import chart_text
+from execugraph.stats.report_rows import ArmRateRow, CategoryRow, ErrorRow, FamilyRow
 from execugraph.verdicts.compare import significant as significant_at_alpha
 
 _TRACE_TEXT = ("name", "x", "y", "text", "hovertext", "customdata")
@@ -71,7 +73,7 @@ def _pct(x: float | None) -> float | None:
 NO_DATA = "no graded trials"
 
 
-def has_data(row: dict[str, Any]) -> bool:
+def has_data(row: Mapping[str, object]) -> bool:
     """Whether a row has a rate to draw: a pass rate, and graded trials where the row says how many."""
     return row.get("pass_rate") is not None and row.get("graded", 1) != 0
 
@@ -95,7 +97,7 @@ def no_data_note(names: Sequence[Any], what: str = "left out") -> str | None:
 
 
 @inert_text
-def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = None) -> go.Figure:
+def step_timeline(steps: Sequence[StepBar], highlight_seq: int | None = None) -> go.Figure:
     """A Gantt-style timeline: one bar per step from its start offset for its duration (seconds)."""
     fig = go.Figure()
     for node in dict.fromkeys(s["node"] for s in steps):
@@ -131,7 +133,7 @@ def step_timeline(steps: Sequence[dict[str, Any]], highlight_seq: int | None = N
 
 
 @inert_text
-def rate_bars(rows: Sequence[dict[str, Any]], *, x: str = "arm", title: str = "Pass rate (95% CI)") -> go.Figure:
+def rate_bars(rows: Sequence[ArmRateRow], *, x: str = "arm", title: str = "Pass rate (95% CI)") -> go.Figure:
     """Bars of pass rate in percent with asymmetric CI error bars; rows have pass_rate, ci_lo, ci_hi in [0, 1].
 
     Rows without graded trials (no pass rate, or `graded` 0) are left out, named under the chart: never a 0% bar.
@@ -175,7 +177,7 @@ def value_labels(fig: go.Figure, xs: Sequence[str], values: Sequence[float | Non
 
 
 @inert_text
-def category_bars(rows: Sequence[dict[str, Any]]) -> go.Figure:
+def category_bars(rows: Sequence[CategoryRow]) -> go.Figure:
     """Grouped bars: one group per category, one bar per arm, each with its CI (arms without graded trials named)."""
     empty = [r["arm"] for r in rows if not has_data(r)]
     rows = [r for r in rows if has_data(r)]
@@ -212,7 +214,7 @@ FOREST_MAX_ROWS = 40  # beyond this many pairs the matrix (delta_matrix) reads b
 
 @inert_text
 def forest(
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[FamilyRow | ForestRow],
     *,
     label: str = "label",
     title: str = "Paired deltas (95% CI)",
@@ -253,7 +255,7 @@ def forest(
 
 @inert_text
 def delta_matrix(
-    pairs: Sequence[dict[str, Any]], arms: Sequence[str], *, title: str, note: str | None = None
+    pairs: Sequence[FamilyRow | MatrixPair], arms: Sequence[str], *, title: str, note: str | None = None
 ) -> go.Figure:
     """All pairs as an arms x arms matrix: cell (row b, column a) is b - a in pp, blank when not compared."""
     index = {name: i for i, name in enumerate(arms)}
@@ -295,7 +297,7 @@ SERIES_COLOURS = ("#1e88e5", "#d81b60", "#43a047", "#fb8c00", "#8e24aa", "#00897
 
 
 @inert_text
-def retry_curve(rows: Sequence[dict[str, Any]], *, note: str | None = None) -> go.Figure:
+def retry_curve(rows: Sequence[RetryPoint], *, note: str | None = None) -> go.Figure:
     """Pass rate against retry budget, one line per series (benchmark, condition, model), mean LLM calls dotted
     on a second axis.
 
@@ -304,7 +306,7 @@ def retry_curve(rows: Sequence[dict[str, Any]], *, note: str | None = None) -> g
     """
     fig = go.Figure()
     empty = []
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[RetryPoint]] = {}
     for r in rows:
         groups.setdefault(str(r.get("series") or "all arms"), []).append(r)
     for i, (series, mine) in enumerate(groups.items()):
@@ -344,7 +346,7 @@ COST_METRICS = {"LLM calls": "mean_llm_calls", "tokens": "mean_tokens", "seconds
 
 
 @inert_text
-def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -> go.Figure:
+def cost_accuracy(points: Sequence[CostPoint], metric: str = "LLM calls") -> go.Figure:
     """Each arm as a point: mean cost per trial (x) against pass rate (y); arms without graded trials are named."""
     column = COST_METRICS[metric]
     empty = [p.get("name") or p["arm"] for p in points if not has_data(p)]
@@ -370,7 +372,7 @@ def cost_accuracy(points: Sequence[dict[str, Any]], metric: str = "LLM calls") -
 
 
 @inert_text
-def error_stacks(rows: Sequence[dict[str, Any]]) -> go.Figure:
+def error_stacks(rows: Sequence[ErrorRow]) -> go.Figure:
     """Stacked bars per arm: the share of failed trials in each error class (the error taxonomy)."""
     fig = go.Figure()
     for error_class in dict.fromkeys(r["error_class"] for r in rows):
@@ -427,7 +429,7 @@ def heatmap(
 
 
 @inert_text
-def score_bars(hits: Sequence[dict[str, Any]]) -> go.Figure:
+def score_bars(hits: Sequence[RetrievalHit]) -> go.Figure:
     """Retrieved techniques as horizontal bars of cosine similarity, best first."""
     fig = go.Figure(
         go.Bar(

@@ -23,7 +23,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import plotly.graph_objects as go
 
@@ -52,7 +52,15 @@ def _browser() -> str:
     return path
 
 
-def _options(fig: go.Figure, fmt: str) -> dict[str, Any]:
+class ImageOptions(TypedDict):
+    """What kaleido renders a figure as."""
+
+    format: str  # "svg", "pdf" or "png"
+    width: int  # pixels
+    height: int  # pixels
+
+
+def _options(fig: go.Figure, fmt: str) -> ImageOptions:
     if fmt not in FORMATS:
         raise ValueError(f"unknown figure format {fmt!r}; use one of {', '.join(FORMATS)}")
     width, height = export_size(fig)

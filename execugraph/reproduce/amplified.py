@@ -157,20 +157,21 @@ def family_suites(store: Store, family: StudyFamily, children: dict[int, int], n
     ids = [r.id for r in family.runs]
     names = {r.id: r.name for r in family.runs}
     found = suite_sensitivity(store, ids, family=family.stats_family(), n_boot=n_boot, seed=seed)
-    if not found["available"]:
-        return {"available": False, "missing": [names.get(m["run"], str(m["run"])) for m in found["missing"]],
+    if not found.available:
+        return {"available": False, "missing": [names.get(m.run, str(m.run)) for m in found.missing],
                 "comparisons": [], "changed": [], "changed_programs": 0}
     inputs = {r: _failing_inputs(store, children[r]) for r in ids if r in children}
     meta = runs_meta(run_reads.run_headers(store, ids))
     shown = {naming.shown_name(str(r), meta[str(r)]): names[r] for r in ids}  # `title #id` -> study name
     comparisons, changed, seen = [], [], set()
-    for pair in found["pairs"]:
-        comparisons.append({"a": naming.portable(pair["a"], shown), "b": naming.portable(pair["b"], shown),
-                            "original": pair["by_set"][AS_RUN],
-                            "amplified": pair["by_set"][AMPLIFIED],
-                            "conclusion": naming.portable(pair["conclusion"], shown),
-                            "holds": bool(pair["same_conclusion"])})
-        for c in pair["changed"]:
+    for pair in found.pairs:
+        pair_json = pair.model_dump()  # the JSON edge: reproduce.json
+        comparisons.append({"a": naming.portable(pair.a, shown), "b": naming.portable(pair.b, shown),
+                            "original": pair_json["by_set"][AS_RUN],
+                            "amplified": pair_json["by_set"][AMPLIFIED],
+                            "conclusion": naming.portable(pair_json["conclusion"], shown),
+                            "holds": bool(pair.same_conclusion)})
+        for c in pair_json["changed"]:
             key = (c["run"], c["problem_id"], c["condition"], c["seed"], c["trial_index"])
             if key in seen:
                 continue
@@ -179,7 +180,7 @@ def family_suites(store: Store, family: StudyFamily, children: dict[int, int], n
                             "condition": c["condition"], "seed": c["seed"], "trial_index": c["trial_index"],
                             "original": c[AS_RUN], "amplified": c[AMPLIFIED],
                             "failing_input": inputs.get(c["run"], {}).get(key[1:], "")})
-    return {"available": True, "suites": found["suites"], "holm_family_size": found["holm_family_size"],
+    return {"available": True, "suites": found.suites, "holm_family_size": found.holm_family_size,
             "comparisons": comparisons, "changed": changed, "changed_programs": len(changed)}
 
 

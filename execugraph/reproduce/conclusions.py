@@ -26,12 +26,12 @@ def p_text(p: float | None) -> str:
 def claim(values: Mapping[str, Any], a: str, b: str) -> str:
     """`b better, significant` / `a ahead, not significant` / `no difference, not significant`."""
     found = conclusion(values)
-    if found["direction"] == 0:
+    if found.direction == 0:
         who = "no difference"
     else:
-        winner = b if found["direction"] > 0 else a
-        who = f"{winner} {'better' if found['significant'] else 'ahead'}"
-    return f"{who}, {'significant' if found['significant'] else 'not significant'}"
+        winner = b if found.direction > 0 else a
+        who = f"{winner} {'better' if found.significant else 'ahead'}"
+    return f"{who}, {'significant' if found.significant else 'not significant'}"
 
 
 def _numbers(values: Mapping[str, Any]) -> str:

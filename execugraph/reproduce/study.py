@@ -231,10 +231,10 @@ def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows:
     )
     shown = naming.shown_names(meta)
     reports = {name: StatsReport.from_json(naming.portable(report.to_json_dict(), shown))
-               for name, report in compared.pop("reports").items()}
-    compared = naming.portable(compared, shown)
+               for name, report in compared.reports.items()}
+    named = naming.portable(compared.as_dict(), shown)  # the JSON edge: reproduce.json
     comparisons = []
-    for pair in compared["pairs"]:
+    for pair in named["pairs"]:
         by_set = pair["by_set"]
         a, b = pair["a_name"], pair["b_name"]
         comparisons.append({
@@ -255,8 +255,8 @@ def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows:
         "pairs": [[a.name, b.name] for a, b in family.pairs] if family.pairs is not None else None,
         "notes": list(family.notes),
         "comparisons": comparisons,
-        "excluded": [{"a": x["a_name"], "b": x["b_name"], "reason": x["reason"]} for x in compared["excluded"]],
-        "holm_family_size": compared["holm_family_size"],
+        "excluded": [{"a": x["a_name"], "b": x["b_name"], "reason": x["reason"]} for x in named["excluded"]],
+        "holm_family_size": named["holm_family_size"],
     }
     return section, reports
 

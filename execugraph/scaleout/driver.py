@@ -34,7 +34,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import ray
 from ray.exceptions import RayError, RayTaskError
@@ -52,7 +52,8 @@ from execugraph.scaleout.workers import WorkerPool, WorkerSlot
 from execugraph.store import StoreBusyError, leases, utcnow
 
 if TYPE_CHECKING:
-    from execugraph.store import Store
+    from execugraph.store import Store, Trial
+    from execugraph.workflow.problem import Problem
 
 log = logging.getLogger("execugraph.scaleout")
 
@@ -79,8 +80,8 @@ class ScaleOptions:
 class Attempt:
     """A claimed trial on its way through one or more attempts."""
 
-    trial: Any
-    token: Any  # the trial's started_at for the current attempt (fencing token)
+    trial: Trial  # the claimed trial, as claimed
+    token: datetime | None  # the trial's started_at for the current attempt (fencing token)
     number: int = 1
     history: list[str] = field(default_factory=list)
     endpoint: Endpoint | None = None
@@ -130,7 +131,7 @@ class RayBatchDriver:
         self.workers_ready = threading.Event()
         self.timings: dict[str, float] = {}  # workers_start_s, trials_s (for bench/scale.py)
         self.concurrency = 1  # trials in flight in total, from the batch spec
-        self._problems: dict[tuple[str, str], Any] = {}
+        self._problems: dict[tuple[str, str], Problem | None] = {}
         self.kind = "ollama"  # of the endpoints balanced over (ollama | openai)
         self.grace_s: float = 120.0
         self._down_since: dict[str, datetime] = {}  # url -> when the driver first saw it drained
@@ -204,7 +205,7 @@ class RayBatchDriver:
     def _loop(self, configs: dict[str, RunConfig]) -> tuple[str, str | None]:
         assert self.balancer is not None and self.pool is not None
         run = self.leased
-        in_flight: dict[Any, Attempt] = {}
+        in_flight: dict[ray.ObjectRef, Attempt] = {}
         retry: deque[Attempt] = deque()
         queue_empty = False
         failure: str | None = None
@@ -268,7 +269,7 @@ class RayBatchDriver:
         return "done", None
 
     def _fill(
-        self, in_flight: dict[Any, Attempt], retry: deque[Attempt], configs: dict[str, RunConfig], queue_empty: bool
+        self, in_flight: dict[ray.ObjectRef, Attempt], retry: deque[Attempt], configs: dict[str, RunConfig], queue_empty: bool
     ) -> bool:
         """Start attempts while a trial, an endpoint slot and a worker slot are all available."""
         assert self.balancer is not None and self.pool is not None
@@ -317,7 +318,8 @@ class RayBatchDriver:
             in_flight[self.pool.submit(worker, task)] = attempt
         return queue_empty
 
-    def _problem(self, trial: Any) -> Any:
+    def _problem(self, trial: Trial) -> Problem | None:
+        """The trial's problem, read once per (benchmark, id); None when the store lacks it."""
         key = (trial.benchmark, trial.problem_id)
         if key not in self._problems:
             self._problems[key] = self.store.get_problem(*key)
@@ -325,7 +327,7 @@ class RayBatchDriver:
 
     # -- settling an attempt
 
-    def _settle(self, attempt: Attempt, ref: Any, retry: deque[Attempt]) -> None:
+    def _settle(self, attempt: Attempt, ref: ray.ObjectRef, retry: deque[Attempt]) -> None:
         assert self.balancer is not None and self.pool is not None
         endpoint, worker = attempt.endpoint, attempt.worker
         assert endpoint is not None and worker is not None

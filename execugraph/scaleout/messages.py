@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from execugraph.configuration.config import RunConfig
+    from execugraph.workflow.problem import Problem
 
 
 @dataclass(frozen=True)
@@ -27,8 +31,8 @@ class TrialTask:
     run_id: int  # the batch run the trial belongs to
     trial_id: int  # the claimed trial
     token: datetime  # the attempt's started_at: the fence its writes must match
-    problem: Any  # the Problem to solve (as stored)
-    config: Any  # the condition's RunConfig
+    problem: Problem  # the Problem to solve (as stored)
+    config: RunConfig  # the condition's RunConfig
     seed: int  # the trial's seed
     trial_index: int  # its repeat index
     ollama_host: str | None = None  # the Ollama endpoint its LLM calls go to

@@ -15,13 +15,16 @@ import os
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from execugraph.scaleout.messages import TrialOutcome, TrialTask, WorkerInfo
 from execugraph.store.fencing import SupersededError
 
 if TYPE_CHECKING:
+    from execugraph.providers.outages import TrialInterrupted
     from execugraph.store import Store
+    from sandbox import SandboxPool
 
 
 class TrialWorker:
@@ -32,11 +35,11 @@ class TrialWorker:
         self.sandbox_workers = max(1, sandbox_workers)
         self._lock = threading.Lock()
         self._store: Store | None = None
-        self._pool: Any = None
+        self._pool: SandboxPool | None = None
 
     # -- per-process resources, created on first use and reused by every call
 
-    def _resources(self) -> tuple[Any, Any]:
+    def _resources(self) -> tuple[Store, SandboxPool]:
         with self._lock:
             if self._store is None:
                 from execugraph.store import Store, make_engine
@@ -110,7 +113,7 @@ class TrialWorker:
             store.close()
 
 
-def _superseded_check(fenced: Any, every_s: float = 2.0) -> Any:
+def _superseded_check(fenced: Store, every_s: float = 2.0) -> Callable[[], TrialInterrupted | None]:
     """While a trial waits for its endpoint: stop waiting (writing nothing) once the driver has moved on."""
     from execugraph.providers.outages import TrialInterrupted
 

@@ -13,12 +13,15 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import ray
 
 from execugraph.scaleout.messages import TrialTask, WorkerInfo
 from execugraph.scaleout.trial_worker import TrialWorker
+
+if TYPE_CHECKING:
+    from ray.actor import ActorHandle
 
 log = logging.getLogger("execugraph.scaleout")
 ASK_AGAIN_S = 0.5  # how often to ask a restarting actor whether it is back
@@ -29,14 +32,14 @@ class WorkerSlot:
     """One actor as the driver books it."""
 
     index: int
-    actor: Any
+    actor: ActorHandle  # the TrialWorker actor
     slots: int
     in_flight: int = 0
     info: WorkerInfo | None = None  # host and pid, as of the last ready() answer
     losses: int = 0
     available: bool = True  # False from a crash until the restarted process answers ready()
     down_since: float | None = None
-    pending_info: Any = None  # ready() asked of a restarting actor, not answered yet
+    pending_info: ray.ObjectRef | None = None  # ready() asked of a restarting actor, not answered yet
     next_ask: float = 0.0
 
     @property
@@ -96,7 +99,8 @@ class WorkerPool:
     def release(self, worker: WorkerSlot) -> None:
         worker.in_flight -= 1
 
-    def submit(self, worker: WorkerSlot, task: TrialTask) -> Any:
+    def submit(self, worker: WorkerSlot, task: TrialTask) -> ray.ObjectRef:
+        """Send the task to the worker; the ref resolves to its TrialOutcome."""
         return worker.actor.run.remote(task)
 
     def note_lost(self, worker: WorkerSlot) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from execugraph.sequential.state import ArmState, SequentialState
     from execugraph.stats.report_model import SequentialRow
-    from execugraph.store import Store
+    from execugraph.store import Run, Store
 
 
 def _pp(x: float) -> str:
@@ -59,15 +59,15 @@ def describe(state: SequentialState | None, *, alpha: float = 0.05) -> list[str]
     return [head] + [arm_line(a, baseline, e, alpha=alpha, mdd=mdd) for a, e in arms.items()]
 
 
-def state_of(run: Any) -> SequentialState | None:
+def state_of(run: Run) -> SequentialState | None:
     """The stored sequential state of a batch run, if it is a sequential batch that has started."""
-    config = getattr(run, "config", None) or {}
+    config = run.config or {}
     return config.get("sequential_state")
 
 
-def alpha_of(run: Any) -> float:
+def alpha_of(run: Run) -> float:
     """The family level the batch was planned at."""
-    design = ((getattr(run, "config", None) or {}).get("batch") or {}).get("sequential") or {}
+    design = ((run.config or {}).get("batch") or {}).get("sequential") or {}
     return float(design.get("alpha", 0.05))
 
 

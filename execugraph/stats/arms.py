@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.stats.budgets import condition_budget
 from execugraph.stats.records import ArmData, ProblemTally, Tally
 from execugraph.store.run_names import arm_name
@@ -113,7 +114,7 @@ class RunInfo:
     id: str
     title: str | None
     kind: str | None
-    config: dict[str, Any] | None
+    config: JsonObject | None  # the run's stored config, as its JSON column holds it
     conditions: dict[str, Tally]
     not_counted: dict[str, int]
     name: str = ""  # execugraph.store.run_names.run_name of the run

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, generator_model, plan_arms
 from execugraph.stats.records import (
     COUNTED_STATUSES,
@@ -132,7 +133,7 @@ def load_report_inputs(
     return [runs[k] for k in keys], [arms[(ids[s.run_id], s.condition)] for s in specs]
 
 
-def _run_info(label: str, row: RunHeader, config: dict[str, Any]) -> RunInfo:
+def _run_info(label: str, row: RunHeader, config: JsonObject) -> RunInfo:
     """A run's identity, named as everywhere else (`run_names.run_name`)."""
     name = run_name(label, row.title, benchmark=row.benchmark, conditions=conditions_of(config), created=row.created_at)
     return RunInfo(label, row.title, row.kind, config, {}, {}, name=name, model=generator_model(row.models))

@@ -29,6 +29,7 @@ from execugraph.stats.report_sections import (
     SourceShare,
     Ungraded,
 )
+from execugraph.stats.sensitivity_sections import ProtocolSensitivity, SuiteSensitivity
 
 REPORT_SCHEMA = 1
 BASELINE_MODE = "baseline"  # `family.BASELINE`, repeated so this module imports nothing heavy
@@ -444,9 +445,9 @@ class StatsReport(Section):
     """The sampling control."""
     method: dict[str, str] = Field(default_factory=dict)
     """How each number was computed, in words (free text by topic)."""
-    protocol_sensitivity: JsonObject | None = None
+    protocol_sensitivity: ProtocolSensitivity | None = None
     """The family under both grading protocols (`verdicts.sensitivity`; added by the CLI and the export)."""
-    suite_sensitivity: JsonObject | None = None
+    suite_sensitivity: SuiteSensitivity | None = None
     """The family under amplified tests (`verdicts.suite_sensitivity`; added by the CLI once a run was rescored)."""
     sequential: list[SequentialRow] | None = None
     """Sequential batches' stops (added by the CLI for sequential batches)."""

@@ -9,7 +9,7 @@ here computes a statistic: every value is read from the report.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +50,7 @@ class Table:
     key: str  # file stem: paired -> paired.tex / paired.csv
     title: str
     columns: list[Column]
-    rows: list[dict[str, Any]]
+    rows: list[Mapping[str, object]]  # column key -> raw cell value (a report row, or one built here)
     notes: list[str] = field(default_factory=list)
 
     def display_rows(self) -> list[dict[str, str]]:
@@ -438,7 +438,7 @@ def cross_model_table(report: StatsReport) -> Table:
     runs = {r.id: r for r in report.runs}
     models = list(dict.fromkeys(a.model for a in report.arms if a.model))
     keys = {m: f"m{i}" for i, m in enumerate(models)}
-    table: dict[str, dict[str, Any]] = {}
+    table: dict[str, dict[str, str | float | None]] = {}  # condition -> its cells by column key
     for arm in report.arms:
         if not arm.model or not arm.trials:
             continue

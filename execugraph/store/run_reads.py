@@ -21,6 +21,8 @@ from execugraph.store.queries import FINISHED_STATUSES
 from execugraph.store.validation import table_of
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Row
+
     from execugraph.store.store import Store
 
 RUN = table_of(Run)
@@ -41,7 +43,7 @@ class RunHeader:
     created_at: datetime
 
 
-def header_of(row: Any) -> RunHeader:
+def header_of(row: Row[Any]) -> RunHeader:
     """A RunHeader from a row of HEADER_COLUMNS."""
     return RunHeader(int(row.id), row.title, row.kind, row.benchmark, row.config, row.models, row.created_at)
 

@@ -18,11 +18,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from execugraph.configuration.json_types import JsonObject
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.family import Family
 from execugraph.stats.from_records import build_report_from_records
 from execugraph.stats.paired import ALPHA
 from execugraph.stats.report_model import PairSection
+from execugraph.stats.sensitivity_sections import Conclusion, PairValues
+from execugraph.verdicts.results import ComparedPair, VerdictSetComparison
 
 __all__ = ["ALPHA", "compare_verdict_sets", "conclusion", "direction", "runs_meta", "significant", "survives"]
 DELTA_DECIMALS = 9  # deltas closer to 0 than 1e-9 pp are rounding noise of rational pass rates
@@ -41,22 +44,24 @@ def significant(p_holm: float | None) -> bool:
     return p_holm is not None and p_holm < ALPHA
 
 
-def conclusion(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The conclusion one verdict set supports for a pair: direction and significance."""
-    return {"direction": direction(values["delta_pp"]), "significant": significant(values.get("p_holm"))}
+def conclusion(values: PairValues | Mapping[str, Any]) -> Conclusion:
+    """The conclusion one verdict set supports for a pair (its numbers, or their JSON): direction and significance."""
+    if not isinstance(values, PairValues):
+        return Conclusion(direction=direction(values["delta_pp"]), significant=significant(values.get("p_holm")))
+    return Conclusion(direction=direction(values.delta_pp), significant=significant(values.p_holm))
 
 
-def survives(reference: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+def survives(reference: PairValues | Mapping[str, Any], other: PairValues | Mapping[str, Any]) -> bool:
     """Same direction and the same side of ALPHA after Holm as under the reference set."""
     return conclusion(reference) == conclusion(other)
 
 
-def pair_values(pair: PairSection) -> dict[str, Any]:
+def pair_values(pair: PairSection) -> PairValues:
     """The numbers of one pair that a conclusion rests on (what every surface shows)."""
-    return {k: getattr(pair, k) for k in PAIR_FIELDS}
+    return PairValues(**{k: getattr(pair, k) for k in PAIR_FIELDS})
 
 
-def runs_meta(headers: Iterable[Any]) -> dict[str, dict[str, Any]]:
+def runs_meta(headers: Iterable[Any]) -> dict[str, JsonObject]:
     """`runs_meta` for `build_report_from_records` from stored run headers (so arms are named as everywhere)."""
     return {
         str(h.id): {"title": h.title, "kind": h.kind, "config": dict(h.config or {}), "benchmark": h.benchmark,
@@ -74,10 +79,10 @@ def compare_verdict_sets(
     family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-) -> dict[str, Any]:
+) -> VerdictSetComparison:
     """The family under every verdict set (the first is the reference), pair by pair.
 
-    Returns `sets` (names in order), `reports` (set -> the full `StatsReport`),
+    Holds `sets` (names in order), `reports` (set -> the full `StatsReport`),
     `pairs` (a, b labels and names, `by_set` values, `conclusion` and `survives` per
     set, `same_conclusion`), `excluded` and `holm_family_size` per set.
     """
@@ -95,21 +100,21 @@ def compare_verdict_sets(
     pairs = []
     for key, first in keyed[reference].items():
         by_set = {name: pair_values(keyed[name][key]) for name in sets if key in keyed[name]}
-        pairs.append({
-            "a": first.a, "b": first.b, "a_name": first.a_name, "b_name": first.b_name,
-            "by_set": by_set,
-            "conclusion": {name: conclusion(values) for name, values in by_set.items()},
-            "survives": {name: survives(by_set[reference], values) for name, values in by_set.items()
-                         if name != reference},
-            "same_conclusion": len({tuple(conclusion(v).values()) for v in by_set.values()}) == 1,
-            "categories": {name: [c.model_dump() for c in keyed[name][key].categories] for name in by_set},
-        })
-    return {
-        "sets": sets,
-        "reference": reference,
-        "reports": reports,
-        "pairs": pairs,
-        "excluded": [x.model_dump() for x in reports[reference].excluded],
-        "holm_family_size": {name: len(report.pairs) for name, report in reports.items()},
-        "alpha": ALPHA,
-    }
+        pairs.append(ComparedPair(
+            a=first.a, b=first.b, a_name=first.a_name, b_name=first.b_name,
+            by_set=by_set,
+            conclusion={name: conclusion(values) for name, values in by_set.items()},
+            survives={name: survives(by_set[reference], values) for name, values in by_set.items()
+                      if name != reference},
+            same_conclusion=len({conclusion(v) for v in by_set.values()}) == 1,
+            categories={name: list(keyed[name][key].categories) for name in by_set},
+        ))
+    return VerdictSetComparison(
+        sets=sets,
+        reference=reference,
+        reports=reports,
+        pairs=pairs,
+        excluded=list(reports[reference].excluded),
+        holm_family_size={name: len(report.pairs) for name, report in reports.items()},
+        alpha=ALPHA,
+    )

@@ -11,10 +11,11 @@ could not regrade keeps its verdict. When a run has no such child it says what t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.family import Family
+from execugraph.stats.sensitivity_sections import RescoreNeeded, SuiteSensitivity
 from execugraph.store import run_reads
 from execugraph.verdicts.rescore import AMPLIFIED_TESTS
 from execugraph.verdicts.sensitivity import side_by_side
@@ -43,19 +44,21 @@ def suite_sensitivity(
     family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
-) -> dict[str, Any]:
+) -> SuiteSensitivity:
     """Each comparison of `family` as run and under the amplified tests (`available` False, with commands, if not)."""
     ids = [int(str(r).strip()) for r in run_ids]
     children = {r: amplified_child(store, r) for r in ids}
-    missing = [{"run": r, "command": f"python -m execugraph rescore --run {r} --suite amplified"}
+    missing = [RescoreNeeded(run=r, command=f"python -m execugraph rescore --run {r} --suite amplified")
                for r, child in children.items() if child is None]
-    out: dict[str, Any] = {"available": not missing, "missing": missing, "pairs": [],
-                           "runs": {AMPLIFIED: [c[0] if c else None for c in children.values()]},
-                           "suites": sorted({c[1] for c in children.values() if c})}
+    out = SuiteSensitivity(available=not missing, missing=missing,
+                           runs={AMPLIFIED: [c[0] if c else None for c in children.values()]},
+                           suites=sorted({c[1] for c in children.values() if c}))
     if missing:
         return out
     own = {r: trial_records(store, r) for r in ids}
     records = {AS_RUN: [rec for r in ids for rec in own[r]],
                AMPLIFIED: [rec for r in ids for rec in merge_verdicts(store, own[r], children[r][0])[0]]}  # type: ignore[index]
     changes = {r: changed_programs(store, r, children[r][0], AS_RUN, AMPLIFIED) for r in ids}  # type: ignore[index]
-    return out | side_by_side(store, ids, records, changes, conditions, family=family, n_boot=n_boot, seed=seed)
+    both = side_by_side(store, ids, records, changes, conditions, family=family, n_boot=n_boot, seed=seed)
+    return out.model_copy(update={"pairs": both.pairs, "sets": both.sets, "holm_family_size": both.holm_family_size,
+                                  "changed_programs": both.changed_programs})

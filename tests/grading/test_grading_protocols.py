@@ -104,8 +104,8 @@ def test_a_batch_records_its_protocol_in_the_run_and_every_trial(store, pool) ->
 def test_stats_shows_a_family_under_both_protocols_with_the_programs_that_changed(store, pool, tmp_path) -> None:
     run_id = seed_two_arms(store)
     missing = protocol_sensitivity(store, [run_id])
-    assert not missing["available"]
-    assert missing["missing"] == [{"run": run_id, "protocol": "with-prompt",
+    assert not missing.available
+    assert [m.to_json_dict() for m in missing.missing] == [{"run": run_id, "protocol": "with-prompt",
                                    "command": f"python -m execugraph rescore --run {run_id} --grading-protocol "
                                    "with-prompt"}]
     standalone = rescore_run(store, run_id, pool=pool, protocol="standalone")
@@ -113,15 +113,16 @@ def test_stats_shows_a_family_under_both_protocols_with_the_programs_that_change
     assert standalone.passed_after == len(TASKS) and with_prompt.passed_after == 2 * len(TASKS)
     for chosen in (run_id, standalone.run_id, with_prompt.run_id):  # any member of the family finds the others
         sensitivity = protocol_sensitivity(store, [chosen], n_boot=2000)
-        assert sensitivity["available"]
-        (pair,) = sensitivity["pairs"]
-        assert (pair["a"], pair["b"]) == ("single-oneshot", "single-retry")
-        assert pair["by_protocol"]["standalone"]["delta_pp"] == -100.0
-        assert pair["by_protocol"]["with-prompt"]["delta_pp"] == 0.0
-        assert pair["by_protocol"]["standalone"]["problems_differ"] == len(TASKS)
-        assert pair["same_conclusion"] is False
-        assert sorted(c["problem_id"] for c in pair["changed"]) == sorted(f"humaneval_{n}" for n in TASKS)
-        assert all(c["standalone"] == "runtime_error" and c["with-prompt"] == "passed" for c in pair["changed"])
+        assert sensitivity.available
+        (pair,) = sensitivity.pairs
+        assert pair.by_protocol is not None
+        assert (pair.a, pair.b) == ("single-oneshot", "single-retry")
+        assert pair.by_protocol["standalone"].delta_pp == -100.0
+        assert pair.by_protocol["with-prompt"].delta_pp == 0.0
+        assert pair.by_protocol["standalone"].problems_differ == len(TASKS)
+        assert pair.same_conclusion is False
+        assert sorted(c.problem_id for c in pair.changed) == sorted(f"humaneval_{n}" for n in TASKS)
+        assert all(c.verdicts == {"standalone": "runtime_error", "with-prompt": "passed"} for c in pair.changed)
     db = str(tmp_path / "protocols.db")
     text = subprocess.run([sys.executable, "-m", "execugraph", "--db", db, "stats", "--runs", str(run_id)],
                           capture_output=True, text=True, timeout=300, cwd=PROJECT)

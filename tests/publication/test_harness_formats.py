@@ -236,9 +236,9 @@ def test_protocol_sensitivity_shows_the_plus_verdict_set(tmp_path: Path, store: 
         for protocol in ("standalone", "with-prompt"):
             _flips_all_explained(rescore_run(store, run_id, pool=pool, protocol=protocol, memo=memo))
     out = protocol_sensitivity(store, ids, n_boot=200)
-    assert out["available"] and out["sets"][-1] == "evalplus-plus"
-    (pair,) = out["pairs"]
-    assert set(pair["by_set"]) == {"as run", "standalone", "with-prompt", "evalplus-plus"}
+    assert out.available and out.sets and out.sets[-1] == "evalplus-plus"
+    (pair,) = out.pairs
+    assert set(pair.by_set) == {"as run", "standalone", "with-prompt", "evalplus-plus"}
     from ui.views.grading import sensitivity_rows
 
     (row,) = sensitivity_rows(out)  # what the Statistics page shows

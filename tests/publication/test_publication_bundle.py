@@ -253,7 +253,7 @@ def test_summary_is_the_statistics_report_of_the_exported_runs(seeded) -> None:
     summary = json.loads(files[layout.SUMMARY])
     sensitivity = summary.pop("protocol_sensitivity")  # the page's protocol table comes with it
     assert summary == json.loads(json.dumps(build_report(store, ["1", "2", "3"]).to_json_dict()))
-    assert sensitivity == json.loads(json.dumps(protocol_sensitivity(store, [1, 2, 3])))
+    assert sensitivity == json.loads(json.dumps(protocol_sensitivity(store, [1, 2, 3]).to_json_dict()))
     assert sensitivity["applies"] is False and "prompt preamble" in sensitivity["note"]
     one = bundle_files(store, [1])
     alone = json.loads(one[layout.SUMMARY])

@@ -82,7 +82,7 @@ def test_a_families_file_names_runs_by_folder() -> None:
 
 def test_conclusions_compare_direction_and_significance() -> None:
     published = {"delta_pp": -12.0, "p_holm": 0.01}
-    assert conclusion(published) == {"direction": -1, "significant": True}
+    assert conclusion(published).model_dump() == {"direction": -1, "significant": True}
     assert claim(published, "A", "B") == "A better, significant"
     assert survives(published, {"delta_pp": -3.0, "p_holm": 0.049}) and not survives(published, {"delta_pp": -3.0,
                                                                                                    "p_holm": 0.05})

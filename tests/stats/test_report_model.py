@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from execugraph.stats import build_report_from_records
 from execugraph.stats.report import _clean
 from execugraph.stats.report_model import SequentialRow, StatsReport
+from execugraph.stats.sensitivity_sections import ProtocolSensitivity
 from execugraph.stats.tables import publication_tables
 from tests.stats.test_stats_report import META, hand_records
 
@@ -90,7 +91,7 @@ def test_optional_sections_appear_only_when_added_and_after_method(report):
     assert not {"protocol_sensitivity", "suite_sensitivity", "sequential"} & set(report.to_json_dict())
     row = SequentialRow(run=1, comparison="2 vs 1", decision="efficacy", look="2 of 3", problems=20, planned=30,
                         delta=12.5, ci=(1.0, 24.0), p_repeated=0.01, saved_trials=40, lines=["stopped"])
-    added = report.with_sections(protocol_sensitivity={"available": False, "pairs": []}, sequential=[row])
+    added = report.with_sections(protocol_sensitivity=ProtocolSensitivity(available=False), sequential=[row])
     dumped = added.to_json_dict()
     assert list(dumped)[-3:] == ["method", "protocol_sensitivity", "sequential"]
     assert dumped["sequential"][0]["ci"] == [1.0, 24.0]  # a tuple is a JSON list, as json.dumps wrote it

@@ -92,23 +92,23 @@ def test_every_surface_gives_one_p_holm_p_and_conclusion_per_pair(seed, app, db_
     runs = [str(r) for r in ids]
 
     engine = protocol_sensitivity(db_store, ids, family=family)
-    assert engine["available"], engine["missing"]
+    assert engine.available, engine.missing
     report = build_report(db_store, runs, family=family)
     by_name = {(p.a_name, p.b_name): p for p in report.pairs}
-    assert len(engine["pairs"]) == len(by_name) and engine["holm_family_size"] == dict.fromkeys(
-        engine["sets"], len(by_name))
-    for pair in engine["pairs"]:  # "as run" is the paired table, exactly
-        shown = by_name[(pair["a"], pair["b"])]
-        assert pair["by_set"][AS_RUN]["p_holm"] == shown.p_holm
-        assert pair["by_set"][AS_RUN]["p_wilcoxon"] == shown.p_wilcoxon
-        assert pair["same_conclusion"] == (conclusion(pair["by_set"][AS_RUN]) == conclusion(
-            pair["by_set"]["with-prompt"]) == conclusion(pair["by_set"]["standalone"]))
+    assert len(engine.pairs) == len(by_name) and engine.holm_family_size == dict.fromkeys(
+        engine.sets or [], len(by_name))
+    for pair in engine.pairs:  # "as run" is the paired table, exactly
+        shown = by_name[(pair.a, pair.b)]
+        assert pair.by_set[AS_RUN].p_holm == shown.p_holm
+        assert pair.by_set[AS_RUN].p_wilcoxon == shown.p_wilcoxon
+        assert pair.same_conclusion == (conclusion(pair.by_set[AS_RUN]) == conclusion(
+            pair.by_set["with-prompt"]) == conclusion(pair.by_set["standalone"]))
 
     db = tmp_path / "runs.db"
     cli = json.loads(_cli(db, "stats", "--runs", *runs, "--json", *_family_args(baseline)).stdout)
     assert [(p["a_name"], p["b_name"], p["p_wilcoxon"], p["p_holm"]) for p in cli["pairs"]] == [
         (p.a_name, p.b_name, p.p_wilcoxon, p.p_holm) for p in report.pairs]
-    assert cli["protocol_sensitivity"]["pairs"] == json.loads(json.dumps(engine["pairs"]))
+    assert cli["protocol_sensitivity"]["pairs"] == json.loads(json.dumps(engine.to_json_dict()["pairs"]))
 
     out = tmp_path / "tables"
     _cli(db, "report", "--runs", *runs, "--format", "csv", "--out", str(out), *_family_args(baseline))
@@ -126,18 +126,19 @@ def test_every_surface_gives_one_p_holm_p_and_conclusion_per_pair(seed, app, db_
     shown = {(row.iloc[0], row.iloc[1]): row["p (Holm)"] for _, row in paired.iterrows()}  # A, B, ...
     assert shown == {k: display(p.p_holm, P) for k, p in by_name.items()}
     sensitivity = next(d.value for d in at.dataframe if "same conclusion" in d.value.columns)
-    for (_, row), pair in zip(sensitivity.iterrows(), engine["pairs"], strict=True):
-        assert row["comparison"] == f"{pair['b']} - {pair['a']}"
-        for name in engine["sets"]:
-            assert row[f"p Holm {name}"] == round(pair["by_set"][name]["p_holm"], 4)
-        assert row["same conclusion"] == ("yes" if pair["same_conclusion"] else "NO")
+    for (_, row), pair in zip(sensitivity.iterrows(), engine.pairs, strict=True):
+        assert row["comparison"] == f"{pair.b} - {pair.a}"
+        for name in engine.sets or []:
+            assert row[f"p Holm {name}"] == round(pair.by_set[name].p_holm, 4)
+        assert row["same conclusion"] == ("yes" if pair.same_conclusion else "NO")
 
     summary = json.loads(bundle_files(db_store, ids)[layout.SUMMARY])
     default = protocol_sensitivity(db_store, ids)  # an export states the default family: all comparable pairs
     exported = summary["protocol_sensitivity"]["pairs"]
-    assert [[p["by_set"][s]["p_holm"] for s in default["sets"]] for p in exported] == [
-        [p["by_set"][s]["p_holm"] for s in default["sets"]] for p in default["pairs"]]
-    assert [p["same_conclusion"] for p in exported] == [p["same_conclusion"] for p in default["pairs"]]
+    assert default.sets
+    assert [[p["by_set"][s]["p_holm"] for s in default.sets] for p in exported] == [
+        [p.by_set[s].p_holm for s in default.sets] for p in default.pairs]
+    assert [p["same_conclusion"] for p in exported] == [p.same_conclusion for p in default.pairs]
 
 
 def test_a_delta_of_1e_12_is_no_difference_for_every_rule():
@@ -163,19 +164,19 @@ def test_reproduce_json_states_the_same_numbers_as_stats_on_the_same_runs(db_sto
     for section in data["families"]:
         runs = [ids[name] for name in section["runs"]]
         engine = protocol_sensitivity(db_store, runs, family=Family())
-        if not engine["applies"]:  # no prompt preamble: the page shows no protocol table; the paired table agrees
+        if not engine.applies:  # no prompt preamble: the page shows no protocol table; the paired table agrees
             report = build_report(db_store, [str(r) for r in runs])
             assert [(p.p_wilcoxon, p.p_holm) for p in report.pairs] == [
                 (c["published"]["p_wilcoxon"], c["published"]["p_holm"]) for c in section["comparisons"]]
             continue
         checked += 1
-        assert engine["available"] and len(engine["pairs"]) == len(section["comparisons"]), engine["missing"]
-        for pair, comparison in zip(engine["pairs"], section["comparisons"], strict=True):
-            assert (pair["a"], pair["b"]) == (f"{comparison['a']} #{ids[comparison['a']]}",
+        assert engine.available and len(engine.pairs) == len(section["comparisons"]), engine.missing
+        for pair, comparison in zip(engine.pairs, section["comparisons"], strict=True):
+            assert (pair.a, pair.b) == (f"{comparison['a']} #{ids[comparison['a']]}",
                                               f"{comparison['b']} #{ids[comparison['b']]}")
             for ours, theirs in ((AS_RUN, "published"), ("standalone", "standalone"), ("with-prompt", "with-prompt")):
                 for field in ("delta_pp", "p_wilcoxon", "p_holm"):
-                    assert pair["by_set"][ours][field] == comparison[theirs][field], (ours, field)
-                assert conclusion(pair["by_set"][ours]) == comparison["conclusion"][theirs]
-            assert pair["survives"] == {s: comparison["survives"][s] for s in ("standalone", "with-prompt")}
+                    assert getattr(pair.by_set[ours], field) == comparison[theirs][field], (ours, field)
+                assert conclusion(pair.by_set[ours]).model_dump() == comparison["conclusion"][theirs]
+            assert pair.survives == {s: comparison["survives"][s] for s in ("standalone", "with-prompt")}
     assert checked, "no family of the study has a prompt preamble"

@@ -14,6 +14,7 @@ from execugraph.amplify.build import amplify_benchmark
 from execugraph.amplify.stored import resolve_suite
 from execugraph.benchmarks import load_internal30
 from execugraph.stats.family import Family
+from execugraph.stats.sensitivity_sections import SuiteSensitivity
 from execugraph.store import Store
 from execugraph.verdicts import rescore_run
 from execugraph.verdicts.suite_sensitivity import AMPLIFIED, suite_sensitivity
@@ -41,11 +42,11 @@ def _amplified_run(store: Store) -> int:
 
 
 @pytest.fixture
-def amplified(db_store: Store) -> tuple[int, dict]:
+def amplified(db_store: Store) -> tuple[int, SuiteSensitivity]:
     """The run and the engine's own suite sensitivity of its one pair (the page must show exactly this)."""
     run_id = _amplified_run(db_store)
     engine = suite_sensitivity(db_store, [run_id], family=Family())
-    assert engine["available"] and engine["sets"] == ["as run", AMPLIFIED]
+    assert engine.available and engine.sets == ["as run", AMPLIFIED]
     return run_id, engine
 
 
@@ -55,25 +56,25 @@ def _table(at, column: str):
 
 def test_amplified_tests_are_a_verdict_set_with_the_engines_numbers(app, amplified):
     run_id, engine = amplified
-    (pair,) = engine["pairs"]
+    (pair,) = engine.pairs
     at = app("statistics", runs=str(run_id))
     no_exception(at)
     picker = at.selectbox(key=VERDICTS)
     assert f"{AMPLIFIED} (beside as run)" in picker.options and picker.value == EVERY_SET  # no protocol set here
     every = _table(at, "same conclusion")
-    assert list(every["delta amplified (pp)"]) == [round(pair["by_set"][AMPLIFIED]["delta_pp"], 1)]
+    assert list(every["delta amplified (pp)"]) == [round(pair.by_set[AMPLIFIED].delta_pp, 1)]
     assert list(every["delta as run (pp)"]) == [0.0] and list(every["programs changed"]) == [2]
 
     picker.set_value(AMPLIFIED).run()
     no_exception(at)
     assert at.query_params["verdicts"] == AMPLIFIED
     table = _table(at, f"holds under {AMPLIFIED}")
-    assert list(table[f"holds under {AMPLIFIED}"]) == ["yes" if pair["survives"][AMPLIFIED] else "NO"]
-    p = pair["by_set"][AMPLIFIED]["p_holm"]
+    assert list(table[f"holds under {AMPLIFIED}"]) == ["yes" if pair.survives[AMPLIFIED] else "NO"]
+    p = pair.by_set[AMPLIFIED].p_holm
     assert list(table[f"p Holm {AMPLIFIED}"]) == [None if p is None else round(float(p), 4)]
     caught = _table(at, "problem_id")
     assert sorted(caught["problem_id"]) == ["cycle_detect", "grid_shortest_path"]
-    assert any(f"#{engine['runs'][AMPLIFIED][0]}" in str(c.value) for c in at.caption)  # which rescore run
+    assert any(f"#{engine.runs[AMPLIFIED][0]}" in str(c.value) for c in at.caption)  # which rescore run
 
     linked = app("statistics", runs=str(run_id), verdicts=AMPLIFIED)  # the copied link reopens this view
     no_exception(linked)

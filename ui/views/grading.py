@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from execugraph.workflow.steps import RECORD_NODE, RecordOutput
 
 if TYPE_CHECKING:
+    from execugraph.stats.sensitivity_sections import SensitivityResult
     from execugraph.store import Store, Trial
     from ui.views.trace import StepRow
 
@@ -61,17 +62,17 @@ def recorded_grading(store: Store, trial: Trial, steps: list[StepRow]) -> dict[s
     return view
 
 
-def sensitivity_rows(sensitivity: dict[str, Any]) -> list[dict[str, Any]]:
+def sensitivity_rows(sensitivity: SensitivityResult) -> list[dict[str, Any]]:
     """One row per comparison, named as the paired table names it: delta, CI and Holm p under each verdict set
     (rounded as the paired table rounds them), whether the conclusion holds, and how many programs changed."""
     rows = []
-    for pair in sensitivity.get("pairs", []):
-        row: dict[str, Any] = {"comparison": f"{pair['b']} - {pair['a']}"}
-        for name, values in (pair.get("by_set") or pair["by_protocol"]).items():
-            row[f"delta {name} (pp)"] = round(float(values["delta_pp"]), 1)
-            row[f"CI {name}"] = f"{values['ci_lo']:+.1f} .. {values['ci_hi']:+.1f}"
-            row[f"p Holm {name}"] = None if values["p_holm"] is None else round(float(values["p_holm"]), 4)
-        row["same conclusion"] = "yes" if pair["same_conclusion"] else "NO"
-        row["programs changed"] = len(pair["changed"])
+    for pair in sensitivity.pairs:
+        row: dict[str, Any] = {"comparison": f"{pair.b} - {pair.a}"}
+        for name, values in pair.by_set.items():
+            row[f"delta {name} (pp)"] = round(float(values.delta_pp), 1)
+            row[f"CI {name}"] = f"{values.ci_lo:+.1f} .. {values.ci_hi:+.1f}"
+            row[f"p Holm {name}"] = None if values.p_holm is None else round(float(values.p_holm), 4)
+        row["same conclusion"] = "yes" if pair.same_conclusion else "NO"
+        row["programs changed"] = len(pair.changed)
         rows.append(row)
     return rows

@@ -9,9 +9,13 @@ answer, rather than failing trial after trial.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from execugraph.configuration.settings import EMBEDDED_MODEL
+
+if TYPE_CHECKING:
+    from execugraph.configuration.config import RunConfig
+    from execugraph.workflow.problem import Problem
 
 
 def model_choices(ollama_host: str, openai_base_url: str | None = None) -> tuple[list[str], str | None]:
@@ -136,7 +140,7 @@ def model_problems(specs: list[str], ollama_host: str, openai_base_url: str | No
     return problems
 
 
-def models_needed(config: Any, problem: Any) -> list[str]:
+def models_needed(config: RunConfig, problem: Problem) -> list[str]:
     """The model specs a trial of `problem` under `config` will call (for the pre-flight check)."""
     roles = ["generator"]
     roles += [r for r in ("planner", "reviewer", "optimizer", "explainer") if getattr(config, r)]
