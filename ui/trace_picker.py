@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from execugraph.store import run_reads, trace_reads
 from ui import url_state, views
 from ui.keys import Trace
 from ui.widgets import empty_state
@@ -56,7 +57,7 @@ def pick_trial(store: Store) -> int | None:
         )
         return None
     if wanted not in runs:
-        latest = views.latest_finished_run(store)
+        latest = run_reads.latest_finished_run(store)
         st.session_state[Trace.RUN] = latest if latest in runs else next(iter(runs))
     top = st.columns([3, 2, 2, 2])  # 1: at 800 px the Outcome box showed "a" of "any"
     run_id = top[0].selectbox("Run", list(runs), key=Trace.RUN, format_func=runs.get)
@@ -71,7 +72,7 @@ def pick_trial(store: Store) -> int | None:
             st.session_state[key] = ANY
         column.selectbox(name, [ANY, *values], key=key)
     chosen = {key: None if st.session_state[key] == ANY else st.session_state[key] for key, _, _ in filters}
-    trials = views.trial_rows(
+    trials = trace_reads.trial_rows(
         store,
         run_id,
         condition=chosen[Trace.CONDITION],
@@ -113,7 +114,7 @@ def _name_in_url(run_id: int, trial_id: int) -> None:
 def link_params(store: Store, run_id: int, trial_id: int | None = None) -> dict[str, str]:
     """`{"run": .., "trial": ..}` for a link into Trace: the trial Trace would open first when none is given."""
     if trial_id is None:
-        trials = views.trial_rows(store, run_id, condition=None, problem_id=None, outcome=None, limit=LIMIT)
+        trials = trace_reads.trial_rows(store, run_id, condition=None, problem_id=None, outcome=None, limit=LIMIT)
         finished = (t["id"] for t in trials if t["status"] in ("done", "error"))
         trial_id = next(finished, trials[0]["id"] if trials else None)
     return {"run": str(run_id)} if trial_id is None else {"run": str(run_id), "trial": str(trial_id)}

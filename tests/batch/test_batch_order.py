@@ -13,12 +13,11 @@ from execugraph.batch.order import pairing, shuffled
 from execugraph.batch.progress import BatchProgress, progress
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import batch_spec_of
-from execugraph.store import Store, leases
+from execugraph.store import Store, leases, run_reads
 from execugraph.workflow.trial import TrialDeps
 from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.batch.test_runner import GOOD, MODEL, assert_complete_and_unique, problems, spec
 from tests.support.waiting import wait_until
-from ui import views
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +48,7 @@ def test_a_batch_is_queued_problem_by_problem_in_a_recorded_seeded_order(store: 
         arms = [(t.seed, t.condition) for t in trials[start:start + ARMS]]
         assert arms == [(3, "single-oneshot"), (3, "single-retry"), (4, "single-oneshot"), (4, "single-retry")]
     # listings that order conditions by their first trial still show the launch order
-    assert views.conditions_in_runs(store, [run_id]) == ["single-oneshot", "single-retry"]
+    assert run_reads.conditions_in_order(store, [run_id]) == ["single-oneshot", "single-retry"]
     again = enqueue_batch(store, spec(seeds=[3, 4]), grid)
     assert blocks(store.trials_for_run(again)) == order  # same seed, same order
     other = enqueue_batch(store, spec(seeds=[3, 4], order_seed=99), grid)

@@ -8,6 +8,7 @@ from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_benchmark
 from execugraph.stats import minimum_detectable_difference
 from execugraph.stats.report_model import StatsReport
+from execugraph.store import run_reads, trace_reads
 from ui import views
 
 
@@ -224,28 +225,28 @@ def test_run_listings_count_in_sql(seeded_db, db_store):
     assert batch["status"] == ("done with errors" if progress["error"] else "done")
     assert [r["id"] for r in views.run_rows(db_store, kind="batch", status="done")] == [seeded_db.batch]
     assert views.filter_choices(db_store)["benchmark"] == ["internal30"]
-    assert views.conditions_in_runs(db_store, [seeded_db.batch]) == [
+    assert run_reads.conditions_in_order(db_store, [seeded_db.batch]) == [
         "single-oneshot",
         "single-retry",
         "multi-full",
         "multi-rag",
     ]
-    assert views.latest_finished_run(db_store) == seeded_db.single
-    assert views.latest_finished_run(db_store, "batch") == seeded_db.batch
+    assert run_reads.latest_finished_run(db_store) == seeded_db.single
+    assert run_reads.latest_finished_run(db_store, "batch") == seeded_db.batch
     active = views.active_batches(db_store)
     assert [r["id"] for r in active][:2] == [seeded_db.running, seeded_db.cancelled]
     assert active[0]["done"] == 3 and active[0]["total"] == 8
 
 
 def test_trial_listings_and_siblings(seeded_db, db_store):
-    passed = views.trial_rows(db_store, seeded_db.batch, outcome="passed")
-    failed = views.trial_rows(db_store, seeded_db.batch, outcome="failed")
+    passed = trace_reads.trial_rows(db_store, seeded_db.batch, outcome="passed")
+    failed = trace_reads.trial_rows(db_store, seeded_db.batch, outcome="failed")
     assert passed and failed and all(t["passed"] for t in passed) and not any(t["passed"] for t in failed)
     assert len(passed) + len(failed) == len(db_store.trials_for_run(seeded_db.batch))
-    only = views.trial_rows(db_store, seeded_db.batch, condition="multi-rag", problem_id="fib")
+    only = trace_reads.trial_rows(db_store, seeded_db.batch, condition="multi-rag", problem_id="fib")
     assert {(t["condition"], t["problem_id"]) for t in only} == {("multi-rag", "fib")} and len(only) == 2
     with pytest.raises(ValueError, match="outcome must be one of"):
-        views.trial_rows(db_store, seeded_db.batch, outcome="maybe")
+        trace_reads.trial_rows(db_store, seeded_db.batch, outcome="maybe")
     trial = db_store.get_trial(seeded_db.failed_trial)
     siblings = views.sibling_trials(db_store, trial.id)
     assert siblings and all(s["problem_id"] == trial.problem_id and s["id"] != trial.id for s in siblings)
@@ -263,7 +264,7 @@ def test_hit_matrix_is_dense_and_can_be_cut(seeded_db, db_store):
     assert all(v is not None for row in matrix["scores"] for v in row)
     cut = views.hit_matrix(db_store, seeded_db.batch, max_problems=2, max_techniques=1)
     assert len(cut["problems"]) == 2 and len(cut["techniques"]) == 1 and cut["truncated"]
-    assert views.runs_with_hits(db_store) == [(seeded_db.batch, "internal30 ablation (seeded)", 24)]
+    assert trace_reads.runs_with_hits(db_store) == [(seeded_db.batch, "internal30 ablation (seeded)", 24)]
 
 
 def test_call_tests_without_an_entry_point_ask_for_it():

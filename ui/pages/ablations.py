@@ -9,6 +9,7 @@ from execugraph.figures.report_figures import report_figures
 from execugraph.safety.inert_text import md_text
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.tables import ablation_table, has_sampling_control, sampling_table
+from execugraph.store import run_reads
 from ui import keys, resources, statistics_url, url_state, views
 from ui.keys import Ablations
 from ui.publish import chart, table_view, tables_download
@@ -29,7 +30,7 @@ run_ids = run_picker(
     Ablations.RUNS,
     store,
     label="Runs (one batch compares its conditions)",
-    fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
+    fallback=lambda: [r for r in [run_reads.latest_finished_run(store, "batch")] if r],
     url=True,
 )
 if not run_ids:

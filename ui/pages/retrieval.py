@@ -4,6 +4,7 @@ import streamlit as st
 
 from execugraph.figures import charts
 from execugraph.retrieval import LibraryFormatError
+from execugraph.store import trace_reads
 from execugraph.store.run_names import run_name
 from ui import keys, resources, views
 from ui.keys import Retrieval
@@ -52,7 +53,7 @@ with query_tab:
     live_query(library)
 
 with runs_tab:
-    runs = views.runs_with_hits(store)
+    runs = trace_reads.runs_with_hits(store)
     if not runs:
         empty_state(
             "No run has retrieval hits yet. Launch a batch with the multi-rag condition, or synthesize with "

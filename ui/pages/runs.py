@@ -4,6 +4,7 @@ and runs picked for comparison."""
 import streamlit as st
 
 from execugraph.safety.inert_text import md_text
+from execugraph.store import run_reads
 from ui import keys, resources, views
 from ui.keys import Runs
 from ui.run_parts import derived_sections, filter_row, linked_run, manage_panel, runs_table, summary_panel
@@ -52,7 +53,7 @@ row.page_link("ui/pages/ablations.py", label="Open in Ablations", query_params=l
 st.divider()
 linked_run(store, labels)  # ?run=4 opens run 4's detail
 if st.session_state.get(Runs.DETAIL) not in labels:
-    latest = views.latest_finished_run(store)
+    latest = run_reads.latest_finished_run(store)
     st.session_state[Runs.DETAIL] = selected[0] if selected else latest if latest in labels else listed[0]["id"]
 detail = st.selectbox("Run detail", list(labels), key=Runs.DETAIL, format_func=labels.get)
 run = store.get_run(detail)

@@ -7,6 +7,7 @@ import streamlit as st
 
 from execugraph.safety.inert_text import md_text
 from execugraph.stats import UnknownConditionError, UnknownRunError
+from execugraph.store import run_reads
 from ui import keys, protocol_parts, resources, sequential_parts, statistics_parts, statistics_url, url_state, views
 from ui.family_picker import default_choice, family_picker
 from ui.keys import Statistics
@@ -25,11 +26,11 @@ if not views.run_choices(store, limit=1):
 run_ids = run_picker(
     Statistics.RUNS,
     store,
-    fallback=lambda: [r for r in [views.latest_finished_run(store, "batch")] if r],
+    fallback=lambda: [r for r in [run_reads.latest_finished_run(store, "batch")] if r],
     help="runs are compared in this order; in all pairs, each pair is later minus earlier",
     url=True,
 )
-present = views.conditions_in_runs(store, run_ids)
+present = run_reads.conditions_in_order(store, run_ids)
 linked = statistics_url.adopt_conditions()
 url_state.warn_unknown("Conditions", [c for c in linked if c not in present] if run_ids else [])
 st.session_state[Statistics.CONDITIONS] = [c for c in st.session_state[Statistics.CONDITIONS] if c in present]

@@ -40,13 +40,11 @@ from ui.views.form_input import (
 )
 from ui.views.formatting import bounded_explanation, duration, map_traceback, model_label
 from ui.views.model_preflight import ModelProblem, model_choices, model_problems, models_needed
-from ui.views.retrieval import hit_matrix, library_caption, runs_with_hits, trial_library
+from ui.views.retrieval import hit_matrix, library_caption, trial_library
 from ui.views.run_groups import RunGroup, group_runs, listed_rows
 from ui.views.runs import (
     active_batches,
-    conditions_in_runs,
     filter_choices,
-    latest_finished_run,
     names_of_runs,
     run_choices,
     run_rows,
@@ -65,7 +63,6 @@ from ui.views.trace import (
     test_result_rows,
     time_limits_note,
     trial_filter_choices,
-    trial_rows,
     trial_time_limits,
     unparsed_reply,
 )
@@ -100,14 +97,12 @@ __all__ = [
     "category_rows",
     "code_attempts",
     "code_diff",
-    "conditions_in_runs",
     "deltas_against",
     "error_rows",
     "excluded_rows",
     "family_rows",
     "method_lines",
     "filter_choices",
-    "latest_finished_run",
     "names_of_runs",
     "first_divergence",
     "hit_matrix",
@@ -123,7 +118,6 @@ __all__ = [
     "RunGroup",
     "group_runs",
     "listed_rows",
-    "runs_with_hits",
     "trial_library",
     "sibling_trials",
     "step_rows",
@@ -132,6 +126,5 @@ __all__ = [
     "trial_time_limits",
     "trial_counts",
     "trial_filter_choices",
-    "trial_rows",
     "ungraded_flags",
 ]

@@ -38,10 +38,6 @@ def library_caption(ref: TechniqueLibraryRef | None) -> str:
     return f"Technique library: {ref.techniques} techniques ({origin}), sha256 {ref.digest}"
 
 
-def runs_with_hits(store: Store, *, limit: int = 100) -> list[tuple[int, str, int]]:
-    """(run id, title, number of hits) of the newest runs whose trials retrieved techniques."""
-    return trace_reads.runs_with_hits(store, limit=limit)
-
 
 def hit_matrix(store: Store, run_id: int, *, max_problems: int = 80, max_techniques: int = 40) -> dict[str, Any]:
     """Mean retrieval score per (problem, technique) in a run, as a dense matrix for a heatmap.

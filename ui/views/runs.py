@@ -88,10 +88,6 @@ def names_of_runs(store: Store, run_ids: Sequence[int]) -> dict[int, str]:
     return {run.id: _name(run) for run in run_reads.run_headers(store, sorted(set(run_ids)))}
 
 
-def conditions_in_runs(store: Store, run_ids: Sequence[int]) -> list[str]:
-    """Conditions present in these runs, in the order they first appear (the order a batch launched them)."""
-    return run_reads.conditions_in_order(store, run_ids)
-
 
 def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
     """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
@@ -130,8 +126,3 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def latest_finished_run(store: Store, kind: str | None = None) -> int | None:
-    """The newest run (of `kind`) with finished trials, preferring completed runs: the one to open by default."""
-    return run_reads.latest_finished_run(store, kind)

@@ -37,19 +37,6 @@ class StepRow(TypedDict):
     cache_hits: NotRequired[int]
 
 
-def trial_rows(
-    store: Store,
-    run_id: int,
-    *,
-    condition: str | None = None,
-    problem_id: str | None = None,
-    outcome: str | None = None,
-    limit: int = 300,
-) -> list[trace_reads.TrialRow]:
-    """A run's trials matching the filters, in creation order, at most `limit` (narrow columns only)."""
-    return trace_reads.trial_rows(store, run_id, condition=condition, problem_id=problem_id, outcome=outcome,
-                                  limit=limit)
-
 
 def trial_filter_choices(store: Store, run_id: int) -> dict[str, list[str]]:
     """The conditions and problem ids occurring in a run, for the trial picker's filters."""
