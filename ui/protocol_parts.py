@@ -4,14 +4,17 @@ protocol sensitivity on Statistics, and what an imported or rescored trial recor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import streamlit as st
+from pydantic import BaseModel
 
 from execugraph.grading.rules import DEFAULT_PROTOCOL, PROTOCOLS
 from execugraph.safety.inert_text import md_text
 from execugraph.workflow.steps import GradeOutput
 from ui.views.grading import recorded_grading, sensitivity_rows
+
+ConfigModel = TypeVar("ConfigModel", bound=BaseModel)  # a RunConfig or a BatchSpec: what comes in goes out
 
 if TYPE_CHECKING:
     from execugraph.stats.sensitivity_sections import ProtocolSensitivity, SensitivityResult
@@ -40,7 +43,7 @@ def protocol_select(key: str, *, container: Any = st) -> str:
     return container.selectbox("Grading protocol", list(PROTOCOLS), key=key, help=HELP)
 
 
-def with_protocol(config: Any, key: str) -> Any:
+def with_protocol(config: ConfigModel, key: str) -> ConfigModel:
     """A RunConfig or BatchSpec with the protocol chosen under `key`, validated."""
     protocol = st.session_state.get(key, DEFAULT_PROTOCOL)
     return type(config).model_validate({**config.model_dump(), "grading_protocol": protocol})

@@ -176,7 +176,7 @@ def endpoint_hosts(configs: Iterable[JsonObject], stored_hosts: Iterable[str] = 
     return {h for h in found if h.lower() not in LOOPBACK}
 
 
-def suite_path(config: Any) -> str | None:
+def suite_path(config: object) -> str | None:
     """The suite file a batch config reads (`batch.benchmark_options.path`), or None."""
     batch = config.get("batch") if isinstance(config, dict) else None
     options = batch.get("benchmark_options") if isinstance(batch, dict) else None
