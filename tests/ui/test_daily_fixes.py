@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import tomllib
 
+from execugraph.stats.report_model import StatsReport
+from execugraph.stats.report_sections import ArmSection, PassAtK
 from tests.ui.conftest import PROJECT_ROOT, no_exception, texts
 from ui import serve
 from ui.statistics_parts import pass_at_k_table
@@ -45,10 +47,9 @@ def test_counts_agree_with_their_nouns():
 
 
 def test_pass_at_k_reads_in_percent():
-    report = {"arms": [{"label": "a", "name": "multi-full", "pass_at_k": [
-        {"k": 1, "pass_at_k": 0.625, "problems": 4, "skipped": 0},
-        {"k": 2, "pass_at_k": None, "problems": 0, "skipped": 4},
-    ]}]}
+    rows = [PassAtK(k=1, pass_at_k=0.625, problems=4, skipped=0), PassAtK(k=2, pass_at_k=None, problems=0, skipped=4)]
+    arm = ArmSection.model_construct(label="a", name="multi-full", pass_at_k=rows)  # only what the table reads
+    report = StatsReport.model_construct(arms=[arm])
     assert pass_at_k_table(report) == [{"arm": "multi-full", "pass@1 (%)": "62.5", "pass@2 (%)": "-"}]
 
 
