@@ -14,7 +14,11 @@ as separate services are, so the scheduler shares the cores between them and the
 as between equals). It prints the verdicts that differ (must be 0: the exit status is 1
 otherwise), the timeouts of each pass by the limit that ended them, the throughput of
 each pass and their ratio, and, for contrast, how many of the 20-80% programs the old
-rule (a wall-clock limit at the limit) times out beside the same busy loops.
+rule (a wall-clock limit at the limit) times out beside the same busy loops. Last, beside
+the same busy loops, blocked programs (a sleep, a lock acquired twice, a read of a pipe
+nobody writes, a sleep in a retry loop; two tests each, a 3 s CPU limit): each one's
+wall time as a ratio of its CPU limit, which must stay below 2 (it was 2 x 40 s before
+the blocked-time budget and the stop at the first timeout).
 
     .venv/bin/python bench/verdicts_under_load.py [--quick] [--busy N] [--workers N]
 """
@@ -49,6 +53,15 @@ SPIN = (
     "    while time.process_time() < end:\n        pass\n    return seconds\n"
 )
 WORK = "def work(n):\n    total = 0\n    for i in range(n):\n        total += i * i\n    return total\n"
+BLOCKED_CPU_S = 3.0
+BLOCKED = {
+    "sleep": "import time\ndef f():\n    time.sleep(3600)\n",
+    "deadlock (a Lock acquired twice)": "import threading\ndef f():\n    lock = threading.Lock()\n"
+                                        "    lock.acquire()\n    lock.acquire()\n",
+    "blocking read (a pipe nobody writes)": "import os\ndef f():\n    r, w = os.pipe()\n    return os.read(r, 1)\n",
+    "sleep in a retry loop": "import time\ndef f():\n    while True:\n        try:\n            raise OSError('busy')\n"
+                             "        except OSError:\n            time.sleep(0.05)\n",
+}
 
 
 def own_problems(pool: Any, copies: int) -> list[tuple[Problem, str]]:
@@ -131,6 +144,17 @@ def old_rule(pool: Any, own: list[tuple[Problem, str]]) -> int:
     return sum(1 for r in results if r.verdict == "timeout")
 
 
+def blocked_phase(pool: Any) -> list[tuple[str, str, float]]:
+    """(program, how it ended, wall seconds / CPU limit) for each blocked program (two tests each)."""
+    from sandbox import Limits
+
+    suite = {"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 1}] * 2}
+    limits = Limits(timeout_s=BLOCKED_CPU_S)
+    results = pool.run_many([(code, suite, limits) for code in BLOCKED.values()])
+    return [(name, f"{r.verdict} ({', '.join(str(t.error_class) for t in r.tests)})", r.duration_s / BLOCKED_CPU_S)
+            for name, r in zip(BLOCKED, results, strict=True)]
+
+
 def describe(name: str, result: dict[str, Any]) -> str:
     report = result["report"]
     timeouts = ", ".join(f"{n} {k}" for k, n in sorted(result["timeouts"].items())) or "none"
@@ -167,6 +191,7 @@ def main() -> int:
                 loaded = one_pass(store, pool, run_id)
                 print(describe(f"beside {args.busy} busy loops", loaded))
                 contrast = old_rule(pool, own)
+                blocked = blocked_phase(pool)
             finally:
                 for proc in busy:
                     proc.kill()
@@ -177,7 +202,13 @@ def main() -> int:
     print(f"throughput ratio (beside busy loops / quiet): {loaded['rate'] / quiet['rate']:.2f}")
     print(f"old rule (wall-clock limit at the limit), beside the same busy loops: {contrast} of {len(own)} "
           "20-80% programs time out")
-    return 1 if differ else 0
+    print(f"blocked programs beside the same busy loops ({BLOCKED_CPU_S:g} s CPU limit, 2 tests each):")
+    for name, ended, ratio in blocked:
+        print(f"  {name}: {ended}, wall time {ratio:.2f} x its CPU limit")
+    slow = [name for name, ended, ratio in blocked if ratio >= 2 or not ended.startswith("timeout")]
+    if slow:
+        print(f"blocked programs not stopped as timeouts within 2 x their limit: {slow}")
+    return 1 if differ or slow else 0
 
 
 if __name__ == "__main__":

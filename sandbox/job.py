@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from sandbox import frames
-from sandbox.job_io import Clock, JobIO, as_text
+from sandbox.job_io import TIME_UP, TIMED_OUT, Clock, JobIO, as_text
 from sandbox.limits import backstop_in
 from sandbox.procs import Proc, pidfd_exited
 
@@ -35,6 +35,7 @@ class JobRunner(JobIO):
             self.wall_cap = started + backstop_in(self.limits, float(suite_cap))
         self.env.cgroups.set_limits((int(self.limits["memory_mb"]) + 64) << 20, int(self.limits["max_processes"]))
         results: list[dict[str, Any]] = []
+        self.timed_out, self.checked = False, 0
         try:
             while len(results) < len(self.tests):
                 index = len(results)
@@ -43,6 +44,9 @@ class JobRunner(JobIO):
                     results.append({"status": "harness_error", "detail": "host closed the channel"})
                 elif self._suite_spent():
                     results.append({"status": "not_run", "detail": "suite time limit reached before this test"})
+                elif self._stopped(results):
+                    results.append({"status": "not_run_after_timeout",
+                                    "detail": "not run: an earlier test timed out"})
                 elif test.get("kind") == "call":
                     results.extend(self._run_call_block(index))
                 else:
@@ -57,7 +61,15 @@ class JobRunner(JobIO):
             "worker_s": time.monotonic() - started,
             "cpu_s": max(0.0, self.meter.read() - cpu_started),
             "cpu_accounting": self.meter.describe(),
+            "blocked_accounting": self.blocked_accounting(),
         }
+
+    def _stopped(self, results: list[dict[str, Any]]) -> bool:
+        """With `stop_after_timeout`, a test that timed out ends the suite: a stuck program costs one limit."""
+        if self.stop_after_timeout and not self.timed_out:
+            self.timed_out = any(r.get("status") in TIMED_OUT for r in results[self.checked:])
+            self.checked = len(results)
+        return self.timed_out
 
     def _suite_spent(self) -> bool:
         if self.wall_cap == math.inf:
@@ -65,7 +77,8 @@ class JobRunner(JobIO):
         return time.monotonic() >= self.wall_cap or self.meter.read() >= self.cpu_cap
 
     def _test_clock(self, index: int, cpu_start: float | None = None, wall_start: float | None = None) -> Clock:
-        return self._clock(self.cpu_limits[index], self.wall_limits[index], cpu_start, wall_start)
+        return self._clock(self.cpu_limits[index], self.wall_limits[index], self.blocked_limits[index],
+                           cpu_start, wall_start)
 
     def _run_test(self, index: int, test: dict[str, Any]) -> dict[str, Any]:
         kind = test.get("kind")
@@ -114,6 +127,7 @@ class JobRunner(JobIO):
             "code": self.job["code"],
             "entry_point": self.job.get("entry_point"),
             "aliases": self.job.get("aliases") or [],
+            "shared_namespace": self.job.get("shared_namespace") is True,
             "result_bytes": int(self.limits["result_bytes"]),
             "cpu_seconds": self.rlimit_cpu,
         }
@@ -219,6 +233,8 @@ class JobRunner(JobIO):
             reading = self._charge(result, clock)
             proc.window = bytearray()
             results.append(result)
+            if self.stop_after_timeout and result.get("status") in TIMED_OUT:
+                self._kill(proc)  # answered past its CPU limit: the pipelined tests after it are not run
             if proc.dead:
                 break
             if offset + 1 < len(requests):
@@ -255,7 +271,7 @@ class JobRunner(JobIO):
                 status = self._end_event(owner, item, clock)
                 if owner is not judge:
                     self._kill(judge)  # it may be mid-check, waiting on a dead candidate
-                if item in ("timeout", "cpu_timeout") or owner is judge:
+                if item in TIME_UP or owner is judge:
                     self._kill(cand)
                 return status
             if owner is judge:

@@ -5,7 +5,8 @@ runs), the host socket it watches for a vanished host, and the layer report
 and output excerpts gathered from them. It turns anything that is not a
 reply (an exit, a timeout, a flood, a malformed frame) into a status.
 Each test runs on a `Clock`: CPU seconds of the job's processes, read with
-the worker's `CpuMeter` while it waits, and a wall-clock backstop;
+the worker's `CpuMeter` while it waits, time in which the job was blocked
+(`sandbox.blocked`), and a wall-clock backstop;
 `sandbox.job.JobRunner` builds the tests on top of it. It needs from the
 worker only what `sandbox.env.JobEnv` names.
 """
@@ -22,19 +23,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox import frames
+from sandbox.blocked import BlockedTracker, interval_for, worker_sampler
 from sandbox.env import JobEnv
 from sandbox.hardening import cpu_seconds_for
-from sandbox.limits import backstop_in
+from sandbox.limits import backstop_in, blocked_in
 from sandbox.procs import EXCERPT_BYTES, Proc, describe_status, pidfd_exited, spawn
 
 HELLO_GRACE_S = 5.0
 MIN_CPU_CHECK_S = 0.005  # CPU is read at least this far apart while a test runs (overshoot <= this x cores)
 _ANSWERED = ("value", "raised", "judged", "exited", "crashed")  # statuses a CPU overrun turns into a timeout
+TIME_UP = ("timeout", "cpu_timeout", "blocked_timeout")  # wait events that end a test by one of its limits
+TIMED_OUT = ("timeout", "cpu_timeout", "wall_timeout", "blocked_timeout", "suite_timeout")  # statuses of those tests
 
 
 @dataclass
 class Clock:
-    """One test's allowance: CPU seconds of the job counted from `cpu_start`, and a wall-clock backstop."""
+    """One test's allowance: CPU seconds of the job counted from `cpu_start`, blocked seconds counted from
+    `blocked_start` (the job's `BlockedTracker` total), and a wall-clock backstop."""
 
     cpu_start: float
     cpu_limit: float
@@ -42,6 +47,8 @@ class Clock:
     wall_limit: float
     cpu_cap: float = math.inf  # meter reading at which the suite's CPU allowance runs out
     wall_cap: float = math.inf  # monotonic time at which the suite's backstop runs out
+    blocked_start: float = 0.0
+    blocked_limit: float = math.inf
 
     @property
     def cpu_deadline(self) -> float:
@@ -68,7 +75,11 @@ class JobIO:
         default_wall = backstop_in(self.limits, self.timeout_s)
         self.cpu_limits = [float(c) for c in job.get("cpu_s") or [self.timeout_s] * len(self.tests)]
         self.wall_limits = [float(w) for w in job.get("wall_s") or [default_wall] * len(self.tests)]
-        self.load_limits = (self.timeout_s, default_wall)
+        self.blocked_limits = [blocked_in(self.limits, c) for c in self.cpu_limits]
+        self.stop_after_timeout = bool(self.limits.get("stop_after_timeout", True))
+        self.load_limits = (self.timeout_s, default_wall, blocked_in(self.limits, self.timeout_s))
+        self.blocked = BlockedTracker(worker_sampler())
+        self.blocked.due = time.monotonic() + interval_for(0)  # jobs answered sooner pay nothing for it
         self.rlimit_cpu = cpu_seconds_for(self.limits, self.cpu_limits)
         self.cpu_cap = math.inf
         self.wall_cap = math.inf
@@ -83,6 +94,7 @@ class JobIO:
         self.procs: list[Proc] = []
 
     def _spawn(self, role: str, stdin_fd: int | None = None) -> Proc:
+        self.blocked.worker_busy = True
         job = {} if role == "candidate" else self.job  # the candidate gets its code in the start frame
         plan = self.env.plan(self.limits, self.rlimit_cpu)
         proc = spawn(
@@ -110,6 +122,7 @@ class JobIO:
     def _kill(self, proc: Proc | None) -> None:
         if proc is None or proc.dead:
             return
+        self.blocked.worker_busy = True
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
@@ -137,6 +150,7 @@ class JobIO:
         return self._send_bytes(proc, frames.encode_frame(message), deadline)
 
     def _send_bytes(self, proc: Proc, payload: bytes, deadline: float) -> bool:
+        self.blocked.worker_busy = True  # the job may be waiting on this worker (a relay, the next request)
         data = memoryview(payload)
         while data:
             try:
@@ -161,14 +175,25 @@ class JobIO:
     def _wait(
         self, procs: list[Proc], deadline: float, clock: Clock | None = None
     ) -> tuple[Proc | None, dict[str, Any] | str]:
-        """Next frame from any of `procs`, or an event: 'timeout' (wall clock), 'cpu_timeout' (with a `clock`),
-        'host_gone', 'exited', 'protocol', 'output_limit'.
+        """Next frame from any of `procs`, or an event: 'timeout' (wall clock), 'cpu_timeout' and
+        'blocked_timeout' (with a `clock`), 'host_gone', 'exited', 'protocol', 'output_limit'.
 
         With a clock the job's CPU is read at intervals of the CPU left divided
         by the cores the job may use, so it cannot pass its allowance by more
-        than MIN_CPU_CHECK_S per core between two readings.
+        than MIN_CPU_CHECK_S per core between two readings; its blocked time is
+        sampled every `interval_for(budget)` (at most 0.1 s).
         """
+        try:
+            return self._poll_until(procs, deadline, clock)
+        finally:
+            self.blocked.worker_busy = True  # whatever comes back, the worker now works for the job
+
+    def _poll_until(
+        self, procs: list[Proc], deadline: float, clock: Clock | None
+    ) -> tuple[Proc | None, dict[str, Any] | str]:
         next_check = math.inf
+        tracked = clock is not None and clock.blocked_limit < math.inf and self.blocked.enabled
+        interval = interval_for(clock.blocked_limit) if clock is not None and tracked else math.inf
         if clock is not None:
             deadline = min(deadline, clock.wall_deadline)
             next_check = time.monotonic() + self._check_interval(clock.cpu_deadline - clock.cpu_start)
@@ -188,9 +213,14 @@ class JobIO:
                 if left <= 0:
                     return None, "cpu_timeout"
                 next_check = now + self._check_interval(left)
+            if clock is not None and tracked and now >= self.blocked.due:
+                blocked = self.blocked.sample(now, self.meter.read(), interval) - clock.blocked_start
+                if blocked >= clock.blocked_limit:
+                    return None, "blocked_timeout"
             remaining = deadline - now
             if remaining <= 0:
                 return None, "timeout"
+            wake = min(remaining, next_check - now, self.blocked.due - now if tracked else math.inf)
             poller = select.poll()
             owners: dict[int, tuple[Proc, str]] = {}
             for proc in procs:
@@ -201,7 +231,7 @@ class JobIO:
                 owners[proc.pidfd] = (proc, "pidfd")
             if not self.host_talking:
                 poller.register(self.host_fd, select.POLLIN)
-            for fd, _event in poller.poll(max(1, math.ceil(min(remaining, next_check - now) * 1000))):
+            for fd, _event in poller.poll(max(1, math.ceil(wake * 1000))):
                 if fd == self.host_fd:
                     if _peer_closed(self.host):
                         self.host_gone = True
@@ -219,9 +249,13 @@ class JobIO:
     def _check_interval(self, cpu_left: float) -> float:
         return max(MIN_CPU_CHECK_S, cpu_left / self.meter.cores)
 
-    def _clock(self, cpu_limit: float, wall_limit: float, cpu_start: float | None = None,
-               wall_start: float | None = None) -> Clock:
-        """A clock starting now (or at the given readings), bounded by the suite's caps."""
+    def _clock(self, cpu_limit: float, wall_limit: float, blocked_limit: float = math.inf,
+               cpu_start: float | None = None, wall_start: float | None = None) -> Clock:
+        """A clock starting now (or at the given readings), bounded by the suite's caps.
+
+        Its blocked time counts from the job's total at the last sample (a test may inherit up
+        to one sampling interval of its predecessor's blocked time, never more).
+        """
         return Clock(
             self.meter.read() if cpu_start is None else cpu_start,
             cpu_limit,
@@ -229,11 +263,19 @@ class JobIO:
             wall_limit,
             self.cpu_cap,
             self.wall_cap,
+            self.blocked.blocked,
+            blocked_limit,
         )
 
     def _time_up(self, event: str, clock: Clock) -> dict[str, Any]:
         """The status of a test whose CPU allowance ran out ('cpu_timeout') or whose backstop passed ('timeout')."""
         used = max(0.0, self.meter.read() - clock.cpu_start)
+        if event == "blocked_timeout":
+            blocked = self.blocked.blocked - clock.blocked_start
+            return {"status": "blocked_timeout", "cpu_s": used,
+                    "detail": f"blocked-time limit: {blocked:.2f} s in which no process of the job ran or waited "
+                    f"for a CPU (it slept, blocked on a lock or input, or was stopped), budget "
+                    f"{clock.blocked_limit:g} s; {used:.3f} s of its {clock.cpu_limit:g} s CPU limit used"}
         if event == "cpu_timeout":
             if clock.cpu_cap < clock.cpu_start + clock.cpu_limit:
                 return {"status": "suite_timeout", "cpu_s": used,
@@ -246,6 +288,13 @@ class JobIO:
         return {"status": "wall_timeout", "cpu_s": used,
                 "detail": f"wall-clock backstop: no answer within {clock.wall_limit:g} s, having used {used:.3f} s "
                 f"of its {clock.cpu_limit:g} s CPU limit (it slept, blocked, waited or was stopped)"}
+
+    def blocked_accounting(self) -> str:
+        """How blocked time was measured, for the job's limits report."""
+        sampler = self.blocked.sampler
+        if not sampler.available:
+            return f"not measured ({sampler.why_unavailable}): the wall-clock backstop alone ends blocked programs"
+        return "schedstat of every job task (run + run-queue wait) and of the worker while it works for the job"
 
     def _charge(self, result: dict[str, Any], clock: Clock) -> float:
         """Record the test's CPU and limits on `result`; an answer after the CPU limit is a CPU timeout.
@@ -266,7 +315,7 @@ class JobIO:
 
     def _end_event(self, proc: Proc | None, event: str, clock: Clock | None = None) -> dict[str, Any]:
         """Status for a test whose process did not answer; kills what must die."""
-        if event in ("timeout", "cpu_timeout"):
+        if event in TIME_UP:
             if clock is not None:
                 return self._time_up(event, clock)
             return {"status": "timeout", "detail": "no answer in time"}

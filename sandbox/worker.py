@@ -11,7 +11,6 @@ import fcntl
 import gc
 import os
 import pwd
-import shutil
 import socket
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from typing import Any
 from sandbox import cgroups, frames, hardening, landlock, namespaces, preload, seccomp, syscalls
 from sandbox.cputime import CpuMeter
 from sandbox.job import JobRunner
+from sandbox.jobdir import empty_dir
 from sandbox.procs import Proc, Reaper, kill_now, spawn
 
 DISABLEABLE_LAYERS = ("network_namespace", "mount_namespace", "cgroups", "unprivileged_uid", "landlock", "seccomp")
@@ -28,6 +28,8 @@ ALLOWED_ENV = {"PATH", "LANG", "LC_ALL", "PYTHONHASHSEED"}
 TMPFS_MB = 256
 HIGH_FD = 100
 WARM_CPU_SECONDS = 3600  # lowered to the job's own budget when the job starts
+CLEANUP_LIMIT_S = 10.0  # a job directory not empty by then retires the worker (the next job gets a fresh one)
+CLOSE_CLEANUP_LIMIT_S = 60.0
 NPROC_BACKSTOP = 4096
 
 
@@ -54,6 +56,7 @@ class WorkerEnv:
     def __init__(self, config: dict[str, Any]) -> None:
         self.index = int(config.get("index", 0))
         self.n_workers = max(1, int(config.get("n_workers", 1)))
+        self.cleanup_limit_s = float(config.get("cleanup_limit_s", CLEANUP_LIMIT_S))
         disabled = set(config.get("disable") or ())
         real_root = os.geteuid() == 0  # before any user namespace makes us look like root
         self.layers: dict[str, str] = {}
@@ -242,17 +245,14 @@ class WorkerEnv:
         if self.uid is not None and self.gid is not None:
             os.chown(self.job_dir, self.uid, self.gid)
 
-    def clean_job_dir(self) -> None:
-        """Empty the job directory in place (its inode is what the Landlock rule names)."""
-        with os.scandir(self.job_dir) as entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
-                except OSError:
-                    pass
+    def clean_job_dir(self, time_limit_s: float | None = None) -> None:
+        """Empty the job directory in place (its inode is what the Landlock rule names).
+
+        Raises (`sandbox.jobdir.JobDirStuck`, OSError) when it cannot: the worker then retires
+        rather than run the next job beside what is left.
+        """
+        os.chmod(self.job_dir, 0o700)  # the candidate may have made it unreadable
+        empty_dir(self.job_dir, self.cleanup_limit_s if time_limit_s is None else time_limit_s)
         self.reset_job_dir()
 
     def kill_orphans(self) -> None:
@@ -273,8 +273,36 @@ class WorkerEnv:
     def close(self) -> None:
         self.drop_warm()
         self.cgroups.destroy()
-        if self.owns_job_dir:
-            shutil.rmtree(self.job_dir, ignore_errors=True)
+        if self.owns_job_dir:  # in a mount namespace the tmpfs goes with the worker
+            try:
+                os.chmod(self.job_dir, 0o700)
+                empty_dir(self.job_dir, CLOSE_CLEANUP_LIMIT_S)
+                os.rmdir(self.job_dir)
+            except (OSError, RuntimeError) as exc:
+                print(f"sandbox worker: left job directory {self.job_dir}: {exc}", file=sys.stderr, flush=True)
+
+
+def _after_job(env: WorkerEnv, runner: JobRunner, fds: list[int], limits: dict[str, Any]) -> str | None:
+    """Sweep up after a job (its result already went out); why this worker must retire, or None.
+
+    Whatever the job left (a directory tree too deep or too big, processes that will not
+    die) stays contained here: the host hears "retire" and starts a fresh worker, so the
+    next job never runs beside it.
+    """
+    problem = None
+    try:
+        runner.finish()
+    except Exception as exc:  # noqa: BLE001 - anything: RecursionError, OSError, JobDirStuck
+        problem = f"cleaning up after the job failed ({type(exc).__name__}: {exc})"[:2000]
+    for received in fds:
+        os.close(received)
+    if problem is None:
+        try:
+            env.prefork(limits)
+        except Exception as exc:  # noqa: BLE001 - the next job forks its own candidate process instead
+            env.warm = None
+            print(f"sandbox worker: could not pre-fork a candidate process: {exc}", file=sys.stderr, flush=True)
+    return problem
 
 
 def main(fd: int) -> None:
@@ -308,10 +336,12 @@ def main(fd: int) -> None:
                 try:
                     frames.send_frame(host, {"result": result})
                 finally:
-                    runner.finish()
-                    for received in fds:
-                        os.close(received)
-                env.prefork(request["limits"])
+                    problem = _after_job(env, runner, fds, request["limits"])
+                if problem is not None:  # the host replaces this worker before its next job
+                    print(f"sandbox worker: retiring after a job: {problem}", file=sys.stderr, flush=True)
+                    frames.send_frame(host, {"retire": problem})
+                    return
+                frames.send_frame(host, {"ready": True})
             elif op == "exit":
                 return
             else:

@@ -61,10 +61,32 @@ def role_for(token: str, settings: Settings) -> Role | None:
 
 
 def current_role(settings: Settings) -> Role | None:
-    """This session's role: operator when no token is configured, else what it signed in as (None: not yet)."""
+    """This session's role: operator when no token is configured, else what it signed in as (None: not yet).
+
+    Only the exact values `_sign_in` stores, for a token that is configured, count: anything else in the
+    session (a forged widget value, an object of another type) is signed out, never a traceback.
+    """
     if not (settings.dashboard_token or settings.viewer_token):
         return "operator"
-    return st.session_state.get(ROLE_KEY)
+    try:
+        held = st.session_state.get(ROLE_KEY)
+    except Exception:  # noqa: BLE001 - an entry that cannot even be read is no sign-in
+        return None
+    if type(held) is not str:
+        return None
+    if held == "operator" and settings.dashboard_token:
+        return "operator"
+    if held == "viewer" and settings.viewer_token:
+        return "viewer"
+    return None
+
+
+def hide_error_details(settings: Settings) -> None:
+    """A shared dashboard (a token set) shows no exception's message or traceback to any browser, signed in or
+    not: paths and source lines are for the server's log (`make run` starts it so; this covers a server
+    started by hand)."""
+    if (settings.dashboard_token or settings.viewer_token) and st.get_option("client.showErrorDetails") != "none":
+        st.set_option("client.showErrorDetails", "none")
 
 
 def _sign_in(settings: Settings) -> None:
@@ -79,6 +101,7 @@ def _sign_in(settings: Settings) -> None:
 
 def require_access(settings: Settings) -> Role:
     """Stop the script unless this browser session may see the dashboard; its role when it may."""
+    hide_error_details(settings)
     refusal = unprotected_exposure(str(st.get_option("server.address") or ""), settings)
     if refusal is not None:
         st.error(f"Not served: {refusal}.", icon=":material/lock:")

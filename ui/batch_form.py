@@ -9,6 +9,7 @@ import streamlit as st
 from execugraph.batch.spec import BatchSpec, parse_seeds
 from execugraph.benchmarks import BENCHMARKS, FILE_BENCHMARKS, BenchmarkError
 from execugraph.configuration.conditions import DESCRIPTIONS, condition_names
+from execugraph.safety.inert_text import one_line
 from ui import resources, views
 from ui.keys import Batch
 
@@ -46,7 +47,7 @@ def grid_inputs(problems: list[Any]) -> None:
     """Category filter, subset, conditions, seeds, trials, concurrency and trial order."""
     categories = sorted({p.category for p in problems})
     st.session_state[Batch.CATEGORIES] = [c for c in st.session_state[Batch.CATEGORIES] if c in categories]
-    st.multiselect("Categories (none = all)", categories, key=Batch.CATEGORIES)
+    st.multiselect("Categories (none = all)", categories, key=Batch.CATEGORIES, format_func=one_line)
     a, b = st.columns(2)
     a.number_input("Random subset of N problems (0 = all)", min_value=0, step=1, key=Batch.SUBSET)
     b.number_input("Subset seed", min_value=0, step=1, key=Batch.SUBSET_SEED)

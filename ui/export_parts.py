@@ -14,7 +14,7 @@ from execugraph.publication import BundleFormatError, ExportError, ImportResult,
 from execugraph.publication.source import format_size
 from execugraph.reproduce import ReproduceError
 from execugraph.reproduce.progress import grading_text, throttled
-from execugraph.safety.inert_text import md_text
+from execugraph.safety.inert_text import md_text, one_line
 from execugraph.verdicts import rescore_run
 from ui import protocol_parts, reproduce_parts, resources, views
 from ui.keys import Export
@@ -184,7 +184,8 @@ def rescore_panel(store: Store) -> None:
     if not choices:
         empty_state("No runs to rescore yet.")
         return
-    run_id = st.selectbox("Run to rescore", list(choices), key=Export.RESCORE_RUN, format_func=choices.get)
+    run_id = st.selectbox("Run to rescore", list(choices), key=Export.RESCORE_RUN,
+                          format_func=lambda r: one_line(choices[r]))
     protocol, tests = protocol_parts.rescore_controls()
     if not st.button("Rescore", key=Export.RESCORE, type="primary", icon=":material/rule:"):
         st.caption(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from execugraph.safety.inert_text import one_line
 from ui.keys import ALL_PAIRS, Statistics
 
 ALL_PAIRS_UP_TO = 4  # with more arms, all pairs (6+) swamp the table: start from a baseline instead
@@ -26,7 +27,7 @@ def family_picker(arms: list[tuple[str, str]]) -> tuple[str | None, bool]:
         options,
         width=320,
         key=Statistics.COMPARE,
-        format_func=lambda o: "all pairs" if o == ALL_PAIRS else f"each arm against {names[o]}",
+        format_func=lambda o: "all pairs" if o == ALL_PAIRS else one_line(f"each arm against {names[o]}"),
         help="the family of comparisons Holm's correction runs over: all pairs, or each arm against one baseline",
     )
     row.toggle(

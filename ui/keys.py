@@ -102,6 +102,7 @@ class Runs:
     RENAME_SAVE = "runs.rename_save"
     TAGS = "runs.tags"
     TAGS_SAVE = "runs.tags_save"
+    MANAGE = "runs.manage"  # the "Rename, tag or delete" section (keyed: it stays open across the page's reruns)
     DELETE = "runs.delete"
     DELETE_CONFIRM = "runs.delete_confirm"
     DELETE_CANCEL = "runs.delete_cancel"

@@ -10,7 +10,7 @@ import streamlit as st
 from pydantic import BaseModel
 
 from execugraph.grading.rules import DEFAULT_PROTOCOL, PROTOCOLS
-from execugraph.safety.inert_text import md_text
+from execugraph.safety.inert_text import md_text, one_line
 from execugraph.workflow.steps import GradeOutput
 from ui.views.grading import recorded_grading, sensitivity_rows
 
@@ -167,7 +167,8 @@ def _changed_programs(sources: list[SensitivityResult]) -> None:
     statistics_url.adopt_choice("changed", SENSITIVITY_PAIR, names, "Comparison for changed programs")
     if st.session_state.get(SENSITIVITY_PAIR) not in names:
         st.session_state[SENSITIVITY_PAIR] = names[0]
-    chosen = st.selectbox("Programs whose verdict changed between the verdict sets", names, key=SENSITIVITY_PAIR)
+    chosen = st.selectbox("Programs whose verdict changed between the verdict sets", names, key=SENSITIVITY_PAIR,
+                          format_func=one_line)
     url_state.publish("changed", SENSITIVITY_PAIR, chosen, default=names[0])
     for found in sources:
         amplified = AMPLIFIED in (found.sets or [])
@@ -193,7 +194,7 @@ def verdict_set_picker(sets: list[str]) -> str:
         st.session_state[VERDICTS] = EVERY_SET
     chosen = st.selectbox(
         "Verdict set", options, key=VERDICTS,
-        format_func=lambda o: "every verdict set" if o == EVERY_SET else f"{o} (beside as run)",
+        format_func=lambda o: "every verdict set" if o == EVERY_SET else one_line(f"{o} (beside as run)"),
         help="the same trials judged another way: rescored under a grading protocol, a file's second "
         "verdicts (EvalPlus plus tests), or rescored on stronger amplified tests (`rescore --suite amplified`); "
         "the family and Holm's m are the same under every set",

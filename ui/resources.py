@@ -98,8 +98,12 @@ def health() -> list[Check]:
 def start_worker(url: str) -> bool:
     """Start the background batch worker for `url` unless one is alive (the seam tests replace)."""
     from execugraph.batch.worker_process import ensure_worker
+    from ui import worker_exit
 
-    return ensure_worker(url) is not None
+    pid = ensure_worker(url)
+    if pid is not None:
+        worker_exit.started(url, pid)  # stopped with this server unless it is running a batch
+    return pid is not None
 
 
 @st.cache_resource(show_spinner=False)

@@ -7,10 +7,12 @@ from typing import Any
 import streamlit as st
 
 from execugraph.retrieval import LibraryFormatError, parse_technique
+from execugraph.safety.inert_text import one_line
 from execugraph.store import technique_library
 from ui import resources
 from ui.keys import TECHNIQUE_FIELDS, Retrieval
 from ui.publish import plot
+from ui.widgets import read_only_notice
 
 NEW = "(new technique)"
 
@@ -26,8 +28,10 @@ def _load_fields(techniques: dict[str, Any]) -> None:
 def technique_editor(techniques: list[Any]) -> None:
     """Add a technique or edit one; saving validates it and stores it in this database's library.
 
-    The shipped seed file is never written; the index for the new library is built on its first query.
+    The shipped seed file is never written; the index for the new library is built on its first query. On a
+    read-only database (a viewer) the form says so and is disabled: it only shows a technique's fields.
     """
+    locked = read_only_notice(resources.store(), "Adding and editing techniques")
     by_id = {t.id: t for t in techniques}
     if st.session_state.get(Retrieval.EDIT) not in [NEW, *by_id]:
         st.session_state[Retrieval.EDIT] = NEW
@@ -37,22 +41,26 @@ def technique_editor(techniques: list[Any]) -> None:
         key=Retrieval.EDIT,
         on_change=_load_fields,
         args=(by_id,),
-        format_func=lambda i: i if i == NEW else f"{i} - {by_id[i].name}",
+        format_func=lambda i: i if i == NEW else one_line(f"{i} - {by_id[i].name}"),
     )
     editing = st.session_state[Retrieval.EDIT] != NEW
     with st.form("retr.form"):
         a, b, c = st.columns(3)
-        a.text_input("Id", key=Retrieval.FIELD + "id", disabled=editing, help="lowercase letters, digits, . _ -")
-        b.text_input("Name", key=Retrieval.FIELD + "name")
-        c.text_input("Category", key=Retrieval.FIELD + "category", help="e.g. dynamic-programming, graph, string")
-        st.text_area("When to use (what the problems look like)", key=Retrieval.FIELD + "when_to_use", height=80)
-        st.text_area("Key idea", key=Retrieval.FIELD + "key_idea", height=80)
+        a.text_input("Id", key=Retrieval.FIELD + "id", disabled=editing or locked,
+                     help="lowercase letters, digits, . _ -")
+        b.text_input("Name", key=Retrieval.FIELD + "name", disabled=locked)
+        c.text_input("Category", key=Retrieval.FIELD + "category", disabled=locked,
+                     help="e.g. dynamic-programming, graph, string")
+        st.text_area("When to use (what the problems look like)", key=Retrieval.FIELD + "when_to_use", height=80,
+                     disabled=locked)
+        st.text_area("Key idea", key=Retrieval.FIELD + "key_idea", height=80, disabled=locked)
         a, b = st.columns(2)
-        a.text_input("Complexity", key=Retrieval.FIELD + "complexity")
-        b.text_input("Tags (comma separated)", key=Retrieval.FIELD + "tags")
-        st.text_area("Pitfalls", key=Retrieval.FIELD + "pitfalls", height=68)
-        saved = st.form_submit_button("Save technique" if editing else "Add technique", key=Retrieval.SAVE, type="primary")
-    if not saved:
+        a.text_input("Complexity", key=Retrieval.FIELD + "complexity", disabled=locked)
+        b.text_input("Tags (comma separated)", key=Retrieval.FIELD + "tags", disabled=locked)
+        st.text_area("Pitfalls", key=Retrieval.FIELD + "pitfalls", height=68, disabled=locked)
+        saved = st.form_submit_button("Save technique" if editing else "Add technique", key=Retrieval.SAVE,
+                                      type="primary", disabled=locked)
+    if not saved or locked:
         return
     data: dict[str, Any] = {name: st.session_state[Retrieval.FIELD + name].strip() for name in TECHNIQUE_FIELDS}
     data["tags"] = [t.strip() for t in data["tags"].split(",") if t.strip()]

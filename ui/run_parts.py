@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from execugraph.figures import charts
-from execugraph.safety.inert_text import md_text
-from execugraph.store import RunFilter
+from execugraph.safety.inert_text import md_text, one_line
+from execugraph.store import RunFilter, run_reads
+from ui import url_state
 from ui.keys import Runs
 from ui.publish import plot
 from ui.widgets import duration, pct
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from ui.views.run_groups import RunGroup
 
 
+LOADED = "_runs.loaded"  # the run whose title and tags the manage panel's boxes hold (not a widget)
 MAX_FAMILIES = 20  # parents whose derived runs get a collapsed section; more are named in a caption
 COLUMN_CONFIG_HELP = {
     "family": "a run's rescores and other derived runs are listed, collapsed, under the table; a derived run "
@@ -160,8 +163,10 @@ def _confirm_delete(store: Store, run_id: int, title: str, trials: int) -> None:
     )
     left, right = st.columns(2)
     if left.button("Delete permanently", type="primary", key=Runs.DELETE_CONFIRM, icon=":material/delete_forever:"):
-        store.delete_run(run_id)
+        store.delete_run(run_id)  # the id this dialog was opened for, never what the picker holds now
         st.session_state[Runs.NOTICE] = f"Deleted run #{run_id}."
+        if url_state.get("run") == str(run_id):
+            url_state.write({"run": None})  # the address no longer names a run that is gone
         _keep()
         st.rerun()
     if right.button("Keep it", key=Runs.DELETE_CANCEL):
@@ -169,21 +174,42 @@ def _confirm_delete(store: Store, run_id: int, title: str, trials: int) -> None:
         st.rerun()
 
 
+def _acted_on(run_id: int, notice: str) -> None:
+    """After a write: say what was done to which run, and keep that run under Run detail.
+
+    Setting the picker sends its new label to the browser: the browser answers with the label it shows, so
+    after a rename it sent the old one, which matched no option, and the page fell back to another run.
+    """
+    st.session_state[Runs.NOTICE] = notice
+    st.session_state[Runs.DETAIL] = run_id
+    st.session_state[LOADED] = None  # the title and tags boxes show what was stored
+
+
+def _rename(store: Store, run_id: int) -> None:
+    """on_click of Rename: `run_id` is the run the panel was drawn for."""
+    store.rename_run(run_id, st.session_state[Runs.RENAME].strip())
+    _acted_on(run_id, f"Renamed run #{run_id}.")
+
+
+def _save_tags(store: Store, run_id: int) -> None:
+    """on_click of Save tags: `run_id` is the run the panel was drawn for."""
+    store.set_tags(run_id, [t.strip() for t in st.session_state[Runs.TAGS].split(",")])
+    _acted_on(run_id, f"Saved the tags of run #{run_id}.")
+
+
 def manage_panel(store: Store, run: Run, trials: int) -> None:
-    """Rename, retag or delete the run (a run a worker is still processing must be cancelled first)."""
-    if st.session_state.get("_runs.loaded") != run.id:
-        st.session_state.update({"_runs.loaded": run.id, Runs.RENAME: run.title, Runs.TAGS: ", ".join(run.tags or [])})
+    """Rename, retag or delete the run (a run a worker is still processing must be cancelled first).
+
+    Each action is a callback given the id of the run drawn here: it acts on the run the page shows, whatever
+    the next script run would make of the picker.
+    """
+    if st.session_state.get(LOADED) != run.id:
+        st.session_state.update({LOADED: run.id, Runs.RENAME: run.title, Runs.TAGS: ", ".join(run.tags or [])})
     left, middle, right = st.columns([3, 3, 1], vertical_alignment="bottom")
     left.text_input("Title", key=Runs.RENAME)
-    if left.button("Rename", key=Runs.RENAME_SAVE):
-        store.rename_run(run.id, st.session_state[Runs.RENAME].strip())
-        st.session_state[Runs.NOTICE] = f"Renamed run #{run.id}."
-        st.rerun()
+    left.button("Rename", key=Runs.RENAME_SAVE, on_click=_rename, args=(store, run.id))
     middle.text_input("Tags (comma separated)", key=Runs.TAGS)
-    if middle.button("Save tags", key=Runs.TAGS_SAVE):
-        store.set_tags(run.id, [t.strip() for t in st.session_state[Runs.TAGS].split(",")])
-        st.session_state[Runs.NOTICE] = f"Saved the tags of run #{run.id}."
-        st.rerun()
+    middle.button("Save tags", key=Runs.TAGS_SAVE, on_click=_save_tags, args=(store, run.id))
     busy = run.kind == "batch" and run.status in ("queued", "running")
     right.button(
         "Delete",
@@ -196,6 +222,40 @@ def manage_panel(store: Store, run: Run, trials: int) -> None:
     )
     if st.session_state.get(Runs.PENDING_DELETE) == run.id:
         _confirm_delete(store, run.id, run.title, trials)
+
+
+def detail_run(store: Store, labels: Mapping[int, str], selected: list[int]) -> int:
+    """The run Run detail shows, after applying a `?run=` link.
+
+    The address decides whenever the picker holds no listed run: the browser sends the label it shows, and
+    a label the run no longer has (renamed here or elsewhere) matches no option.
+    """
+    linked_run(store, labels)
+    held = st.session_state.get(Runs.DETAIL)
+    if held not in labels:
+        raw = (url_state.get("run") or "").strip().removeprefix("#")
+        latest = run_reads.latest_finished_run(store)
+        default = selected[0] if selected else latest if latest in labels else next(iter(labels))
+        for candidate in (_named_id(held), int(raw) if raw.isdigit() else None, default):
+            if candidate in labels:
+                st.session_state[Runs.DETAIL] = candidate
+                break
+    return st.session_state[Runs.DETAIL]
+
+
+def _named_id(value: object) -> int | None:
+    """The run an id or a run's label names ("title #12" -> 12: the browser's label from before a rename)."""
+    if isinstance(value, int) or value is None:
+        return value
+    found = re.search(r"#(\d+)$", str(value))
+    return int(found.group(1)) if found else None
+
+
+def detail_chosen() -> None:
+    """on_change of Run detail: the address names the run picked (one history entry, so Back returns)."""
+    run_id = _named_id(st.session_state.get(Runs.DETAIL))
+    if run_id is not None:
+        url_state.write({"run": str(run_id)})
 
 
 def linked_run(store: Store, labels: Mapping[int, str]) -> None:
@@ -236,7 +296,7 @@ def filter_row(store: Store) -> RunFilter:
     for column, (key, label, name) in zip(f, selects, strict=False):
         if st.session_state.get(key) not in ["any", *choices[name]]:
             st.session_state[key] = "any"
-        column.selectbox(label, ["any", *choices[name]], key=key)
+        column.selectbox(label, ["any", *choices[name]], key=key, format_func=one_line)
     f[3].text_input("Model", key=Runs.MODEL, placeholder="e.g. qwen")
     f[4].text_input("Search titles", key=Runs.TEXT, placeholder="text in title or benchmark")
     f[5].text_input("Tag", key=Runs.TAG)

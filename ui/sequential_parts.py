@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from execugraph.safety.inert_text import md_text
+from execugraph.safety.inert_text import md_text, one_line
 from ui import statistics_url, url_state
 
 if TYPE_CHECKING:
@@ -46,13 +46,13 @@ def replay_section(store: Store, arms: list[tuple[str, str]], run_ids: list[int]
         statistics_url.adopt_choice("replay", BASE, labels, "Replay baseline arm")
         if st.session_state.get(BASE) not in labels:
             st.session_state[BASE] = labels[0]
-        base = a.selectbox("Baseline arm", labels, key=BASE, format_func=lambda x: names.get(x, x))
+        base = a.selectbox("Baseline arm", labels, key=BASE, format_func=lambda x: one_line(names.get(x, x)))
         url_state.publish("replay", BASE, base, default=labels[0])
         others = [x for x in labels if x != base]
         statistics_url.adopt_choice("replay_vs", OTHER, others, "Replay compared arm")
         if st.session_state.get(OTHER) not in others:
             st.session_state[OTHER] = others[0]
-        other = b.selectbox("Compared arm", others, key=OTHER, format_func=lambda x: names.get(x, x))
+        other = b.selectbox("Compared arm", others, key=OTHER, format_func=lambda x: one_line(names.get(x, x)))
         url_state.publish("replay_vs", OTHER, other, default=others[0])
         c, d = st.columns(2)
         looks = c.number_input("Looks", min_value=2, max_value=50, value=10, step=1, key=LOOKS)

@@ -3,15 +3,22 @@
 `python -m ui.serve --host HOST --port PORT` checks the address against the tokens (see
 `ui/access.py`), sets `server.allowedHosts` (the Host names a browser may use, so a DNS-rebinding
 page cannot talk to the server: loopback names, this machine's names and EXECUGRAPH_DASHBOARD_HOSTS),
-then replaces itself with `streamlit run app.py` and the flags `make run` always passed.
+then serves app.py (Streamlit's `st.App`) with the options `make run` always passed.
+
+A shared dashboard (a token set) also shows no error details to any browser (a traceback names paths and source
+lines) and answers `/_stcore/metrics` with 403 (Streamlit serves it without sign-in). On Ctrl-C or SIGTERM, any
+dashboard stops the batch worker it started, unless that worker is running a batch: then one line says so and
+how to stop it (`ui/worker_exit.py`).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 from execugraph.configuration.settings import PROJECT_ROOT, load_settings
 from ui.access import is_loopback, unprotected_exposure
@@ -30,14 +37,67 @@ def allowed_hosts(host: str, extra: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))
 
 
-def streamlit_argv(host: str, port: int, hosts: list[str]) -> list[str]:
+def streamlit_argv(host: str, port: int, hosts: list[str], shared: bool = False) -> list[str]:
+    """`streamlit run app.py` with the options `make run` serves with (`run_options` reads them back)."""
     argv = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app.py"), "--server.headless", "true",
             "--server.port", str(port), "--server.address", host, "--browser.gatherUsageStats", "false",
             "--server.fileWatcherType", "none", "--server.runOnSave", "false",
             "--client.toolbarMode", "viewer", "--client.showSidebarNavigation", "false"]  # as .streamlit/config.toml
+    if shared:  # no traceback, path or source line reaches a browser, signed in or not
+        argv += ["--client.showErrorDetails", "none"]
     for name in hosts:
         argv += ["--server.allowedHosts", name]
     return argv
+
+
+def run_options(argv: list[str]) -> dict[str, Any]:
+    """The `--section.option value` pairs of `streamlit_argv` as `st.App.run(config=...)` takes them."""
+    options: dict[str, Any] = {}
+    pairs = argv[argv.index("run") + 2:]
+    for flag, value in zip(pairs[::2], pairs[1::2], strict=True):
+        name = flag.removeprefix("--")
+        if name == "server.allowedHosts":
+            options.setdefault(name, []).append(value)
+        else:  # typed as the command line's parser would: App.run takes values as they are
+            options[name] = {"true": True, "false": False}.get(value, int(value) if value.isdigit() else value)
+    return options
+
+
+class RefuseMetrics:
+    """ASGI middleware: `/_stcore/metrics` (sessions, memory, cache sizes) answers 403, as no sign-in guards it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = str(scope.get("path", "")).rstrip("/")
+        if scope["type"] == "http" and path.endswith("/_stcore/metrics"):
+            await send({"type": "http.response.start", "status": 403,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+            await send({"type": "http.response.body", "body": b"metrics are not served by a shared dashboard\n"})
+            return
+        await self.app(scope, receive, send)
+
+
+def serve(argv: list[str], shared: bool) -> None:
+    """Serve app.py with `argv`'s options until Ctrl-C or SIGTERM (`streamlit run`'s server, in this process)."""
+    import streamlit as st
+    from starlette.middleware import Middleware
+
+    script = str(PROJECT_ROOT / "app.py")
+    sys.argv = [script]  # st.App.run reads the script's folder (sys.path, .streamlit/) from argv[0], as `run` would
+    app = st.App(script, middleware=[Middleware(RefuseMetrics)] if shared else [], lifespan=_stop_hook)
+    app.run(config=run_options(argv))
+
+
+@asynccontextmanager
+async def _stop_hook(_app: Any) -> AsyncIterator[None]:
+    """On shutdown, deal with the batch worker this server started: uvicorn re-raises SIGTERM once it has shut
+    down, so an exit handler (`atexit`) would never run."""
+    from ui import worker_exit
+
+    yield None
+    worker_exit.on_stop()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     if not is_loopback(args.host):
         print(f"make run: sign-in required; browsers may reach it as {', '.join(hosts)} "
               "(add names with EXECUGRAPH_DASHBOARD_HOSTS)", file=sys.stderr, flush=True)
-    command = streamlit_argv(args.host, args.port, hosts)
-    os.execv(command[0], command)
-    return 0  # not reached
+    shared = bool(settings.dashboard_token or settings.viewer_token)
+    serve(streamlit_argv(args.host, args.port, hosts, shared), shared)
+    return 0
 
 
 if __name__ == "__main__":

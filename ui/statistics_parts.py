@@ -8,7 +8,7 @@ import json
 import streamlit as st
 
 from execugraph.figures.report_figures import comparison_figure
-from execugraph.safety.inert_text import md_text
+from execugraph.safety.inert_text import md_text, one_line
 from execugraph.stats.report_model import StatsReport
 from execugraph.stats.tables import category_paired_table, category_table, paired_table
 from ui import statistics_url, url_state, views
@@ -65,7 +65,7 @@ def flips(report: StatsReport) -> None:
     statistics_url.adopt_choice("pair", Statistics.PAIR, names, "Pair")
     if st.session_state.get(Statistics.PAIR) not in names:
         st.session_state[Statistics.PAIR] = names[0]
-    chosen = st.selectbox("Pair", names, key=Statistics.PAIR)
+    chosen = st.selectbox("Pair", names, key=Statistics.PAIR, format_func=one_line)
     url_state.publish("pair", Statistics.PAIR, chosen, default=names[0])
     pair = report.pairs[names.index(chosen)]
     a, b = st.columns(2)

@@ -13,6 +13,7 @@ import streamlit as st
 
 from execugraph.agents.nodes import spec_for, trace_of
 from execugraph.agents.registry import Block
+from execugraph.grading.findings import findings_note
 from execugraph.safety.inert_text import md_rich, md_text
 from ui import views
 from ui.views import StepRow, code_diff, test_result_rows
@@ -48,6 +49,9 @@ def _test_results(store: Store, step_id: int | None) -> None:
             f"Sandbox run ({md_text(execution.purpose)}): {md_text(execution.verdict)}, {execution.tests_passed}/"
             f"{execution.tests_total} tests in {views.duration(execution.duration_s)}"
         )
+        note = findings_note(execution.results or [])
+        if note:
+            st.caption(md_text(note))
         if execution.results:
             st.dataframe(test_result_rows(execution.results, execution.code or ""), hide_index=True)
         if execution.stderr:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from execugraph.safety.inert_text import md_text
+from execugraph.safety.inert_text import md_text, one_line
 from ui import views
 from ui.keys import Trace
 from ui.steps import render_steps
@@ -122,7 +122,7 @@ def compare_panel(store: Store, trial: Trial, steps: list[StepRow]) -> None:
         "Compare with",
         list(labels),
         key=Trace.COMPARE,
-        format_func=labels.get,
+        format_func=lambda t: one_line(labels[t]),
         help="trials of the same problem; those with the opposite outcome come first",
     )
     other_trial = store.get_trial(other_id)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from execugraph.safety.inert_text import one_line
 from execugraph.store import run_reads, trace_reads
 from ui import url_state, views
 from ui.keys import Trace
@@ -60,7 +61,7 @@ def pick_trial(store: Store) -> int | None:
         latest = run_reads.latest_finished_run(store)
         st.session_state[Trace.RUN] = latest if latest in runs else next(iter(runs))
     top = st.columns([3, 2, 2, 2])  # 1: at 800 px the Outcome box showed "a" of "any"
-    run_id = top[0].selectbox("Run", list(runs), key=Trace.RUN, format_func=runs.get)
+    run_id = top[0].selectbox("Run", list(runs), key=Trace.RUN, format_func=lambda r: one_line(runs[r]))
     options = views.trial_filter_choices(store, run_id)
     filters = (
         (Trace.CONDITION, "Condition", options["condition"]),
@@ -70,7 +71,7 @@ def pick_trial(store: Store) -> int | None:
     for column, (key, name, values) in zip(top[1:], filters, strict=True):
         if st.session_state.get(key) not in [ANY, *values]:
             st.session_state[key] = ANY
-        column.selectbox(name, [ANY, *values], key=key)
+        column.selectbox(name, [ANY, *values], key=key, format_func=one_line)
     chosen = {key: None if st.session_state[key] == ANY else st.session_state[key] for key, _, _ in filters}
     trials = trace_reads.trial_rows(
         store,
@@ -88,7 +89,8 @@ def pick_trial(store: Store) -> int | None:
         finished = (t["id"] for t in trials if t["status"] in ("done", "error"))
         st.session_state[Trace.TRIAL] = next(finished, trials[0]["id"])
     shown = f"{len(trials)}{'+' if len(trials) == LIMIT else ''} shown"
-    trial_id = st.selectbox(f"Trial ({shown})", list(labels), key=Trace.TRIAL, format_func=labels.get)
+    trial_id = st.selectbox(f"Trial ({shown})", list(labels), key=Trace.TRIAL,
+                            format_func=lambda t: one_line(labels[t]))
     _name_in_url(run_id, trial_id)
     st.session_state.update({"_trace.linked": str(trial_id), "_trace.linked_run": str(run_id)})
     return trial_id

@@ -9,6 +9,7 @@ import streamlit as st
 
 from execugraph.configuration.config import ROLES
 from execugraph.configuration.settings import EMBEDDED_MODEL
+from execugraph.safety.inert_text import one_line
 from ui import keys, url_state
 from ui.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
 
@@ -49,6 +50,7 @@ def model_pickers(
         "Model",
         options,
         key=default_key,
+        format_func=one_line,
         persist_state=persist,
         help=f"{EMBEDDED_MODEL} is the small embedded model; pulled Ollama models are listed too; "
         "the starting choice is EXECUGRAPH_MODEL",
@@ -62,7 +64,7 @@ def model_pickers(
             key = role_prefix + role
             if st.session_state.get(key) not in role_options:
                 st.session_state[key] = keys.SAME_AS_DEFAULT
-            choice = st.selectbox(role.capitalize(), role_options, key=key, persist_state=persist)
+            choice = st.selectbox(role.capitalize(), role_options, key=key, persist_state=persist, format_func=one_line)
             if choice != keys.SAME_AS_DEFAULT:
                 models[role] = choice
     return default, models
@@ -120,7 +122,8 @@ def run_picker(
         st.session_state[missing] = []
     unknown = list(st.session_state.get(missing) or [])
     st.session_state[key] = [r for r in wanted if r in labels]
-    chosen = st.multiselect(label, list(labels), key=key, format_func=lambda r: labels.get(r, f"#{r}"), help=help)
+    chosen = st.multiselect(label, list(labels), key=key, format_func=lambda r: one_line(labels.get(r, f"#{r}")),
+                            help=help)
     st.session_state[kept] = list(chosen)
     if unknown and url and st.session_state.get(f"{key}.forget"):  # "Remove them from the link" was clicked
         unknown = st.session_state[missing] = []

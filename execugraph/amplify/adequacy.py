@@ -94,7 +94,7 @@ def _jobs(original: Problem, amplified: Problem, reference: str) -> tuple[list[t
     found = mutants(reference)
     old_tests = problem_grading_tests(original)
     new_tests = [t for t in problem_grading_tests(amplified) if t.get("amplified")]
-    limits = Limits(timeout_s=MUTANT_CPU_S, suite_timeout_s=10 * MUTANT_CPU_S)
+    limits = Limits(timeout_s=MUTANT_CPU_S, suite_timeout_s=10 * MUTANT_CPU_S, stop_after_timeout=False)
     jobs = [(program, build_suite(original, old_tests, "standalone"), limits) for _, program in found]
     if new_tests:
         jobs += [(program, build_suite(amplified, new_tests, "standalone"), limits) for _, program in found]

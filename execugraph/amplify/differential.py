@@ -45,7 +45,7 @@ def problem_disagreements(pool: Any, problem: Problem, programs: list[str], seed
         return []
     probes = [{"name": f"probe {i}", "kind": "call", "expr": e, "expected": None} for i, e in enumerate(exprs)]
     suite = build_suite(problem, probes, "standalone")
-    results = pool.run_many([(code, suite, Limits(timeout_s=CPU_S)) for code in programs])
+    results = pool.run_many([(code, suite, Limits(timeout_s=CPU_S, stop_after_timeout=False)) for code in programs])
     out: list[Disagreement] = []
     for index, expr in enumerate(exprs):
         answers = [_outcome(r.tests[index]) for r in results if index < len(r.tests)]

@@ -30,7 +30,7 @@ SEARCH_CPU_S = 4 * MUTANT_CPU_S  # a mutant only as slow as the reference must n
 def _limits(cpu_s: float) -> Any:
     from sandbox import Limits
 
-    return Limits(timeout_s=cpu_s, suite_timeout_s=60 * MUTANT_CPU_S)
+    return Limits(timeout_s=cpu_s, suite_timeout_s=60 * MUTANT_CPU_S, stop_after_timeout=False)
 
 
 def _search_tests(pool: Any, problems: list[tuple[Problem, str]], seed: int, budget: int) -> list[list[JsonObject]]:

@@ -117,7 +117,7 @@ def reference_answers_many(pool: Any, items: list[Item], settings: GradingSettin
     from sandbox import Limits
 
     settings = settings or GradingSettings()
-    limits = Limits(timeout_s=cpu_s, memory_mb=settings.memory_mb)
+    limits = Limits(timeout_s=cpu_s, memory_mb=settings.memory_mb, stop_after_timeout=False)
     todo = [i for i, (_, _, exprs) in enumerate(items) if exprs]
     jobs = []
     for i in todo:

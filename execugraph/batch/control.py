@@ -49,7 +49,8 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Problem] | None 
 
 
 def request_cancel(store: Store, run_id: int, *, now: bool = False) -> int:
-    """Ask the owning worker to stop after its in-flight trials; a queued run is cancelled at once.
+    """Ask the owning worker to stop after its in-flight trials; a run nobody holds (queued, or its
+    worker gone past its lease) is cancelled at once, the trials it left running with it.
 
     With `now`, the trials in flight are abandoned too (recorded as cancelled, rerun on resume)
     instead of being waited for; returns how many were. Their attempts are fenced off, so
@@ -61,9 +62,8 @@ def request_cancel(store: Store, run_id: int, *, now: bool = False) -> int:
     abandoned = leases.cancel_now(store, run_id) if now else 0
     if not now:
         store.update_run(run_id, cancel_requested=True)
-    if run.status == "queued" and run.worker_id is None:
-        leases.cancel_queued(store, run_id)
-        store.update_run(run_id, status="cancelled")
+    # a run no worker holds (queued, or its worker died and its lease ran out) is cancelled here and now
+    leases.finish_orphaned_cancels(store, only=run_id)
     return abandoned
 
 

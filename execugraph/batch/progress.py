@@ -34,12 +34,17 @@ class BatchProgress:
     eta: estimates.Estimate | None = None  # time left with its range (None: nothing timed yet, or not running)
     cancelling: bool = False  # cancel requested while trials are still in flight
     finishing: estimates.Estimate | None = None  # after a cancel: until the trials in flight end
+    worker_gone: bool = False  # cancelling, but the run's lease ran out: its worker died or stopped
 
     def eta_text(self) -> str | None:
         """`ETA about 4 min 10 s (3 min 02 s to 5 min 40 s) from this run`, or after a cancel
-        `finishing 2 trials in progress (about 40 s, 25 s to 1 min 05 s)`."""
+        `finishing 2 trials in progress (about 40 s, 25 s to 1 min 05 s)`, or, its worker gone,
+        `cancelling: its worker stopped; ...`."""
         if self.cancelling:
             n = f"{self.running} trial" + ("" if self.running == 1 else "s")
+            if self.worker_gone:
+                return (f"cancelling: its worker stopped with {n} in progress; the next worker (or `cancel` "
+                        "again) cancels them")
             about = f" ({self.finishing.about()}, {self.finishing.span()})" if self.finishing is not None else ""
             return f"finishing {n} in progress{about}" if self.running else "cancelling"
         return None if self.eta is None else f"ETA {self.eta.describe()} from {self.eta.basis}"
@@ -62,7 +67,18 @@ def progress(store: Store, run_id: int) -> BatchProgress:
             eta = None  # what is left will not run: say how long the trials in flight take instead
     word = status_word(run.status, counts) if run is not None else ""
     return BatchProgress(counts.total, counts.finished, counts.passed, counts.running, counts.errors, counts.pass_rate,
-                         None if eta is None else eta.seconds, counts.graded, word, eta, cancelling, finishing)
+                         None if eta is None else eta.seconds, counts.graded, word, eta, cancelling, finishing,
+                         cancelling and _lease_over(run))
+
+
+def _lease_over(run: Run | None) -> bool:
+    """The run's lease has run out (nobody renews it: its worker died, or stopped on a full disk)."""
+    from execugraph.store import utcnow
+
+    if run is None or run.worker_id is None:
+        return True
+    end = run.lease_expires_at
+    return end is not None and end < utcnow()
 
 
 def time_left(store: Store, run: Run) -> tuple[estimates.Estimate | None, estimates.Estimate | None]:

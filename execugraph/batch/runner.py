@@ -79,6 +79,8 @@ class Worker:
         while not self.stop.is_set():
             claimed_at = time.monotonic()
             try:
+                for ended in leases.finish_orphaned_cancels(self.store, self.stale_after_s):
+                    log.info("run %s: its worker stopped after a cancel; cancelled the trials it left running", ended)
                 run_id = leases.claim_run(self.store, self.worker_id, self.stale_after_s)
                 if run_id is not None:
                     self.process_run(run_id, claimed_at=claimed_at)
@@ -196,6 +198,7 @@ def claim_or_wait(
     run has left queued/running in other hands."""
     while True:
         sent = time.monotonic()
+        leases.finish_orphaned_cancels(store, stale_after_s, only=run_id)  # cancelled while its worker was gone
         if leases.claim_run(store, worker_id, stale_after_s, only=run_id) == run_id:
             return sent
         run = store.get_run(run_id)

@@ -15,6 +15,11 @@ The package holds the command layer only (the work is done in the core):
 Each command group is one module exposing `configure(parser)` and `run(args) -> int`
 (or `configure_<name>` / `run_<name>` for several commands); `COMMANDS` names each one's module and
 functions, so adding a command is one module here and one line there.
+The front door is lazy: building the parser imports no command module; only the command
+named on the line is imported and has its arguments declared (`_LazyCommands`), and its `run`
+is looked up when it runs. A command module is light at import (argparse, the project's words);
+what does the work (the store, scipy, LangGraph, the sandbox) is imported inside its functions,
+so `--help` and `status` start fast (`tests/cli/test_cli_layout.py`, `bench/cli_startup.py`).
 A database that cannot be used (StoreUnavailableError, or a corrupt file met
 while reading) ends any command here with one line on stderr and exit 2.
 Every command writes through `terminal.inert_output`: no control sequence from
@@ -26,11 +31,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 
 class Command(NamedTuple):
-    """Where a command lives: its module (imported only when the parser is built), the function that
+    """Where a command lives: its module (imported only when the command is chosen), the function that
     declares its arguments and the one that runs it, both named in full so a search finds the caller."""
 
     module: str
@@ -39,7 +45,7 @@ class Command(NamedTuple):
     help: str
 
 
-# Command modules keep heavy imports (torch, scipy) inside their functions.
+# Command modules keep heavy imports (the store, torch, scipy, LangGraph) inside their functions.
 COMMANDS: dict[str, Command] = {
     "doctor": Command("execugraph.cli.doctor", "configure", "run", "check the database, embedded model, Ollama and sandbox"),
     "run": Command("execugraph.cli.run", "configure", "run", "run one problem (ad-hoc or from a benchmark) under one condition"),
@@ -60,19 +66,56 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+class _Deferred:
+    """A command's `run`, looked up in its module only when called (so `args._run(args)` works as before)."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __call__(self, args: argparse.Namespace) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)(args)
+
+
+class _LazyCommands(argparse._SubParsersAction):
+    """The subcommands action that declares a command's arguments only once that command is chosen."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending: dict[str, Command] = {}
+
+    def configure(self, name: str) -> argparse.ArgumentParser:
+        """The parser of command `name`, its module imported and its arguments declared (once)."""
+        parser = self._name_parser_map[name]
+        command = self.pending.pop(name, None)
+        if command is not None:
+            getattr(importlib.import_module(command.module), command.configure)(parser)
+        return parser
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        if isinstance(values, Sequence) and values and values[0] in self.pending:
+            self.configure(values[0])
+        super().__call__(parser, namespace, values, option_string)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; a command's module is imported and its arguments declared only when it is parsed."""
     parser = argparse.ArgumentParser(prog="python -m execugraph", description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="database path or SQLAlchemy URL (default: EXECUGRAPH_DB or ./runs.db)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=_LazyCommands)
     for name, command in COMMANDS.items():
-        module = importlib.import_module(command.module)
-        configure, run = getattr(module, command.configure), getattr(module, command.run)
         cmd = sub.add_parser(name, help=command.help, description=command.help)
         # --db is accepted after the command too (`import PATH --db URL`).
         cmd.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        configure(cmd)
-        cmd.set_defaults(_run=run)
+        cmd.set_defaults(_run=_Deferred(command.module, command.run))
+        sub.pending[name] = command
     return parser
+
+
+def command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """Command `name`'s parser from `build_parser()`, its arguments declared (for tests and documentation)."""
+    commands = next(a for a in parser._actions if isinstance(a, _LazyCommands))
+    return commands.configure(name)
 
 
 EXIT_BAD_DATABASE = 2

@@ -1,4 +1,8 @@
-"""CLI for batches: `batch`, `worker`, `status`, `cancel`, `resume`."""
+"""CLI for batches: `batch`, `worker`, `status`, `cancel`, `resume`.
+
+Light at import (the front door imports it to parse `status`): pydantic, the batch spec, the store
+and the settings are imported inside the functions that use them.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +15,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
-from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S, BatchSpec, parse_seeds
-from execugraph.configuration.settings import load_settings
 from execugraph.configuration.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS, TRIAL_ORDERS
 from execugraph.safety.inert_text import terminal_text
-from execugraph.safety.redaction import install_log_scrub
 
 if TYPE_CHECKING:
+    from execugraph.batch.spec import BatchSpec
     from execugraph.store import Store
 
 if TYPE_CHECKING:
@@ -108,6 +108,8 @@ def sequential_design(args: argparse.Namespace):
 
 def add_fault_flags(parser: argparse.ArgumentParser) -> None:
     """--outage-budget-s and --llm-timeout-s, shared by `batch` and `run`."""
+    from execugraph.batch.spec import DEFAULT_LLM_TIMEOUT_S, DEFAULT_OUTAGE_BUDGET_S
+
     parser.add_argument("--outage-budget-s", type=float, default=None,
                         help=f"how long an LLM endpoint may stay unreachable (its trials wait, retrying with "
                         f"backoff) before they end as llm_error (default: {DEFAULT_OUTAGE_BUDGET_S:.0f})")
@@ -123,6 +125,9 @@ def fault_settings(args: argparse.Namespace) -> dict[str, float]:
 
 
 def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
+    from execugraph.batch.spec import BatchSpec, parse_seeds
+    from execugraph.configuration.settings import load_settings
+
     if args.config:
         from execugraph.grading.suite_files import locate_suite
 
@@ -187,6 +192,8 @@ def executors() -> dict[str, Executor]:
 
 
 def run_batch(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
     try:
         spec = _spec_from_args(args)
     except (ValueError, ValidationError, OSError) as exc:
@@ -248,6 +255,8 @@ def run_worker(args: argparse.Namespace) -> int:
             print("worker: another worker is already serving this database", file=sys.stderr)
             return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from execugraph.safety.redaction import install_log_scrub
+
     install_log_scrub()
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per LLM call would drown the rest
     worker = Worker(store, stale_after_s=args.stale_after_s, heartbeat_s=args.heartbeat_s, executors=executors())
@@ -326,10 +335,14 @@ def run_cancel(args: argparse.Namespace) -> int:
     except LookupError as exc:
         print(f"cancel: {exc}", file=sys.stderr)
         return 2
+    after = progress(store, args.run_id)
     if args.now:
         print(f"run {args.run_id} cancelled now ({abandoned} trials in progress abandoned; resume reruns them)")
+    elif after.status == "cancelled" and before is not None and before.status not in ("queued", "cancelled"):
+        print(f"run {args.run_id} cancelled: its worker had stopped ({before.running} trials it left in progress "
+              "cancelled; resume reruns them)")
     elif before is not None and before.running:
-        print(f"cancel requested for run {args.run_id}: {progress(store, args.run_id).eta_text()}; "
+        print(f"cancel requested for run {args.run_id}: {after.eta_text()}; "
               f"`cancel --now {args.run_id}` abandons them")
     else:
         print(f"cancel requested for run {args.run_id}")

@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from execugraph.configuration.settings import load_settings
-from execugraph.providers.health import run_checks
-
 MARK = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
 
@@ -18,6 +15,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the checks and print them; exit 1 when one failed."""
+    from execugraph.configuration.settings import load_settings
+    from execugraph.providers.health import run_checks
+
     checks = run_checks(load_settings(args.db), load_model=not args.no_load)
     if args.json:
         print(json.dumps([c.to_dict() for c in checks], indent=2))

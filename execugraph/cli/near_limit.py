@@ -52,6 +52,7 @@ def format_near_limit(report: JsonObject) -> str:
 
 def _kind(kind: str) -> str:
     return {"cpu": "the CPU limit", "wall": "the wall-clock backstop", "suite": "the suite's limit",
+            "blocked": "the blocked-time budget (sleeping or waiting)", "not-run": "an earlier test's timeout",
             "wall-clock": "a wall-clock limit (older policy)"}.get(kind, kind)
 
 

@@ -141,6 +141,15 @@ def configure_rescore(parser: argparse.ArgumentParser) -> None:
                         help="grade on the stored amplified version of the run's benchmark (see `amplify`)")
 
 
+def jobs_line(report: JsonObject) -> str:
+    """`820 programs, 173 distinct jobs run`: each distinct sandbox job (program, suite, limits) ran once."""
+    distinct, ran = report.get("distinct_jobs", 0), report.get("jobs_run", 0)
+    line = f"{report['rescored']} programs, {distinct} distinct jobs run"
+    if ran < distinct:  # a shared memo (reproduce) had run some of them already
+        line = f"{report['rescored']} programs, {distinct} distinct jobs ({ran} run, {distinct - ran} already run)"
+    return line
+
+
 def _print_report(report: JsonObject) -> None:
     """The rescore report (`RescoreReport.to_dict()`, what --json prints) as lines for a person."""
     agreement = report["agreement"]
@@ -157,6 +166,8 @@ def _print_report(report: JsonObject) -> None:
         f"  agreement with stored verdicts {rate} ({agreement['same']}/{agreement['rescored']}); "
         f"passed {report['passed_before']} -> {report['passed_after']}; {len(report['flips'])} flip(s)"
     )
+    if report["rescored"]:
+        print(f"  {jobs_line(report)}")
     if report["trials_per_s"]:
         print(f"  {report['trials_per_s']} trials/s")
     if report["protocol_effect"]["note"]:

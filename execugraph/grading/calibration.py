@@ -230,7 +230,8 @@ def _unmeasured(calibrator: Calibrator, policy: str, plans: list[_Plan]) -> dict
             continue
         known = calibrator.get(policy, key)
         if known is None or known.reference_digest != _digest(reference):
-            limits = Limits(timeout_s=REFERENCE_HEADROOM * cpu_floor(problem, settings), memory_mb=settings.memory_mb)
+            limits = Limits(timeout_s=REFERENCE_HEADROOM * cpu_floor(problem, settings), memory_mb=settings.memory_mb,
+                            stop_after_timeout=False)  # every test measured
             todo[key] = _Todo(reference, suite, limits, _digest(reference))
     return todo
 

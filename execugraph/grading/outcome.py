@@ -47,6 +47,9 @@ class SuiteOutcome:
     """CPU seconds of the whole job (loading and every test)."""
     limits: JsonObject = field(default_factory=dict)
     """The time limits in force (`Limits.describe()` plus the sandbox's accounting)."""
+    findings: tuple[JsonObject, ...] = ()
+    """What the verdict alone does not say (e.g. `shadowed_builtins`: the program redefines builtins the tests
+    call); read with `execugraph.grading.findings`."""
 
     @classmethod
     def of(cls, result: SuiteResult) -> SuiteOutcome:
@@ -58,6 +61,7 @@ class SuiteOutcome:
         """From `SuiteResult.to_dict()`-shaped data (a test's fake, or a result read back); unknown keys dropped."""
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
         known["tests"] = tuple(data.get("tests") or ())  # type: ignore[arg-type]
+        known["findings"] = tuple(f for f in data.get("findings") or () if isinstance(f, Mapping))  # type: ignore[union-attr]
         return cls(**known)  # type: ignore[arg-type]
 
     def as_dict(self) -> JsonObject:
@@ -75,6 +79,7 @@ class SuiteOutcome:
             "policy_version": self.policy_version,
             "cpu_s": self.cpu_s,
             "limits": dict(self.limits),
+            "findings": [dict(finding) for finding in self.findings],
         }
 
     def test_results(self) -> list[JsonObject]:
@@ -90,6 +95,14 @@ class SuiteOutcome:
     def error_class(self) -> str | None:
         """The trial-level error class: the verdict unless it passed."""
         return None if self.passed else self.verdict or "harness_error"
+
+    @property
+    def findings_note(self) -> str | None:
+        """The findings as one sentence (`grading.findings`), None when there are none."""
+        from execugraph.grading.findings import shadowed_builtins
+
+        finding = shadowed_builtins(self.findings)
+        return None if finding is None else finding.text()
 
     @property
     def first_failure(self) -> JsonObject | None:

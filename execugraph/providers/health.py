@@ -35,7 +35,8 @@ def check_database(settings: Settings) -> Check:
     except StoreUnavailableError as exc:  # already one sentence saying what to do
         return Check("database", "fail", str(exc))
     except Exception as exc:  # any other driver error is reported, not raised
-        return Check("database", "fail", f"{redact(settings.db_url)}: {type(exc).__name__}: {exc}",
+        # never the driver's words, which may quote the URL as it parsed it (parts of a password included)
+        return Check("database", "fail", f"cannot open {redact(settings.db_url)} ({type(exc).__name__})",
                      "set EXECUGRAPH_DB (or --db) to a writable path or a reachable PostgreSQL URL")
     try:
         version = store.schema_version()

@@ -19,7 +19,8 @@ from typing import Any
 from execugraph.configuration.json_types import JsonObject
 
 NEAR_SHARE = 0.8  # within 20% of a limit
-TIMEOUT_KINDS = {"CpuTimeLimit": "cpu", "WallTimeLimit": "wall", "SuiteTimeLimit": "suite", "Timeout": "wall-clock"}
+TIMEOUT_KINDS = {"CpuTimeLimit": "cpu", "WallTimeLimit": "wall", "SuiteTimeLimit": "suite", "Timeout": "wall-clock",
+                 "BlockedTimeLimit": "blocked", "NotRun": "not-run"}
 
 
 def _number(value: Any) -> float | None:
@@ -60,7 +61,8 @@ def limit_use(test: Mapping[str, Any]) -> LimitUse | None:
 
 
 def timeout_kind(test: Mapping[str, Any]) -> str | None:
-    """'cpu', 'wall', 'suite' or 'wall-clock' (a policy before CPU limits) for a timed-out test, else None."""
+    """'cpu', 'wall', 'suite', 'blocked' (sleeping or waiting past its budget), 'not-run' (after an earlier
+    timeout) or 'wall-clock' (a policy before CPU limits) for a timed-out test, else None."""
     if test.get("verdict") != "timeout":
         return None
     return TIMEOUT_KINDS.get(str(test.get("error_class") or ""), "wall-clock")

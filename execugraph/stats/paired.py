@@ -19,6 +19,7 @@ answer different questions, so a reader needs to be told when they disagree.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,6 +28,7 @@ import numpy as np
 from scipy import stats as sps
 
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED, BootstrapBatch
+from execugraph.stats.signed_rank import average_ranks, exact_signed_rank_p
 
 # Above this many non-zero differences the exact null distribution costs seconds
 # (scipy builds it in O(n^3)); the normal approximation with tie correction is then
@@ -64,15 +66,19 @@ def wilcoxon_p(diffs: Sequence[float] | np.ndarray) -> tuple[float, str, int]:
     n = int(nonzero.size)
     if n == 0:
         return (1.0, "none", 0)
-    ranks = sps.rankdata(np.abs(nonzero))
+    ranks = average_ranks(np.abs(nonzero))
     if ranks[nonzero > 0].sum() > n * (n + 1) / 4:
         nonzero = -nonzero
-    method = "exact" if n <= EXACT_WILCOXON_MAX_N else "asymptotic"
-    res = sps.wilcoxon(nonzero, zero_method="wilcox", method=method, alternative="two-sided")
-    p = float(res.pvalue)
+    if n <= EXACT_WILCOXON_MAX_N:
+        # scipy's exact test, computed without its per-call overhead (identical floats: signed_rank.py)
+        method, p = "exact", exact_signed_rank_p(nonzero)
+    else:
+        method = "asymptotic"
+        p = float(sps.wilcoxon(nonzero, zero_method="wilcox", method=method, alternative="two-sided").pvalue)
     return (min(1.0, p) if math.isfinite(p) else 1.0, method, n)
 
 
+@functools.lru_cache(maxsize=4096)
 def mcnemar_exact_p(a_only: int, b_only: int) -> float:
     """Exact two-sided McNemar p: binomial test of the discordant split against 1/2."""
     total = a_only + b_only
@@ -90,7 +96,12 @@ def wilcoxon_p_min(diffs: Sequence[float] | np.ndarray) -> float:
     ranks and the method (exact or asymptotic) the real p used; 2 / 2^n for the
     exact test on n non-zero differences. 1.0 when no difference is non-zero.
     """
-    return wilcoxon_p(np.abs(np.asarray(diffs, dtype=float)))[0]
+    d = np.asarray(diffs, dtype=float)
+    n = int(np.count_nonzero(d))
+    if n <= EXACT_WILCOXON_MAX_N:
+        # all one way: R+ = 0 after orientation, so p = 2 P(R+ = 0) = 2 / 2^n whatever the ties
+        return float(min(1.0, 2.0 * 0.5**n)) if n else 1.0
+    return wilcoxon_p(np.abs(d))[0]
 
 
 def mcnemar_p_min(discordant: int) -> float:

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import SQLModel
 
+from execugraph.store.dialect_insert import insert_for
 from execugraph.store.engine import writer
 from execugraph.store.models import ProblemRecord, Run
 from execugraph.store.validation import table_of
@@ -69,7 +69,7 @@ class BulkWriter:
         table = table_of(ProblemRecord)
         dialect = self._conn.dialect.name
         if dialect in ("sqlite", "postgresql"):
-            make = sqlite.insert if dialect == "sqlite" else postgresql.insert
+            make = insert_for(dialect)
             stmt = make(table).on_conflict_do_nothing(index_elements=["benchmark", "problem_id"])
             stmt = stmt.returning(table.c.problem_id)
             return sum(len(self._conn.execute(stmt, [row]).all()) for row in rows)

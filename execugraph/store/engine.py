@@ -43,12 +43,40 @@ PG_CONNECT_TIMEOUT_S = 10
 READ_ONLY_MODES = ("ro", "immutable")
 
 
+class RawAtError(ValueError):
+    """A URL whose user name or password holds a raw `@`: where its host begins would be a guess."""
+
+
+def check_userinfo(url: str) -> None:
+    """Refuse a URL with more than one unescaped `@` before its host (RawAtError, its message safe to show).
+
+    SQLAlchemy splits at the first `@`, so `postgresql://u:p@ss@host/db` would connect to the host
+    `ss@host` and the driver's error would print part of the password; guessing the other way could
+    be wrong too, so the URL is refused with how to write it.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower().startswith("sqlite"):
+        return
+    end = min([i for i in (rest.find("?"), rest.find("#")) if i >= 0], default=len(rest))
+    userinfo, at, host = rest[:end].rpartition("@")
+    if at and "@" in userinfo:
+        masked = f"{scheme}://***@{host}"
+        raise RawAtError(
+            f"cannot use --db {masked!r}: its user name or password holds a raw '@', so where the host begins "
+            "is a guess; write @ in a password as %40 (postgresql://USER:PA%40SS@HOST:PORT/DB) and give --db "
+            "(or EXECUGRAPH_DB) again"
+        )
+
+
 def normalise_url(url: str | URL) -> URL:
     """Parse `url`, picking psycopg 3 for PostgreSQL; reject what cannot be a run store."""
+    if isinstance(url, str):
+        check_userinfo(url)
     try:
         parsed = make_url(url) if isinstance(url, str) else url
-    except Exception as exc:  # SQLAlchemy raises ArgumentError with a terse message
-        raise ValueError(f"not a database URL: {url!r} ({exc})") from exc
+    except Exception:  # SQLAlchemy's ArgumentError quotes the whole URL, password included
+        shown = redaction.redact_url(url) if isinstance(url, str) else display(url)
+        raise ValueError(f"not a database URL: {shown!r}") from None
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite" and _is_memory(parsed):

@@ -7,7 +7,8 @@ every renewal (its own lease length, so a takeover honours the holder's
 setting). Only after that instant may another worker claim the run; the new
 owner then wipes and re-queues the trials left `running`, which also changes
 their fencing token (`started_at`), so the old owner's late writes are refused
-(see `fencing`). Every write here is retried on transient database errors
+(see `fencing`). A cancel-requested run is never claimed: once its lease runs out,
+`finish_orphaned_cancels` ends the cancel its dead worker cannot. Every write here is retried on transient database errors
 (`retry`), except a lease renewal: the heartbeat retries that itself, because
 each renewal must carry the time it was sent.
 """
@@ -22,6 +23,7 @@ from sqlalchemy import Connection, and_, delete, or_, select, update
 
 from execugraph.store.engine import writer
 from execugraph.store.models import Execution, LLMCall, RetrievalHit, Run, Step, Trial, utcnow
+from execugraph.store.queries import run_progress
 from execugraph.store.retry import write_transaction
 
 if TYPE_CHECKING:
@@ -121,14 +123,14 @@ class HeldRun:
 
 
 def leased_runs(store: Store, stale_after_s: float = 30.0) -> list[HeldRun]:
-    """Running runs whose worker holds a lease, with the instant it ends (a `worker --once` waits on these)."""
+    """Running runs whose worker holds a lease, with the instant it ends (a `worker --once` waits on these:
+    to take them over, or, cancel-requested, to finish their cancel once the lease runs out)."""
     with store.engine.connect() as conn:
         rows = conn.execute(
             select(RUN.c.id, RUN.c.worker_id, RUN.c.lease_expires_at, RUN.c.heartbeat_at)
             .where(
                 RUN.c.kind.in_(CLAIMABLE_KINDS),
                 RUN.c.status.in_(("queued", "running")),
-                RUN.c.cancel_requested.is_(False),
                 RUN.c.worker_id.is_not(None),
             )
             .order_by(RUN.c.id)
@@ -261,6 +263,70 @@ def cancel_now(store: Store, run_id: int) -> int:
         return len(ids)
 
     return write_transaction(store.engine, work, what=f"cancel run {run_id} now")
+
+
+def _orphaned_cancel(now: datetime, stale_after_s: float) -> Any:
+    """A cancel no worker will finish: requested on a run nobody holds, or whose holder's lease ran out
+    (killed, or stopped by a full disk or a database unusable past its retry budget)."""
+    return and_(
+        RUN.c.kind.in_(CLAIMABLE_KINDS),
+        RUN.c.status.in_(("queued", "running")),
+        RUN.c.cancel_requested.is_(True),
+        or_(RUN.c.worker_id.is_(None), _expired(now, stale_after_s)),
+    )
+
+
+def finish_orphaned_cancels(store: Store, stale_after_s: float = 30.0, only: int | None = None) -> list[int]:
+    """End the cancels whose worker is gone, as that worker would have; returns the runs ended.
+
+    A cancel-requested run is never claimed (`claim_run`), so a run whose worker died after (or
+    before) the cancel would stay `running` for ever. Here, once its lease has run out, the
+    trials it left `running` are wiped and cancelled (their fencing token goes, so a frozen
+    worker's late writes are refused; resume reruns them), its queued trials are cancelled and
+    the run is released as `cancelled`. Workers call this on every poll; `cancel` calls it too.
+    """
+    now = utcnow()
+    wanted = _orphaned_cancel(now, stale_after_s)
+    if only is not None:
+        wanted = and_(wanted, RUN.c.id == only)
+    with store.engine.connect() as conn:
+        candidates = [int(r.id) for r in conn.execute(select(RUN.c.id).where(wanted).order_by(RUN.c.id))]
+    ended = []
+    for run_id in candidates:
+
+        def work(conn: Connection, run_id: int = run_id) -> bool:
+            at = utcnow()
+            if not conn.execute(
+                update(RUN)
+                .where(RUN.c.id == run_id, _orphaned_cancel(at, stale_after_s))
+                .values(status="cancelled", worker_id=None, heartbeat_at=None, lease_expires_at=None, finished_at=at)
+            ).rowcount:
+                return False  # a live worker holds it again, or someone else ended it
+            ids = _lock_trials(conn, and_(TRIAL.c.run_id == run_id, TRIAL.c.status == "running"))
+            if ids:
+                _delete_children(conn, ids)
+                conn.execute(
+                    update(TRIAL).where(TRIAL.c.id.in_(ids)).values(status="cancelled", **NO_RESULT, started_at=None)
+                )
+            conn.execute(
+                update(TRIAL).where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued").values(status="cancelled")
+            )
+            counts = run_progress(conn, run_id)
+            conn.execute(
+                update(RUN)
+                .where(RUN.c.id == run_id)
+                .values(progress_done=counts["done"] + counts["error"], progress_passed=counts["passed"])
+            )
+            return True
+
+        def found(conn: Connection, run_id: int = run_id) -> bool | None:
+            """A commit whose answer was lost already ended it."""
+            row = conn.execute(select(RUN.c.status).where(RUN.c.id == run_id)).first()
+            return True if row is not None and row.status == "cancelled" else None
+
+        if write_transaction(store.engine, work, what=f"finish the cancel of run {run_id}", found=found):
+            ended.append(run_id)
+    return ended
 
 
 def attempts_still_held(store: Store, attempts: dict[int, datetime]) -> set[int]:

@@ -29,7 +29,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DatabaseError, DataError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
 from execugraph.safety import redaction
-from execugraph.store.engine import display, make_engine, normalise_url
+from execugraph.store.engine import RawAtError, display, make_engine, normalise_url
 from execugraph.store.errors import StoreDiskFullError, StoreUnavailableError
 
 HEADER_TIMEOUT_S = 5.0  # a busy database is reported by the probe that follows, not waited on here
@@ -54,6 +54,8 @@ redact = redaction.redact_url  # the one way a URL's password is hidden
 def _parse(url: str) -> URL:
     try:
         parsed = normalise_url(url)
+    except RawAtError as exc:  # its message names the URL with the whole user part hidden
+        raise StoreUnavailableError(str(exc)) from None
     except ValueError as exc:
         advice = "" if "give " in str(exc) else f"; {FIX_DB}"
         raise StoreUnavailableError(f"cannot use --db {redact(url)!r}: {exc}{advice}") from None
@@ -232,10 +234,11 @@ def _reason(exc: BaseException, url: URL | None = None) -> str:
     """The driver's own words, on one line, without any password."""
     orig = getattr(exc, "orig", None) if isinstance(exc, DBAPIError) else None
     words = " ".join(str(orig if orig is not None else exc).split())
-    password = url.password if url is not None else None
-    if password and len(str(password)) >= 4:  # drivers do not echo passwords; this only makes sure
-        words = words.replace(str(password), "***")
-    return words
+    password = str(url.password or "") if url is not None else ""
+    for spelling in {password, quote(password, safe="")}:
+        if len(spelling) >= 4:  # drivers do not echo passwords; this only makes sure
+            words = words.replace(spelling, "***")
+    return redaction.scrub_message(words)
 
 
 def is_database_error(exc: BaseException) -> bool:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, SQLModel, select
 
+from execugraph.store.dialect_insert import insert_for
 from execugraph.store.models import LLMCacheEntry, ProblemRecord, utcnow
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import table_of
@@ -21,7 +21,7 @@ class ProblemCacheRecords(StoreCore):
 
         def work(session: Session) -> None:
             if self._dialect in ("sqlite", "postgresql"):
-                dialect_insert = sqlite.insert if self._dialect == "sqlite" else postgresql.insert
+                dialect_insert = insert_for(self._dialect)
                 stmt = dialect_insert(table).values(**values)
                 changes = {name: stmt.excluded[name] for name in values if name not in key}
                 session.exec(stmt.on_conflict_do_update(index_elements=key, set_=changes))

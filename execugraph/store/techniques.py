@@ -6,10 +6,10 @@ The rules (what an edit may do, how the library is put together) live in
 
 from __future__ import annotations
 
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
 from execugraph.configuration.json_types import JsonObject
+from execugraph.store.dialect_insert import insert_for
 from execugraph.store.models import TechniqueEdit, TechniqueLibrarySnapshot, utcnow
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import table_of
@@ -60,7 +60,7 @@ class TechniqueRecords(StoreCore):
 
         def work(session: Session) -> None:
             if self._dialect in ("sqlite", "postgresql"):
-                insert = sqlite.insert if self._dialect == "sqlite" else postgresql.insert
+                insert = insert_for(self._dialect)
                 session.exec(insert(table).values(**values).on_conflict_do_nothing(index_elements=["digest"]))
             elif session.get(TechniqueLibrarySnapshot, digest) is None:
                 session.add(TechniqueLibrarySnapshot(**values))

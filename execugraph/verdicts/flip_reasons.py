@@ -124,6 +124,9 @@ def _stopped(results: list[JsonObject], fallback_s: float | None) -> str:
                 f"having used {cpu:.3g} s of its {cpu_limit:g} s CPU limit (it slept, blocked or got little CPU)")
     if kind == "suite":
         return f"the suite's time limit ran out at test {name!r}"
+    if kind == "blocked":
+        return (f"test {name!r} spent its blocked-time budget sleeping or waiting (not computing) having used "
+                f"{cpu:.3g} s of its {cpu_limit:g} s CPU limit")
     limit = f" of {fallback_s:g} s per test" if fallback_s else ""
     return f"test {name!r} hit a wall-clock limit{limit}, which load on the machine can exceed"
 

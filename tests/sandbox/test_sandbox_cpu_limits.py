@@ -105,16 +105,26 @@ def test_cpu_per_test_is_recorded_and_a_tests_own_limit_applies(pool):
     assert result.cpu_s >= first.cpu_s + third.cpu_s
 
 
-def test_a_sleeper_ends_by_the_wall_backstop_not_by_cpu(pool):
+def test_a_sleeper_ends_by_its_blocked_time_budget_not_by_cpu(pool):
     code = "import time\ndef f(seconds):\n    time.sleep(600)\n"
-    limits = Limits(timeout_s=0.5, wall_factor=2.0, wall_grace_s=1.0)  # backstop 2 s
+    limits = Limits(timeout_s=0.5, wall_factor=2.0, wall_grace_s=1.0)  # blocked budget 1 s, backstop 2 s
     started = time.monotonic()
+    result = pool.run_suite(code, spin_suite(0.0), limits)
+    (test,) = result.tests
+    assert (test.verdict, test.error_class) == ("timeout", "BlockedTimeLimit"), test.got
+    assert test.wall_limit_s == 2.0 and 1.0 <= test.duration_s < 2.0
+    assert test.cpu_s < 0.25 and "blocked-time limit" in test.got
+    assert time.monotonic() - started < 2.0 + 10
+
+
+def test_without_a_blocked_budget_a_sleeper_ends_by_the_wall_backstop(pool):
+    code = "import time\ndef f(seconds):\n    time.sleep(600)\n"
+    limits = Limits(timeout_s=0.5, wall_factor=2.0, wall_grace_s=1.0, blocked_factor=None)  # backstop 2 s
     result = pool.run_suite(code, spin_suite(0.0), limits)
     (test,) = result.tests
     assert (test.verdict, test.error_class) == ("timeout", "WallTimeLimit"), test.got
     assert test.wall_limit_s == 2.0 and 2.0 <= test.duration_s < 2.0 + 5
     assert test.cpu_s < 0.25 and "wall-clock backstop" in test.got
-    assert time.monotonic() - started < 2.0 + 10
 
 
 THREAD_SPIN = (

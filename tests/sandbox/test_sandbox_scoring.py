@@ -47,6 +47,8 @@ def test_the_worker_never_receives_expected_values_or_check_sources():
         ({"status": "cpu_timeout", "cpu_s": 1.01}, "timeout", "CpuTimeLimit"),
         ({"status": "wall_timeout", "cpu_s": 0.0}, "timeout", "WallTimeLimit"),
         ({"status": "suite_timeout"}, "timeout", "SuiteTimeLimit"),
+        ({"status": "blocked_timeout", "cpu_s": 0.0}, "timeout", "BlockedTimeLimit"),
+        ({"status": "not_run_after_timeout"}, "timeout", "NotRun"),
         ({"status": "memory_limit"}, "memory_limit", "MemoryLimit"),
         ({"status": "output_limit"}, "output_limit", "OutputLimit"),
         ({"status": "violation"}, "sandbox_violation", "SandboxViolation"),

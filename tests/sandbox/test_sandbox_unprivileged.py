@@ -32,6 +32,11 @@ programs = [
     "import os\\ndef f():\\n    os.execv('/bin/sh', ['sh'])\\n",
     "def f():\\n    return open('/etc/shadow').read()\\n",
     "class A:\\n    def __eq__(self, o):\\n        return True\\ndef f():\\n    return A()\\n",
+    # mode-000 directories and a 3,000-deep tree: without root the worker must reopen them to empty the job dir
+    "import os\\ndef f():\\n    os.chdir(os.environ['TMPDIR'])\\n    os.makedirs('a/b/c')\\n"
+    "    open('a/b/c/g', 'w').close()\\n    os.chmod('a/b/c', 0)\\n    os.chmod('a/b', 0)\\n    os.chmod('a', 0o500)\\n"
+    "    for _ in range(3000):\\n        os.mkdir('d')\\n        os.chdir('d')\\n    return 1\\n",
+    "import os\\ndef f():\\n    return 1 if os.listdir(os.environ['TMPDIR']) == [] else 0\\n",
 ]
 with SandboxPool(workers=1) as pool:
     results = [pool.run_suite(code, call, Limits(timeout_s=1.0)) for code in programs]
@@ -95,6 +100,8 @@ def test_sandbox_started_without_root_degrades_honestly(readable_sandbox: Path):
         "sandbox_violation",
         "runtime_error",
         "wrong_answer",
+        "passed",
+        "passed",
     ]
     isolation = report["isolation"]
     assert isolation["unprivileged_uid"] == "unavailable: the worker is not root, so it cannot switch user"

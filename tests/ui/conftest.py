@@ -63,6 +63,17 @@ def worker_starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     return calls
 
 
+@pytest.fixture(autouse=True)
+def error_details_restored() -> Iterator[None]:
+    """A shared dashboard sets `client.showErrorDetails` to "none" for the whole process (ui/access.py): put back
+    what the next test runs with."""
+    from streamlit import config as streamlit_config
+
+    before = streamlit_config.get_option("client.showErrorDetails")
+    yield
+    streamlit_config.set_option("client.showErrorDetails", before)
+
+
 @pytest.fixture
 def app() -> Callable[[str], AppTest]:
     """`app("runs", state={...}, trial="3")` -> an AppTest of the whole app (router, sidebar) on that page, run."""

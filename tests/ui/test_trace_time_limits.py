@@ -27,3 +27,15 @@ def test_trace_states_the_cpu_limit_the_backstop_and_the_nearest_test(app, db_st
     no_exception(at)
     assert ("Time limits: 5 s CPU per test, wall-clock backstop 60 s. Closest: test 'heavy' used 4.2 s of its 5 s "
             "CPU limit (84%) — near the limit, a fragile verdict.") in texts(at, "caption")
+
+
+def test_a_blocked_program_is_said_to_have_slept_or_waited_and_the_rest_not_run() -> None:
+    from ui.views.trace import time_limits_note
+
+    blocked = {**_test("sleeps", 0.01, 5.6), "passed": False, "verdict": "timeout", "error_class": "BlockedTimeLimit",
+               "got": "blocked for 5.5 s"}
+    skipped = {**_test("after", 0.0, 0.0), "passed": False, "verdict": "timeout", "error_class": "NotRun"}
+    note = time_limits_note([_test("quick", 0.01, 0.02), blocked, skipped])
+    assert note is not None
+    assert ("Test 'sleeps' was stopped by its blocked-time budget (it slept or waited instead of computing) "
+            "(blocked for 5.5 s).") in note

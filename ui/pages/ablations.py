@@ -6,7 +6,7 @@ import streamlit as st
 
 from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
-from execugraph.safety.inert_text import md_text
+from execugraph.safety.inert_text import md_text, one_line
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.tables import ablation_table, has_sampling_control, sampling_table
 from execugraph.store import run_reads
@@ -46,7 +46,7 @@ try:
     if st.session_state.get(Ablations.REFERENCE) not in names:
         st.session_state[Ablations.REFERENCE] = default_reference
     reference = st.selectbox(
-        "Reference arm for the deltas", list(names), key=Ablations.REFERENCE, format_func=names.get,
+        "Reference arm for the deltas", list(names), key=Ablations.REFERENCE, format_func=lambda a: one_line(names[a]),
         help="every other arm is compared with this one; Holm's correction runs over those comparisons",
     )
     url_state.publish("reference", Ablations.REFERENCE, reference, default=default_reference)

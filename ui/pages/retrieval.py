@@ -4,6 +4,7 @@ import streamlit as st
 
 from execugraph.figures import charts
 from execugraph.retrieval import LibraryFormatError
+from execugraph.safety.inert_text import one_line
 from execugraph.store import trace_reads
 from execugraph.store.run_names import run_name
 from ui import keys, resources, views
@@ -28,7 +29,7 @@ with library_tab:
     categories = sorted({t.category for t in techniques})
     if st.session_state.get(Retrieval.CATEGORY) not in ["all", *categories]:
         st.session_state[Retrieval.CATEGORY] = "all"
-    category = st.selectbox("Category", ["all", *categories], key=Retrieval.CATEGORY)
+    category = st.selectbox("Category", ["all", *categories], key=Retrieval.CATEGORY, format_func=one_line)
     shown = [t for t in techniques if category in ("all", t.category)]
     if library is not None:
         st.caption(f"{len(shown)} of {len(techniques)} techniques · {views.library_caption(library.ref)}")
@@ -65,7 +66,8 @@ with runs_tab:
         labels = {r: f"{run_name(r, title)} ({n} hits)" for r, title, n in runs}
         if st.session_state.get(Retrieval.HEATMAP_RUN) not in labels:
             st.session_state[Retrieval.HEATMAP_RUN] = runs[0][0]
-        run_id = st.selectbox("Run", list(labels), key=Retrieval.HEATMAP_RUN, format_func=labels.get)
+        run_id = st.selectbox("Run", list(labels), key=Retrieval.HEATMAP_RUN,
+                              format_func=lambda r: one_line(labels[r]))
         matrix = views.hit_matrix(store, run_id)
         plot(
             charts.heatmap(

@@ -3,11 +3,18 @@ and runs picked for comparison."""
 
 import streamlit as st
 
-from execugraph.safety.inert_text import md_text
-from execugraph.store import run_reads
-from ui import keys, resources, views
+from execugraph.safety.inert_text import md_text, one_line
+from ui import keys, resources, url_state, views
 from ui.keys import Runs
-from ui.run_parts import derived_sections, filter_row, linked_run, manage_panel, runs_table, summary_panel
+from ui.run_parts import (
+    derived_sections,
+    detail_chosen,
+    detail_run,
+    filter_row,
+    manage_panel,
+    runs_table,
+    summary_panel,
+)
 from ui.trace_picker import link_params
 from ui.widgets import empty_state, read_only_notice
 
@@ -39,7 +46,8 @@ if len(rows) == 200:
 listed = views.listed_rows(groups)  # each parent followed by its derived runs
 labels = {r["id"]: r["name"] for r in listed}
 st.session_state[Runs.SELECT] = [r for r in st.session_state[Runs.SELECT] if r in labels]
-selected = st.multiselect("Select runs to compare", list(labels), key=Runs.SELECT, format_func=labels.get)
+selected = st.multiselect("Select runs to compare", list(labels), key=Runs.SELECT,
+                          format_func=lambda r: one_line(labels[r]))
 st.session_state[keys.SELECTED_RUNS] = selected
 link = {"runs": ",".join(map(str, selected))} if selected else None
 # Links, not buttons: st.switch_page(query_params=...) pushed a history entry for the query string on this page
@@ -51,11 +59,11 @@ row.page_link("ui/pages/ablations.py", label="Open in Ablations", query_params=l
               icon=":material/science:")
 
 st.divider()
-linked_run(store, labels)  # ?run=4 opens run 4's detail
-if st.session_state.get(Runs.DETAIL) not in labels:
-    latest = run_reads.latest_finished_run(store)
-    st.session_state[Runs.DETAIL] = selected[0] if selected else latest if latest in labels else listed[0]["id"]
-detail = st.selectbox("Run detail", list(labels), key=Runs.DETAIL, format_func=labels.get)
+detail_run(store, labels, selected)  # ?run=4 opens run 4's detail
+detail = st.selectbox("Run detail", list(labels), key=Runs.DETAIL, format_func=lambda r: one_line(labels[r]),
+                      on_change=detail_chosen)
+if url_state.get("run") is not None:  # a link or a choice named a run: the address names the one shown
+    url_state.publish("run", Runs.DETAIL, str(detail))
 run = store.get_run(detail)
 row = next(r for r in listed if r["id"] == detail)
 st.caption(
@@ -69,6 +77,6 @@ st.page_link(
     icon=":material/timeline:",
 )
 summary_panel(store, run, row)
-with st.expander("Rename, tag or delete"):
+with st.expander("Rename, tag or delete", key=Runs.MANAGE):
     if not read_only_notice(store, "Renaming, tagging and deleting"):
         manage_panel(store, run, row["trials"])

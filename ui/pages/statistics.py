@@ -5,7 +5,7 @@ protocols, pass@k and category rates; the same report the CLI prints and exports
 
 import streamlit as st
 
-from execugraph.safety.inert_text import md_text
+from execugraph.safety.inert_text import md_text, one_line
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.store import run_reads
 from ui import keys, protocol_parts, resources, sequential_parts, statistics_parts, statistics_url, url_state, views
@@ -34,7 +34,7 @@ present = run_reads.conditions_in_order(store, run_ids)
 linked = statistics_url.adopt_conditions()
 url_state.warn_unknown("Conditions", [c for c in linked if c not in present] if run_ids else [])
 st.session_state[Statistics.CONDITIONS] = [c for c in st.session_state[Statistics.CONDITIONS] if c in present]
-conditions = st.multiselect("Conditions (none = each run's own)", present, key=Statistics.CONDITIONS)
+conditions = st.multiselect("Conditions (none = each run's own)", present, key=Statistics.CONDITIONS, format_func=one_line)
 statistics_url.publish_conditions(conditions)
 if not run_ids:
     empty_state("Pick one run to compare its conditions, or several runs to compare them against each other.")

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from execugraph.amplify.stored import amplified_suites
+from execugraph.safety.inert_text import one_line
 from ui import keys, resources
 from ui.views.amplified_tests import suite_tests
 from ui.widgets import empty_state
@@ -15,7 +16,7 @@ suites = amplified_suites(store)
 if not suites:
     empty_state("No amplified suites yet. Run `python -m execugraph amplify --benchmark internal30`.")
     st.stop()
-name = st.selectbox("Suite", list(suites), format_func=lambda n: f"{n} ({suites[n]} problems)", key="tests_suite")
+name = st.selectbox("Suite", list(suites), format_func=lambda n: one_line(f"{n} ({suites[n]} problems)"), key="tests_suite")
 computed = st.session_state.setdefault("tests_computed", {})
 if st.button("Compute mutation scores and check stored passing programs (runs the sandbox)", key="tests_compute"):
     from sandbox import SandboxPool

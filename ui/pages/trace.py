@@ -34,6 +34,9 @@ row.metric("LLM calls", trial.llm_calls, width="content")
 limits_note = views.trial_time_limits(store, trial_id)  # CPU limit, backstop, and how near the program came
 if limits_note:
     st.caption(md_text(limits_note))  # test names may come from a published log: shown, never rendered
+finding = views.trial_findings(store, trial_id)  # e.g. the program redefines builtins the tests call
+if finding:
+    st.warning(md_text(finding[0].upper() + finding[1:] + "."), icon=":material/policy:")
 if recorded_grading(store, trial, steps) is not None:  # imported or rescored: no agent steps to replay
     recorded_tab, recorded_compare_tab = st.tabs(["Recorded", "Compare"], key=Trace.TAB, on_change="rerun")
     if recorded_tab.open:

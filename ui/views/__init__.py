@@ -63,6 +63,7 @@ from ui.views.trace import (
     test_result_rows,
     time_limits_note,
     trial_filter_choices,
+    trial_findings,
     trial_time_limits,
     unparsed_reply,
 )
@@ -123,6 +124,7 @@ __all__ = [
     "step_rows",
     "test_result_rows",
     "time_limits_note",
+    "trial_findings",
     "trial_time_limits",
     "trial_counts",
     "trial_filter_choices",

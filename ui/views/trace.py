@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
 from execugraph.agents.nodes import trace_of, written_code
 from execugraph.configuration.json_types import JsonObject
+from execugraph.grading.findings import findings_note, row_findings_text
 from execugraph.stats.near_limit import closest, first_timeout, limit_use
 from execugraph.store import trace_reads
 from execugraph.workflow.steps import StepOutput
@@ -175,6 +176,8 @@ def test_result_rows(results: list[JsonObject], program: str = "") -> list[dict[
             value = result[key]
             if key == "passed":
                 row[key] = "yes" if value is True else "no"
+            elif key == "findings":
+                row[key] = row_findings_text(value)  # built from the names, never the record's own text
             elif key in _SECONDS and isinstance(value, int | float) and not isinstance(value, bool):
                 row[key] = duration(float(value))
             elif key == "stderr" and isinstance(value, str):
@@ -217,14 +220,22 @@ def time_limits_note(results: list[JsonObject]) -> str | None:
     text = f"Time limits: {_span(cpu)} CPU per test, wall-clock backstop {_span(wall)}."
     stopped = first_timeout(measured)
     if stopped is not None:
-        kind = "its CPU limit" if stopped.get("error_class") == "CpuTimeLimit" else "the wall-clock backstop"
-        if stopped.get("error_class") == "SuiteTimeLimit":
-            kind = "the suite's limit"
+        kind = {"CpuTimeLimit": "its CPU limit", "SuiteTimeLimit": "the suite's limit",
+                "BlockedTimeLimit": "its blocked-time budget (it slept or waited instead of computing)"}.get(
+            str(stopped.get("error_class")), "the wall-clock backstop")
         return f"{text} Test {stopped.get('name')!r} was stopped by {kind} ({stopped.get('got', '')})."
     use = closest(measured)
     if use is not None:
         text += f" Closest: {use.text()}" + (" — near the limit, a fragile verdict." if use.share >= 0.8 else ".")
     return text
+
+
+def trial_findings(store: Store, trial_id: int) -> str | None:
+    """`findings_note` of the trial's last grading execution (else its last feedback one): e.g. that the program
+    redefines builtins the tests call, which a with-prompt verdict does not show by itself."""
+    executions = store.executions_for_trial(trial_id)
+    graded = [e for e in executions if e.purpose == "grading"] or [e for e in executions if e.purpose == "feedback"]
+    return findings_note(list(graded[-1].results or [])) if graded else None
 
 
 def trial_time_limits(store: Store, trial_id: int) -> str | None:

@@ -82,4 +82,4 @@ def read_bigcode(fileset: FileSet, generations: str, evaluation: str | None, opt
     sha = {path: fileset.sha256(path) for path in files.values()}
     title = generations.rpartition("/")[0].rpartition("/")[2] or fileset.name  # the run's folder names it
     extra = {"task": task, "published_pass_at_k": published, "harness_config": config}
-    return HarnessRun(title, FORMAT, files, sha, records, False, extra=extra)
+    return HarnessRun(title, FORMAT, files, sha, records, False, extra=extra, by_line=False, code_field="generation")

@@ -46,6 +46,58 @@ class HarnessRun:
     extra: JsonObject = field(default_factory=dict)  # format facts kept in config["harness"]
     plus: list[tuple[int, JsonObject]] | None = None  # EvalPlus: the same trials under plus tests
     warnings: list[str] = field(default_factory=list)
+    by_line: bool = True  # a record's position is its line in `records_file` (else its number among the records)
+    code_field: str = "completion"  # what the file calls the text stored as a record's `code` (EvalPlus: per sample)
+    records_path: str = ""  # the file the records' positions refer to (default: its first file)
+
+    @property
+    def records_file(self) -> str:
+        """The file the records' positions refer to."""
+        return self.records_path or next(iter(self.files.values()))
+
+
+# What the store cannot hold as written (PostgreSQL refuses NUL; UTF-8 cannot encode a lone surrogate):
+# `models.CleanTextColumn` stores each as U+FFFD, and an import says so (`unstorable_text_warnings`).
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+
+
+def _unstorable_names(text: str) -> list[str]:
+    """`a NUL character (U+0000)`, `a lone surrogate (U+D800)`: each kind `text` holds, once, first seen first."""
+    names: list[str] = []
+    for found in _UNSTORABLE.findall(text):
+        name = "a NUL character (U+0000)" if found == "\x00" else f"a lone surrogate (U+{ord(found):04X})"
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _code_field(run: HarnessRun, rec: JsonObject) -> str:
+    """The file's name for the text a record stores as `code` (an EvalPlus sample has a solution or a completion)."""
+    if run.format == "evalplus":
+        return "solution" if rec.get("grading_protocol") == "standalone" else "completion"
+    return run.code_field
+
+
+def unstorable_text_warnings(run: HarnessRun) -> list[str]:
+    """One warning per record holding text the store replaces by U+FFFD, naming file, line or record, and field:
+    `samples.jsonl:3: completion holds a NUL character (U+0000); stored as U+FFFD`."""
+    out = []
+    for position, rec in run.records:
+        said = []
+        for key, value in rec.items():
+            if isinstance(value, str) and _UNSTORABLE.search(value):
+                name = _code_field(run, rec) if key == "code" else "result" if key == "stderr" else key
+                said.append(f"{name} holds {' and '.join(_unstorable_names(value))}")
+        if said:
+            where = (f"{run.records_file}:{position}" if run.by_line
+                     else f"{run.records_file}: record {position} ({terminal_safe(rec.get('task_id'))})")
+            out.append(f"{where}: {', '.join(said)}; stored as U+FFFD")
+    return out
+
+
+def terminal_safe(value: Any) -> str:
+    """A value from the file, shown on one line with anything unprintable escaped."""
+    return ascii(value) if not isinstance(value, str) else ascii(value)[1:-1]
 
 
 def problem_of(task_id: str) -> tuple[str, str]:

@@ -165,7 +165,8 @@ def read_evalplus(fileset: FileSet, results: str, samples: str | None, options: 
                 ] if missing_plus else []
     extra = {"layout": layout, "date": doc.get("date"), "hash": doc.get("hash")}
     sha = {path: fileset.sha256(path) for path in files.values()}
-    return HarnessRun(title, FORMAT, files, sha, base, True, extra=extra, plus=plus, warnings=warnings)
+    return HarnessRun(title, FORMAT, files, sha, base, True, extra=extra, plus=plus, warnings=warnings,
+                      by_line=False)
 
 
 def read_evalplus_samples(fileset: FileSet, samples: str, options: HarnessOptions,

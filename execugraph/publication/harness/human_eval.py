@@ -109,4 +109,4 @@ def read_human_eval(fileset: FileSet, samples: str | None, results: str | None, 
                         "text was read")
     files = {k: v for k, v in (("samples", samples), ("results", results)) if v}
     sha = {path: fileset.sha256(path) for path in files.values()}
-    return HarnessRun(title, FORMAT, files, sha, records, results is not None, warnings=warnings)
+    return HarnessRun(title, FORMAT, files, sha, records, results is not None, warnings=warnings, records_path=main)

@@ -24,6 +24,7 @@ from execugraph.publication.harness.common import (
     HarnessRun,
     options_digest,
     problem_of,
+    unstorable_text_warnings,
 )
 from execugraph.publication.harness.detect import Found, find_inputs
 from execugraph.publication.harness.evalplus import read_evalplus, read_evalplus_samples
@@ -137,6 +138,8 @@ def import_harness(store: Store, fileset: FileSet, options: HarnessOptions | Non
         return None
     issues = IssueCollector()
     runs = [run for run in (_read(fileset, f, options, issues) for f in found) if run is not None]
+    for run in runs:  # text the store holds as U+FFFD (a NUL, a lone surrogate): said, once per record
+        run.warnings.extend(unstorable_text_warnings(run))
     problems = gradable_problems(dataset.problems if dataset is not None else None)
     for run in runs:
         if not run.graded:
