@@ -3,21 +3,38 @@
 Real graph, real sandbox, real SQLite store; only the model is a stand-in, so the
 ratio to concurrency 1 shows whether orchestration ever becomes the bottleneck
 (target: >= 0.8 x N up to N = 8).
+
+Phase `capacity`: a batch ({single-oneshot, multi-full} x 2 seeds) against an OpenAI-compatible
+stand-in with a fixed latency and 16 slots (continuous batching, as vLLM does; in its own process,
+as a real server is), at concurrency 1, 4 and 16, each level in a fresh process as a worker starts: the share of the server's capacity
+the batch used (requests served x latency / (min(N, slots) x wall time); and busy slot-seconds over
+the same) and the ramp (batch start to the first model request). Modes side by side: `cold` (the
+worker as it is), `batch` (the batch's clients built before its trial threads start:
+`execugraph.providers.clients.warm_models`) and `warm` (that, with the provider modules imported
+when the worker process starts, before the batch: `preload`).
+Target at 16: share >= 0.85, ramp < 0.5 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from execugraph.batch.control import enqueue_batch  # noqa: E402
+from execugraph.batch.local import LocalExecutor  # noqa: E402
 from execugraph.batch.runner import Worker  # noqa: E402
-from execugraph.batch.spec import BatchSpec  # noqa: E402
+from execugraph.batch.spec import BatchSpec, condition_configs  # noqa: E402
 from execugraph.grading.rules import build_suite  # noqa: E402
 from execugraph.store import Store  # noqa: E402
 from execugraph.workflow.trial import TrialDeps  # noqa: E402
@@ -45,12 +62,143 @@ def measure(concurrency: int, trials: int, latency_s: float, condition: str, poo
     return trials / elapsed * 60
 
 
+CAPACITY_CONDITIONS = ["single-oneshot", "multi-full"]
+CAPACITY_LEVELS = (1, 4, 16)
+
+
+class WarmingExecutor(LocalExecutor):
+    """The local executor with what `warm` adds: the batch's model clients built before its threads start."""
+
+    def execute(self, run, spec: BatchSpec) -> str:
+        from execugraph.providers.clients import warm_models
+
+        warm_models(condition_configs(run.store.get_run(run.run_id), spec).values(), self.deps_factory())
+        return super().execute(run, spec)
+
+
+def ideal_share(calls_in_queue_order: list[int], concurrency: int, latency_s: float) -> float:
+    """The share a zero-overhead worker would reach on this queue: trials taken in order by the first free
+    of `concurrency` threads, each lasting its calls x latency (the tail of the last wave is all it loses)."""
+    free = [0.0] * concurrency
+    for calls in calls_in_queue_order:
+        slot = free.index(min(free))
+        free[slot] += calls * latency_s
+    return sum(calls_in_queue_order) * latency_s / (concurrency * max(free))
+
+
+@contextmanager
+def openai_server(latency_s: float, slots: int) -> Iterator[tuple[str, Callable[[], dict]]]:
+    """The OpenAI-compatible stand-in in its own process, as a real server is: (base URL, read its counters)."""
+    command = [sys.executable, "-m", "standins.openai_server", "--latency-ms", str(latency_s * 1000),
+               "--slots", str(slots), "--responder", "workload"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        if not line.startswith("OPENAI_STANDIN_URL="):
+            raise SystemExit(f"the OpenAI stand-in did not start: {line!r}")
+        base_url = line.partition("=")[2]
+
+        def stats() -> dict:
+            with urllib.request.urlopen(base_url.removesuffix("/v1") + "/standin/stats", timeout=10) as answer:
+                return json.load(answer)
+
+        yield base_url, stats
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots: int, mode: str) -> dict:
+    """One batch in this (fresh) process against the OpenAI-compatible stand-in; what it used of the server."""
+    if mode == "warm":  # as a worker does when it starts, before any batch is queued
+        from execugraph.providers.clients import preload
+
+        preload()
+    from sandbox import SandboxPool
+
+    with SandboxPool() as pool, tempfile.TemporaryDirectory() as tmp, openai_server(latency_s, slots) as (url, stats):
+        first = problems(1)[0]
+        pool.run_suite(GOOD.strip("`").removeprefix("python\n"), build_suite(first, first.tests, "standalone"))
+        store = Store.open(f"sqlite:///{tmp}/bench.db")
+        spec = BatchSpec(benchmark="bench", conditions=CAPACITY_CONDITIONS, seeds=[0, 1], default_model="openai:m",
+                         concurrency=concurrency, overrides={"cache": False})
+        run_id = enqueue_batch(store, spec, problems(problem_count))
+
+        def deps() -> TrialDeps:
+            return TrialDeps(pool=pool, openai_base_url=url)
+
+        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm") else None
+        worker = Worker(store, deps_factory=deps, executors=executors)
+        started = time.monotonic()
+        worker.run_forever(exit_when_idle=True)
+        wall = time.monotonic() - started
+        trials = sorted(store.trials_for_run(run_id), key=lambda t: t.id)  # ids follow the queue's order
+        done = sum(1 for t in trials if t.status == "done")
+        ideal = ideal_share([t.llm_calls for t in trials], min(concurrency, slots), latency_s)
+        store.close()
+        served = stats()
+        ramp = (served["first_request_at"] or float("nan")) - started  # one monotonic clock for both processes
+        usable = min(concurrency, slots)
+        return {"concurrency": concurrency, "mode": mode, "trials": len(trials), "done": done, "wall_s": wall,
+                "served": served["served"], "ramp_s": ramp, "peak": served["peak_in_flight"],
+                "share": served["served"] * latency_s / (usable * wall),
+                "busy_share": served["busy_slot_s"] / (usable * wall), "ideal": ideal}
+
+
+def capacity(args: argparse.Namespace) -> None:
+    """Run each level and mode in a fresh process, side by side, and print the shares of the server used."""
+    counts = [int(x) for x in args.problems.split(",")]
+    print(f"capacity: OpenAI-compatible stand-in, {args.latency_ms:.0f} ms per call, {args.slots} slots; "
+          f"{'/'.join(CAPACITY_CONDITIONS)} x 2 seeds; load average {os.getloadavg()[0]:.1f}")
+    print("share: requests x latency / (min(N, slots) x wall); busy: busy slot-seconds over the same; "
+          "ideal: the share with zero overhead on this queue (only the last wave's tail lost)")
+    print(f"{'concurrency':>11} {'mode':>5} {'trials':>6} {'calls':>5} {'wall s':>7} {'share':>6} {'busy':>6} "
+          f"{'ideal':>6} {'/ideal':>6} {'ramp s':>6} {'peak':>4} {'load':>5}")
+    for level, count in zip(CAPACITY_LEVELS, counts, strict=True):
+        for mode in args.modes.split(","):
+            command = [sys.executable, __file__, "--capacity-child", str(level), "--mode", mode,
+                       "--problems", str(count), "--latency-ms", str(args.latency_ms), "--slots", str(args.slots)]
+            out = subprocess.run(command, capture_output=True, text=True, check=False)
+            if out.returncode != 0:
+                raise SystemExit(f"level {level} {mode} failed:\n{out.stderr[-3000:]}")
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            if r["done"] != r["trials"]:
+                raise SystemExit(f"only {r['done']}/{r['trials']} trials completed at concurrency {level} ({mode})")
+            print(f"{level:>11} {mode:>5} {r['trials']:>6} {r['served']:>5} {r['wall_s']:>7.2f} {r['share']:>6.2f} "
+                  f"{r['busy_share']:>6.2f} {r['ideal']:>6.2f} {r['share'] / r['ideal']:>6.2f} {r['ramp_s']:>6.2f} "
+                  f"{r['peak']:>4} {os.getloadavg()[0]:>5.1f}", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency-ms", type=float, default=200.0)
+    parser.add_argument("--latency-ms", type=float, default=None, help="per call (default 200; capacity: 500)")
     parser.add_argument("--condition", default="multi-full")
     parser.add_argument("--per-level", type=int, default=4, help="trials per unit of concurrency")
+    parser.add_argument("--phase", choices=("trials", "capacity", "all"), default="all")
+    parser.add_argument("--problems", default="4,8,20", help="capacity: problems at concurrency 1, 4 and 16")
+    parser.add_argument("--slots", type=int, default=16, help="capacity: requests the stand-in serves at once")
+    parser.add_argument("--modes", default="cold,batch,warm", help="capacity: any of cold, batch, warm")
+    parser.add_argument("--capacity-child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="cold", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.capacity_child is not None:
+        latency = (args.latency_ms if args.latency_ms is not None else 500.0) / 1000
+        result = capacity_child(args.capacity_child, int(args.problems), latency, args.slots, args.mode)
+        print(json.dumps(result))
+        return
+    given = args.latency_ms
+    if args.phase in ("trials", "all"):
+        args.latency_ms = 200.0 if given is None else given
+        trials_phase(args)
+    if args.phase in ("capacity", "all"):
+        args.latency_ms = 500.0 if given is None else given
+        capacity(args)
+
+
+def trials_phase(args: argparse.Namespace) -> None:
+    """Trials per minute at concurrency 1, 2, 4, 8 against the Ollama stand-in."""
     from sandbox import SandboxPool
 
     with SandboxPool() as pool:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.spec import BatchSpec, condition_configs
+from execugraph.providers.clients import warm_models
 from execugraph.providers.outages import TrialInterrupted
 from execugraph.store import SupersededError, leases
 from execugraph.store.retry import run_with_retry
@@ -47,6 +48,7 @@ class LocalExecutor:
 
     def _drain(self, run: LeasedRun, spec: BatchSpec) -> str:
         configs = condition_configs(run.store.get_run(run.run_id), spec)  # as recorded when queued
+        warm_models(configs.values(), self.deps_factory())  # one shared client per endpoint, before any thread
         lease, store = run.lease, run.store
         problems: dict[tuple[str, str], Problem | None] = {}
         running: dict[Future[None], int] = {}

@@ -134,7 +134,7 @@ class LlamaCppChat(BaseChatModel):
                 messages=payload,
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
-                seed=self.seed,
+                seed=int(kwargs.get("seed", self.seed)),  # a shared client gets the seed per request
                 stop=stop,
                 **extra,
             )
@@ -198,7 +198,7 @@ def make_chat_model(
     *,
     role: str = "generator",
     temperature: float = 0.0,
-    seed: int = 0,
+    seed: int | None = 0,
     max_tokens: int = 768,
     timeout_s: float = 900.0,
     ollama_host: str | None = None,
@@ -207,7 +207,10 @@ def make_chat_model(
     replay_answers: dict[str, list[str]] | None = None,
     repeat_penalty: float | None = None,
 ) -> BaseChatModel:
-    """Build the chat model for one role from its provider spec (`repeat_penalty` where the provider has one)."""
+    """Build the chat model for one role from its provider spec (`repeat_penalty` where the provider has one).
+
+    `seed=None` leaves the seed to each request (`invoke(..., seed=n)`), as shared clients do.
+    """
     parsed = parse_spec(spec)
     if parsed.provider == "llamacpp":
         path = embedded_model_path() if parsed.name == "default" else Path(parsed.name).expanduser()
@@ -220,16 +223,14 @@ def make_chat_model(
             n_threads=load_settings().llama_threads,
             temperature=temperature,
             max_tokens=max_tokens,
-            seed=seed,
+            seed=seed or 0,
             repeat_penalty=repeat_penalty,
         )
     if parsed.provider == "ollama":
-        from langchain_ollama import ChatOllama
-
         from execugraph.configuration.settings import load_settings
 
         host = ollama_host or load_settings().ollama_host
-        return ChatOllama(
+        return _seeded_ollama()(
             model=parsed.name,
             base_url=host,
             temperature=temperature,
@@ -253,8 +254,32 @@ def make_chat_model(
 NO_KEY = "not-needed"
 
 
+def _seeded_ollama() -> type[BaseChatModel]:
+    """ChatOllama that also takes `seed` per request (`invoke(..., seed=n)` -> `options.seed`)."""
+    global _SEEDED_OLLAMA
+    if _SEEDED_OLLAMA is None:
+        from langchain_ollama import ChatOllama
+
+        class SeededChatOllama(ChatOllama):
+            """ChatOllama whose `seed` keyword goes into the request's options, not beside them."""
+
+            def _chat_params(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                             **kwargs: Any) -> dict[str, Any]:
+                seed = kwargs.pop("seed", None)
+                params = super()._chat_params(messages, stop, **kwargs)
+                if seed is not None:
+                    params["options"] = {**(params.get("options") or {}), "seed": seed}
+                return params
+
+        _SEEDED_OLLAMA = SeededChatOllama
+    return _SEEDED_OLLAMA
+
+
+_SEEDED_OLLAMA: type[BaseChatModel] | None = None
+
+
 def _openai_chat(
-    model: str, *, temperature: float, seed: int, max_tokens: int, timeout_s: float, base_url: str | None,
+    model: str, *, temperature: float, seed: int | None, max_tokens: int, timeout_s: float, base_url: str | None,
     stop: list[str] | None,
 ) -> BaseChatModel:
     """ChatOpenAI against an OpenAI-compatible server; the client's own retries are off (ours wait out outages)."""

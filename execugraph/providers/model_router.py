@@ -7,7 +7,6 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -15,6 +14,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from execugraph.configuration.config import RunConfig
 from execugraph.configuration.json_types import JsonObject
+from execugraph.providers.clients import client_key, seed_kwargs, shared_chat_model
 from execugraph.providers.llm import EndpointUnreachableError, LLMError, make_chat_model, parse_spec, prompt_hash
 from execugraph.providers.outages import EndpointWaiter, GiveUp, TrialInterrupted
 from execugraph.store.models import utcnow
@@ -51,19 +51,6 @@ def _to_lc(messages: Messages) -> list[Any]:
 
 def _estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
-
-
-@lru_cache(maxsize=256)
-def shared_chat_model(
-    spec: str, role: str, temperature: float, seed: int, max_tokens: int, timeout_s: float, endpoint: str | None,
-    repeat_penalty: float | None = None,
-) -> BaseChatModel:
-    """One chat model per distinct setting per process; ChatOllama, ChatOpenAI and llama.cpp wrappers are thread-safe."""
-    provider = spec.partition(":")[0]
-    return make_chat_model(spec, role=role, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                           timeout_s=timeout_s, ollama_host=endpoint if provider == "ollama" else None,
-                           openai_base_url=endpoint if provider == "openai" else None,
-                           repeat_penalty=repeat_penalty)
 
 
 def describe_model_failure(spec: str, summary: str, endpoint: str | None) -> str:
@@ -133,10 +120,11 @@ class ModelRouter:
             return self.openai_base_url
         return None
 
-    def _model(self, role: str, temperature: float, seed: int) -> BaseChatModel:
+    def _model(self, role: str, temperature: float) -> BaseChatModel:
+        """The role's client; the seed is not part of it but goes with each request (`_invoke`)."""
         if role in self._injected:
             return self._injected[role]
-        key = f"{role}:{temperature}:{seed}"
+        key = f"{role}:{temperature}"
         if key not in self._models:
             spec = self.config.model_for(role)
             answers = None
@@ -145,11 +133,7 @@ class ModelRouter:
                     raise LLMError("replay provider needs a store to read the recorded run from")
                 answers = self._replay_loader(int(parse_spec(spec).name), role)
             if answers is None:  # stateless clients are shared process-wide (an HTTP client costs ~0.1 s CPU)
-                max_tokens, penalty = self.config.decoding_for(role)
-                self._models[key] = shared_chat_model(
-                    spec, role, temperature, seed, max_tokens, self.config.llm_timeout_s,
-                    self.endpoint_for(spec), penalty,
-                )
+                self._models[key] = shared_chat_model(client_key(self.config, role, temperature, self.endpoint_for(spec)))
             else:
                 self._models[key] = make_chat_model(spec, role=role, replay_answers=answers)
         return self._models[key]
@@ -190,8 +174,8 @@ class ModelRouter:
             if hit is not None:
                 reply = Reply(hit.response, hit.tokens_in, hit.tokens_out, 0.0, True)
         if reply is None:
-            model = self._model(role, temperature, seed)
-            message, latency = self._invoke(role, spec, model, messages)
+            model = self._model(role, temperature)
+            message, latency = self._invoke(role, spec, model, messages, seed)
             text = message.content if isinstance(message.content, str) else json.dumps(message.content)
             usage = getattr(message, "usage_metadata", None) or {}
             tokens_in = int(usage.get("input_tokens") or _estimate_tokens("".join(m["content"] for m in messages)))
@@ -223,16 +207,17 @@ class ModelRouter:
             self.store.add_llm_call(self.trial_id, **row)
         return reply
 
-    def _invoke(self, role: str, spec: str, model: BaseChatModel, messages: Messages) -> tuple[Any, float]:
-        """One answer and the latency of the call that produced it, outages waited out."""
+    def _invoke(self, role: str, spec: str, model: BaseChatModel, messages: Messages, seed: int) -> tuple[Any, float]:
+        """One answer and the latency of the call that produced it, outages waited out; the seed goes per request."""
         prompt = _to_lc(messages)
         latency = 0.0
+        per_request = {} if role in self._injected else seed_kwargs(spec, seed)
 
         def attempt() -> Any:
             nonlocal latency
             started = time.perf_counter()
             # One JSON answer instead of a token stream: same text, a fraction of the client CPU.
-            answer = model.invoke(prompt, stream=False)
+            answer = model.invoke(prompt, stream=False, **per_request)
             latency = time.perf_counter() - started
             return answer
 
