@@ -655,10 +655,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         port=args.port,
         verbose=args.verbose,
     ).start()
+    return serve_until_signalled(standin, f"OLLAMA_STANDIN_URL={standin.url}")
+
+
+def serve_until_signalled(standin: Any, banner: str) -> int:
+    """Print `banner` (the URL line a parent process waits for), serve until SIGTERM/SIGINT, then stop `standin`."""
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    print(f"OLLAMA_STANDIN_URL={standin.url}", flush=True)
+    print(banner, flush=True)
     while not stop.wait(0.5):
         pass
     standin.stop()

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import socket
 import sys
 import threading
@@ -39,7 +38,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from standins.ollama_server import Responder, count_tokens, echo_responder
+from standins.ollama_server import Responder, count_tokens, echo_responder, serve_until_signalled
 
 SAMPLING_FIELDS = ("seed", "temperature", "max_tokens", "max_completion_tokens", "stop", "top_p")
 
@@ -274,14 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         responder = role_responder(REPLIES)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     standin = OpenAIStandIn(responder, models, latency_s=args.latency_ms / 1000.0, slots=args.slots).start()
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    print(f"OPENAI_STANDIN_URL={standin.base_url}", flush=True)
-    while not stop.wait(0.5):
-        pass
-    standin.stop()
-    return 0
+    return serve_until_signalled(standin, f"OPENAI_STANDIN_URL={standin.base_url}")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ SAME_AS_DEFAULT = "(same as default)"
 class Synthesize:
     """Synthesize page."""
 
+    PICK_BENCHMARK = "syn.pick_benchmark"  # the benchmark-problem picker: benchmark, then problem id
+    PICK_PROBLEM = "syn.pick_problem"
     STATEMENT = "syn.statement"
     ENTRY_POINT = "syn.entry_point"
     ALIASES = "syn.aliases"

@@ -6,29 +6,96 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from execugraph.benchmarks import BenchmarkError
 from execugraph.configuration.conditions import DESCRIPTIONS, condition_names
+from execugraph.safety.inert_text import md_text, one_line
 from ui import keys, protocol_parts, views
 from ui.jobs import SynthesisJob
 from ui.keys import Synthesize
 from ui.steps import explanation, render_steps
+from ui.views import problem_pick
 from ui.widgets import model_pickers
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
 
+def _clear_pick() -> None:
+    """A new benchmark: no problem of it is picked yet (the fields keep what they hold)."""
+    st.session_state[Synthesize.PICK_PROBLEM] = None
+
+
+def _fill_from_pick() -> None:
+    """Fill the problem fields from the picked benchmark problem (they stay editable)."""
+    s = st.session_state
+    benchmark, problem_id = s.get(Synthesize.PICK_BENCHMARK), s.get(Synthesize.PICK_PROBLEM)
+    if benchmark not in problem_pick.PICKABLE or not problem_id:
+        return
+    fields = problem_pick.form_fields(problem_pick.picked_problem(benchmark, problem_id))
+    s[Synthesize.STATEMENT], s[Synthesize.ENTRY_POINT] = fields.statement, fields.entry_point
+    s[Synthesize.ALIASES], s[Synthesize.SIGNATURE] = fields.aliases, fields.signature
+    s[Synthesize.TESTS_MODE] = fields.tests_mode
+    s[Synthesize.ASSERT_SOURCE], s[Synthesize.ASSERT_CALL] = fields.assert_source, fields.assert_call
+    rows = fields.rows or [{"call": "", "expected": "", "visible": True}]
+    s[Synthesize.TEST_ROWS_DATA], s[keys.SYN_TEST_ROWS_KEPT] = rows, [dict(r) for r in rows]
+    if Synthesize.TEST_ROWS in s:  # the table starts over from the new rows, not the old edits
+        del s[Synthesize.TEST_ROWS]
+
+
+def picked() -> Any:
+    """The benchmark Problem the picker names now, or None (write your own)."""
+    s = st.session_state
+    benchmark, problem_id = s.get(Synthesize.PICK_BENCHMARK), s.get(Synthesize.PICK_PROBLEM)
+    if benchmark not in problem_pick.PICKABLE or not problem_id:
+        return None
+    try:
+        return problem_pick.picked_problem(benchmark, problem_id)
+    except (KeyError, BenchmarkError):
+        return None
+
+
+def problem_picker() -> None:
+    """Benchmark, then a searchable problem id; picking one fills the fields below."""
+    a, b = st.columns([2, 3])
+    benchmark = a.selectbox("Benchmark problem", [problem_pick.PICK_NONE, *problem_pick.PICKABLE],
+                            key=Synthesize.PICK_BENCHMARK, on_change=_clear_pick, persist_state=keys.PERSIST,
+                            help="fill the form from a built-in benchmark's problem, as `execugraph run --problem` "
+                            "runs it")
+    if benchmark == problem_pick.PICK_NONE:
+        return
+    try:
+        ids = problem_pick.problem_ids(benchmark)
+    except BenchmarkError as exc:
+        st.warning(f"{benchmark} cannot load: {md_text(one_line(exc))}", icon=":material/warning:")
+        return
+    chosen = b.selectbox("Problem id (type to search)", ids, index=None, key=Synthesize.PICK_PROBLEM,
+                         placeholder="choose a problem", on_change=_fill_from_pick, persist_state=keys.PERSIST)
+    problem = picked()
+    if chosen and problem is not None:
+        fields = problem_pick.form_fields(problem)
+        shown = len(problem.tests) - len(fields.left_out)
+        note = (f" The form leaves out {len(fields.left_out)} of its tests "
+                f"({md_text(one_line(', '.join(fields.left_out)))}); they run while the fields stay as filled."
+                if fields.left_out else "")
+        st.caption(f":material/bookmark: Filled from {md_text(benchmark)}/{md_text(chosen)}: the statement, and "
+                   f"{shown} {'test' if shown == 1 else 'tests'} with the entry point under *Entry point, aliases and "
+                   "tests*. Unchanged, the run records it as that benchmark problem; edited, as an ad-hoc problem with "
+                   f"the form's content.{note}")
+
+
 def problem_inputs() -> list[dict[str, Any]]:
     """Statement, entry point, aliases, signature and the tests of the chosen kind; returns the test table's rows.
 
     Only the fields of the chosen test mode are shown: the table for call tests, the assert boxes for an assert
-    suite, nothing for model-written tests.
+    suite, nothing for model-written tests. The benchmark-problem picker above them can fill them all.
     """
+    problem_picker()
     st.text_area(
         "Problem statement",
         key=Synthesize.STATEMENT,
         persist_state=keys.PERSIST,
         height=150,
-        placeholder="Return the length of the longest strictly increasing subsequence of nums.",
+        placeholder="e.g. Return the length of the longest strictly increasing subsequence of nums.",
     )
     if Synthesize.TEST_ROWS not in st.session_state and keys.SYN_TEST_ROWS_KEPT in st.session_state:
         st.session_state[Synthesize.TEST_ROWS_DATA] = st.session_state[keys.SYN_TEST_ROWS_KEPT]  # back from another page
@@ -37,9 +104,9 @@ def problem_inputs() -> list[dict[str, Any]]:
         st.session_state[key] = st.session_state[key]
     with st.expander("Entry point, aliases and tests (optional)"):
         a, b = st.columns(2)
-        a.text_input("Entry point", key=Synthesize.ENTRY_POINT, placeholder="lengthOfLIS", persist_state=keys.PERSIST)
-        b.text_input("Aliases", key=Synthesize.ALIASES, placeholder="length_of_lis, lis", persist_state=keys.PERSIST)
-        st.text_input("Signature", key=Synthesize.SIGNATURE, placeholder="def lengthOfLIS(nums: list[int]) -> int",
+        a.text_input("Entry point", key=Synthesize.ENTRY_POINT, placeholder="e.g. lengthOfLIS", persist_state=keys.PERSIST)
+        b.text_input("Aliases", key=Synthesize.ALIASES, placeholder="e.g. length_of_lis, lis", persist_state=keys.PERSIST)
+        st.text_input("Signature", key=Synthesize.SIGNATURE, placeholder="e.g. def lengthOfLIS(nums: list[int]) -> int",
                       persist_state=keys.PERSIST)
         mode = st.radio("Tests", views.TEST_MODES, key=Synthesize.TESTS_MODE, horizontal=True, persist_state=keys.PERSIST)
         if mode == views.TEST_MODES[0]:
@@ -61,7 +128,7 @@ def problem_inputs() -> list[dict[str, Any]]:
                 key=Synthesize.ASSERT_SOURCE,
                 persist_state=keys.PERSIST,
                 height=100,
-                placeholder="def check(candidate):\n    assert candidate([1, 3, 2]) == 2",
+                placeholder="e.g.\ndef check(candidate):\n    assert candidate([1, 3, 2]) == 2",
             )
             st.text_input("Assert call", key=Synthesize.ASSERT_CALL, persist_state=keys.PERSIST)
         else:
@@ -119,6 +186,7 @@ def request(rows: list[dict[str, Any]], default_model: str, models: dict[str, st
         retrieval=s[Synthesize.RETRIEVAL],
         feedback_tests=s[Synthesize.FEEDBACK],
         test_timeout_s=s[Synthesize.TIMEOUT],
+        picked=picked(),
     )
 
 
@@ -127,7 +195,8 @@ def live(job: SynthesisJob, store: Store) -> None:
     """Redrawn every second while the trial runs; hands over to a full rerun when it ends."""
     steps, _ = job.steps()
     render_steps(steps, store)
-    st.caption(f":material/hourglass_top: {job.working_line()}")  # with the running step's elapsed time
+    attempt = problem_pick.attempt_line([step["attempt"] for step in steps], job.config.retry_budget)
+    st.caption(f":material/hourglass_top: {attempt}: {job.working_line()}")  # with the running step's elapsed time
     if job.done:
         st.rerun()
 
@@ -139,9 +208,10 @@ def result_panel(job: SynthesisJob, store: Store) -> None:
         st.error(f"The trial stopped with an error: {result.message}", icon=":material/error:")
     else:
         retries = f"{result.retries_used} {'retry' if result.retries_used == 1 else 'retries'}"
+        checks = problem_pick.checks_note(job.problem.tests) if result.test_source == "problem" else ""
         (st.success if result.passed else st.warning)(
             f"{'Passed' if result.passed else 'Failed'}: {result.verdict}, {result.tests_passed}/{result.tests_total} "
-            f"{result.test_source or ''} tests, {retries}."
+            f"{result.test_source or ''} tests{f' ({checks})' if checks else ''}, {retries}."
         )
         if result.message:  # a note on a finished trial, e.g. retries that changed nothing
             st.caption(f":material/info: {result.message}")

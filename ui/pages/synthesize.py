@@ -2,10 +2,12 @@
 
 import streamlit as st
 
+from execugraph.safety.inert_text import md_text, one_line
 from ui import keys, protocol_parts, resources, views
 from ui.jobs import SynthesisJob
 from ui.keys import Synthesize
 from ui.synthesize_parts import live, problem_inputs, request, result_panel, run_settings
+from ui.views import problem_pick
 from ui.widgets import read_only_notice, show_model_problems
 
 keys.init_state(st.session_state)
@@ -53,7 +55,7 @@ if job is None:
         icon=":material/info:",
     )
 elif not job.done:
-    st.subheader(f"Running {job.config.condition} on {job.problem.id}")
+    st.subheader(f"Running {job.config.condition} on {md_text(one_line(problem_pick.problem_name(job.problem)))}")
     live(job, store)
 elif job.error or job.result is None:
     st.error(f"The synthesis could not run: {job.error}", icon=":material/error:")

@@ -123,10 +123,47 @@ class SynthesisRequest:
     retrieval: str = CONDITION_DEFAULT
     feedback_tests: str = "grading"
     test_timeout_s: float = 5.0
+    picked: Any = None  # the benchmark Problem the picker filled the form from, if any
 
     def build(self) -> tuple[Any, Any]:
-        """(Problem, RunConfig), or ValueError saying which input is wrong and how to fix it."""
+        """(Problem, RunConfig), or ValueError saying which input is wrong and how to fix it.
+
+        The Problem is the picked benchmark problem while the form holds what the pick filled in, else ad hoc.
+        """
         from execugraph.configuration.conditions import resolve_condition
+
+        problem = self._problem()
+        if self.picked is not None:
+            from dataclasses import replace
+
+            from ui.views.problem_pick import fields_of, form_fields
+
+            as_filled = replace(self, picked=None, **fields_of(form_fields(self.picked)))._problem()
+            if (problem.id, problem.signature) == (as_filled.id, as_filled.signature):
+                problem = self.picked
+        overrides: dict[str, Any] = {
+            "models": dict(self.models or {}),
+            "default_model": self.default_model,
+            "feedback_tests": self.feedback_tests,
+            "test_timeout_s": float(self.test_timeout_s),
+        }
+        if self.retry_budget != CONDITION_DEFAULT:
+            overrides["retry_budget"] = int(self.retry_budget)
+        if self.retrieval != CONDITION_DEFAULT:
+            overrides["retrieval"] = self.retrieval == "on"
+        try:
+            config = resolve_condition(self.condition, **overrides)
+        except ValueError as exc:
+            message = readable_error(exc)
+            if "retrieval" in message:
+                message += (
+                    " (retrieval feeds the planner: choose a multi-* condition with a planner, or turn retrieval off)"
+                )
+            raise ValueError(message) from None
+        return problem, config
+
+    def _problem(self) -> Any:
+        """The ad-hoc Problem the form's problem fields describe, or ValueError naming the field at fault."""
         from execugraph.workflow.single import adhoc_problem
 
         if not self.statement.strip():
@@ -151,24 +188,4 @@ class SynthesisRequest:
         aliases = parse_aliases(self.aliases)
         if aliases and not entry:
             raise ValueError("aliases need an entry point: name the function the tests call")
-        problem = adhoc_problem(self.statement, entry, aliases, tests, self.signature.strip())
-        overrides: dict[str, Any] = {
-            "models": dict(self.models or {}),
-            "default_model": self.default_model,
-            "feedback_tests": self.feedback_tests,
-            "test_timeout_s": float(self.test_timeout_s),
-        }
-        if self.retry_budget != CONDITION_DEFAULT:
-            overrides["retry_budget"] = int(self.retry_budget)
-        if self.retrieval != CONDITION_DEFAULT:
-            overrides["retrieval"] = self.retrieval == "on"
-        try:
-            config = resolve_condition(self.condition, **overrides)
-        except ValueError as exc:
-            message = readable_error(exc)
-            if "retrieval" in message:
-                message += (
-                    " (retrieval feeds the planner: choose a multi-* condition with a planner, or turn retrieval off)"
-                )
-            raise ValueError(message) from None
-        return problem, config
+        return adhoc_problem(self.statement, entry, aliases, tests, self.signature.strip())
