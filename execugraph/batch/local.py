@@ -48,7 +48,8 @@ class LocalExecutor:
 
     def _drain(self, run: LeasedRun, spec: BatchSpec) -> str:
         configs = condition_configs(run.store.get_run(run.run_id), spec)  # as recorded when queued
-        warm_models(configs.values(), self.deps_factory())  # one shared client per endpoint, before any thread
+        if self.deps_factory is TrialDeps:  # one shared client per endpoint, before any thread (a caller's own
+            warm_models(configs.values(), TrialDeps())  # factory may count its calls, so it is not asked here)
         lease, store = run.lease, run.store
         problems: dict[tuple[str, str], Problem | None] = {}
         running: dict[Future[None], int] = {}
