@@ -18,18 +18,17 @@ st.set_page_config(page_title="ExecuGraph", page_icon=ICON, layout="wide", initi
 st.session_state[keys.ROUTED] = True
 keys.init_state(st.session_state)
 install_log_scrub()  # the server's log lines never carry a secret the process holds
-access.require_access(settings())  # a shared dashboard: nothing below runs before sign-in
 
 PAGES = [
-    st.Page("ui/pages/synthesize.py", title="Synthesize", icon=":material/bolt:", default=True),
-    st.Page("ui/pages/batch.py", title="Batch", icon=":material/grid_view:"),
-    st.Page("ui/pages/runs.py", title="Runs", icon=":material/history:"),
-    st.Page("ui/pages/trace.py", title="Trace", icon=":material/timeline:"),
-    st.Page("ui/pages/retrieval.py", title="Retrieval", icon=":material/search:"),
-    st.Page("ui/pages/ablations.py", title="Ablations", icon=":material/science:"),
-    st.Page("ui/pages/statistics.py", title="Statistics", icon=":material/functions:"),
-    st.Page("ui/pages/tests.py", title="Tests", icon=":material/fact_check:"),
-    st.Page("ui/pages/export.py", title="Export / Import", icon=":material/ios_share:"),
+    st.Page("pages/synthesize.py", title="Synthesize", icon=":material/bolt:", default=True),
+    st.Page("pages/batch.py", title="Batch", icon=":material/grid_view:"),
+    st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
+    st.Page("pages/trace.py", title="Trace", icon=":material/timeline:"),
+    st.Page("pages/retrieval.py", title="Retrieval", icon=":material/search:"),
+    st.Page("pages/ablations.py", title="Ablations", icon=":material/science:"),
+    st.Page("pages/statistics.py", title="Statistics", icon=":material/functions:"),
+    st.Page("pages/tests.py", title="Tests", icon=":material/fact_check:"),
+    st.Page("pages/export.py", title="Export / Import", icon=":material/ios_share:"),
 ]
 
 # Narrow screens: Streamlit collapses the sidebar only below 768 px, so at 800 px it kept 300 px of an 800 px
@@ -40,6 +39,9 @@ st.html(
 )
 
 page = st.navigation(PAGES, position="hidden")  # drawn below: config.toml hides the pages/ list Streamlit shows first
+# A shared dashboard: nothing below runs before sign-in. After `st.navigation`, so a link to `/statistics` asks for
+# the token and then opens Statistics: before it, the sign-in rerun had no page to go back to and opened Synthesize.
+access.require_access(settings())
 
 with st.sidebar:
     for entry in PAGES:

@@ -1,7 +1,13 @@
 """Amplified tests per benchmark: inputs added per problem (median, max), time, mutation score original vs amplified.
 
 Usage: .venv/bin/python bench/amplify.py [--per-problem N] [--seed S] [--humaneval-n N] [--internal30-n N]
+    [--only humaneval|internal30] [--no-search] [--no-referee]
 (the defaults, 0: every problem of HumanEval-164 and internal-30; N > 0 takes a reproducible sample).
+For HumanEval, HumanEval+ is the referee (`execugraph/amplify/referee.py`): the share of its false passes the
+amplified suite catches (target >= 80%) and the share of the programs it passes that the amplified suite fails
+(target <= 1%), over a corpus of programs that pass the original tests (references, EvalPlus's canonical solutions,
+mutants of the references, the hand-written programs of data/amplify/humaneval_programs.json, whose correct ones
+are also the amplifier's independent witnesses).
 The amplification time is what the 300 s target is about and is printed against it; the adequacy
 and distinguishability runs after it are measurement (every mutant of every reference run in the
 sandbox) and are timed apart. Each figure comes with the 1-minute load average when it was taken.
@@ -10,6 +16,7 @@ sandbox) and are timed apart. Each figure comes with the 1-minute load average w
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -24,16 +31,63 @@ from execugraph.amplify.distinguish import SEARCH_BUDGET, distinguishable_report
 from execugraph.benchmarks import load_humaneval, load_internal30, select_problems  # noqa: E402
 
 TARGET_S = 300.0  # amplification of one benchmark, on 2 cores
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = ROOT / "data" / "amplify" / "humaneval_programs.json"  # hand-written: witnesses and corpus
 
 
 def _load() -> str:
     return f"load {os.getloadavg()[0]:.2f}"
 
 
-def _one(pool, name: str, problems: list, seed: int, per_problem: int, budget: int) -> None:
+def _programs() -> dict[str, list[dict]]:
+    """The hand-written HumanEval programs (independent correct solutions, plausible wrong ones)."""
+    return json.loads(PROGRAMS.read_text(encoding="utf-8"))
+
+
+def _number(problem_id: str) -> int:
+    return int(problem_id.rsplit("_", 1)[-1]) if problem_id.rsplit("_", 1)[-1].isdigit() else 0
+
+
+def _referee(pool, problems: list, suite) -> None:
+    """HumanEval+ as the referee: the share of its false passes the amplified suite catches, and the share of the
+    programs it passes that the amplified suite fails (targets: >= 80%, <= 1%)."""
+    from execugraph.amplify.referee import MUTANTS_PER_PROBLEM, judge, plus_problems
+
+    started = time.perf_counter()
+    plus, skipped = plus_problems(pool, [p.id for p in problems])
+    for pid, why in skipped.items():
+        print(f"   not refereed: {pid}: {why[:160]}")
+    extra = {pid: [(f"{'correct' if e['correct'] else 'wrong'} {e['label']}", e["code"]) for e in entries]
+             for pid, entries in _programs().items()}
+    report = judge(pool, problems, plus, {p.id: p for p in suite.stored_problems()}, extra)
+    corpus = ", ".join(f"{n} {kind}" for kind, n in sorted(report.corpus.items()))
+    print(f"   HumanEval+ as referee, corpus of {sum(report.corpus.values())} programs passing the original tests "
+          f"({corpus}; mutants: one-change AST mutants of each reference, {MUTANTS_PER_PROBLEM} tried per problem; "
+          f"hand-written: {PROGRAMS.relative_to(ROOT)}):")
+    print(f"   (i) HumanEval+ false passes caught: {len(report.caught)}/{len(report.false_passes)} = "
+          f"{report.caught_share:.1%} (target >= 80%)")
+    print(f"   (ii) programs HumanEval+ passes that the amplified suite fails: {len(report.false_alarms)}/"
+          f"{len(report.plus_passed)} = {report.false_alarm_share:.1%} (target <= 1%) "
+          f"(measurement: {time.perf_counter() - started:.1f} s, {_load()})", flush=True)
+    fair = report.without_wrong_references()
+    print(f"   over the {len(problems) - len(report.wrong_reference) - len(skipped)} problems whose reference passes "
+          f"HumanEval+ (not: {', '.join(sorted(report.wrong_reference, key=_number)) or 'none'}): (i) "
+          f"{len(fair.caught)}/{len(fair.false_passes)} = {fair.caught_share:.1%}, (ii) {len(fair.false_alarms)}/"
+          f"{len(fair.plus_passed)} = {fair.false_alarm_share:.1%}")
+    for program, failed in report.false_alarms:
+        print(f"   false alarm: {program.problem_id} {program.origin}: fails {failed[:120]}")
+    missed = [p for p in report.false_passes if p not in report.caught]
+    for program in missed:
+        print(f"   missed false pass: {program.problem_id} {program.origin}")
+
+
+def _one(pool, name: str, problems: list, seed: int, per_problem: int, budget: int, *, search: bool = True,
+         referee: bool = False) -> None:
     whole = time.perf_counter()
     started = time.perf_counter()
-    suite = amplify_benchmark(pool, name, problems, seed=seed, per_problem=per_problem)
+    witnesses = ({pid: [e["code"] for e in entries if e["correct"]] for pid, entries in _programs().items()}
+                 if referee else None)
+    suite = amplify_benchmark(pool, name, problems, seed=seed, per_problem=per_problem, witnesses=witnesses)
     amplify_s = time.perf_counter() - started
     added = [p.added for p in suite.problems]
     verdict = "within" if amplify_s <= TARGET_S else "OVER"
@@ -53,6 +107,11 @@ def _one(pool, name: str, problems: list, seed: int, per_problem: int, budget: i
     for pid, score in found.problems.items():
         if score.only_amplified:
             print(f"   {pid}: {', '.join(score.only_amplified)}")
+    if referee:
+        _referee(pool, problems, suite)
+    if not search:
+        print(f"   {name} total {time.perf_counter() - whole:.1f} s (no distinguishability search)", flush=True)
+        return
     started = time.perf_counter()
     target = distinguishable_report(pool, problems, suite.stored_problems(), seed=seed, budget=budget)
     t = target["total"]
@@ -76,6 +135,9 @@ def main() -> int:
     parser.add_argument("--internal30-n", type=int, default=0)
     parser.add_argument("--search-budget", type=int, default=SEARCH_BUDGET,
                         help="candidate inputs per problem in the distinguishability search")
+    parser.add_argument("--no-search", action="store_true", help="skip the distinguishability search")
+    parser.add_argument("--no-referee", action="store_true", help="skip HumanEval+ as the referee")
+    parser.add_argument("--only", choices=["internal30", "humaneval"], help="one benchmark only")
     args = parser.parse_args()
     from sandbox import SandboxPool
 
@@ -86,8 +148,12 @@ def main() -> int:
     if args.humaneval_n:
         humaneval = select_problems(humaneval, n=args.humaneval_n, seed=args.seed)
     with SandboxPool() as pool:
-        _one(pool, "internal30", internal, args.seed, args.per_problem, args.search_budget)
-        _one(pool, "humaneval", humaneval, args.seed, args.per_problem, args.search_budget)
+        if args.only != "humaneval":
+            _one(pool, "internal30", internal, args.seed, args.per_problem, args.search_budget,
+                 search=not args.no_search)
+        if args.only != "internal30":
+            _one(pool, "humaneval", humaneval, args.seed, args.per_problem, args.search_budget,
+                 search=not args.no_search, referee=not args.no_referee)
     return 0
 
 

@@ -293,7 +293,7 @@ def render_times(ids: dict[str, int]) -> list[tuple[str, float, float]]:
         times = []
         for _ in range(2):
             started = time.perf_counter()
-            at.switch_page(f"ui/pages/{page}.py").run()
+            at.switch_page(f"pages/{page}.py").run()
             times.append(time.perf_counter() - started)
             if at.exception:
                 raise SystemExit(f"{page} raised: {at.exception[0].value}")

@@ -12,7 +12,7 @@ Packages, roughly in the direction dependencies run:
   `verdicts` and `amplify` (verdict sets, stronger tests), `stats`, `figures`, `publication` (bundles,
   published layouts, harness files), `reproduce` (a published study in one command), `cli` (`python -m execugraph`).
 
-What the dashboard shows is in `ui/` (the view models in `ui/views/`, free of Streamlit; the pages in `ui/pages/`).
+What the dashboard shows is in `ui/` (the view models in `ui/views/`, free of Streamlit; the pages in `pages/`).
 """
 
 __version__ = "0.1.0"

@@ -75,15 +75,19 @@ class TestResult:
     cpu_limit_s: float = 0.0  # the test's CPU limit
     wall_limit_s: float = 0.0  # the test's wall-clock backstop
     findings: list[dict[str, Any]] = field(default_factory=list)  # e.g. `shadowed_finding`; [] for most tests
+    result: Any = None  # a `keep_result` call test's return value, in the codec's tagged JSON; None otherwise
 
     def to_dict(self) -> dict[str, Any]:
         """Every field (all plain values): a direct copy, ~10x faster than dataclasses.asdict.
 
-        `findings` only when there are some, so a test's stored row (and its table) is unchanged otherwise.
+        `findings` and `result` only when there are some, so a test's stored row (and its table) is unchanged
+        otherwise.
         """
-        data = {name: getattr(self, name) for name in _TEST_FIELDS if name != "findings"}
+        data = {name: getattr(self, name) for name in _TEST_FIELDS if name not in ("findings", "result")}
         if self.findings:
             data["findings"] = _plain_copy(self.findings)
+        if self.result is not None:
+            data["result"] = _plain_copy(self.result)
         return data
 
     def limit_share(self) -> float:

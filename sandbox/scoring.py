@@ -31,6 +31,7 @@ from sandbox.results import (
     suite_verdict,
     truncate,
 )
+from sandbox.stdio_compare import normalise_stdout, stdout_matches  # noqa: F401 - normalise_stdout stays importable here
 from sandbox.suite import AssertTest, CallTest, StdioTest, Suite, Test
 
 # Bump whenever a change can alter a verdict (sandbox-2: candidates compile without the harness's __future__ flags;
@@ -56,12 +57,6 @@ _SIMPLE = {
     "harness_error": (HARNESS_ERROR, "HarnessError"),
 }
 _EXCEPTION_VERDICTS = {"MemoryError": MEMORY_LIMIT, "ResultTooLarge": OUTPUT_LIMIT}
-
-
-def normalise_stdout(text: str) -> str:
-    """APPS-style comparison form: no trailing whitespace on lines, no trailing blank lines, \\n line ends."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(line.rstrip() for line in lines).rstrip("\n")
 
 
 def test_limits(suite: Suite, limits: dict[str, Any]) -> tuple[list[float], list[float]]:
@@ -178,12 +173,14 @@ def score_test(
             base.got = f"undecodable result ({exc})"
             return base
         base.got = short_repr(value)
+        if test.keep_result:
+            base.result = raw.get("value")
         ok = compare(value, test.expected, test.compare, test.tol)
         base.verdict, base.error_class = (PASSED, None) if ok else (WRONG_ANSWER, "WrongAnswer")
     elif status == "exited" and isinstance(test, StdioTest):
         out = str(raw.get("stdout", ""))
         base.got = short_repr(out)
-        ok = normalise_stdout(out) == normalise_stdout(test.expected_stdout)
+        ok = stdout_matches(out, test.expected_stdout, test.compare)
         base.verdict, base.error_class = (PASSED, None) if ok else (WRONG_ANSWER, "WrongAnswer")
     elif status == "judged" and isinstance(test, AssertTest):
         line = judged.get(index)

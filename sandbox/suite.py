@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.limits import MIB, SUITE_FILE_MAX_BYTES
+from sandbox.stdio_compare import STDIO_COMPARE_MODES
 
 COMPARE_MODES = ("exact", "float", "unordered", "set")
 KINDS = ("call", "assert", "stdio")
@@ -37,6 +38,7 @@ class CallTest:
     tol: float = DEFAULT_TOL
     kind: str = "call"
     cpu_limit_s: float | None = None  # this test's own CPU limit (e.g. calibrated); None: Limits.timeout_s
+    keep_result: bool = False  # hand the returned value back in TestResult.result (tagged JSON)
 
     def describe(self, entry_point: str | None) -> str:
         if self.expr is not None:
@@ -62,13 +64,14 @@ class AssertTest:
 
 @dataclass(frozen=True)
 class StdioTest:
-    """Run the candidate as a script on `stdin`; compare stdout modulo trailing whitespace."""
+    """Run the candidate as a script on `stdin`; compare stdout modulo trailing whitespace (or by `compare`)."""
 
     name: str
     stdin: str
     expected_stdout: str
     kind: str = "stdio"
     cpu_limit_s: float | None = None
+    compare: str = "lines"  # sandbox.stdio_compare.STDIO_COMPARE_MODES: lines (default) or lcb (LiveCodeBench's)
 
     def describe(self, entry_point: str | None) -> str:
         first = self.stdin.splitlines()[0] if self.stdin else ""
@@ -192,7 +195,10 @@ def _parse_test_body(raw: Any, index: int, entry_point: str | None) -> Test:
         tol = raw.get("tol", DEFAULT_TOL)
         if isinstance(tol, bool) or not isinstance(tol, int | float) or not math.isfinite(tol) or tol < 0:
             raise SuiteError(f"{where}.tol: must be a non-negative number, got {tol!r}")
-        return CallTest(name, raw["expected"], expr, args, kwargs, compare, float(tol))
+        keep = raw.get("keep_result", False)
+        if not isinstance(keep, bool):
+            raise SuiteError(f"{where}.keep_result: must be true or false, got {keep!r}")
+        return CallTest(name, raw["expected"], expr, args, kwargs, compare, float(tol), keep_result=keep)
 
     if kind == "assert":
         source = raw.get("source")
@@ -219,7 +225,11 @@ def _parse_test_body(raw: Any, index: int, entry_point: str | None) -> Test:
     expected_stdout = raw.get("expected_stdout")
     if not isinstance(expected_stdout, str):
         raise SuiteError(f"{where}.expected_stdout: must be a string (required for kind 'stdio')")
-    return StdioTest(name, stdin, expected_stdout)
+    stdio_compare = raw.get("compare", "lines")
+    if stdio_compare not in STDIO_COMPARE_MODES:
+        raise SuiteError(f"{where}.compare: for kind 'stdio' must be one of {', '.join(STDIO_COMPARE_MODES)}, "
+                         f"got {stdio_compare!r}")
+    return StdioTest(name, stdin, expected_stdout, compare=stdio_compare)
 
 
 def parse_suite(data: Any) -> Suite:

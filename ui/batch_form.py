@@ -7,8 +7,8 @@ from typing import Any
 import streamlit as st
 
 from execugraph.batch.spec import BatchSpec, parse_seeds
-from execugraph.benchmarks import BENCHMARKS, FILE_BENCHMARKS, BenchmarkError
-from execugraph.configuration.conditions import DESCRIPTIONS, condition_names
+from execugraph.benchmarks import BenchmarkError, benchmark_names, file_benchmark_names
+from execugraph.configuration.conditions import condition_descriptions, condition_names
 from execugraph.safety.inert_text import one_line
 from ui import resources, views
 from ui.keys import Batch
@@ -16,11 +16,11 @@ from ui.keys import Batch
 
 def problem_source(upload_folder: Any) -> tuple[str, list[Any], dict[str, str]]:
     """Benchmark picker (with an upload for file suites); returns (benchmark, problems, benchmark options)."""
-    benchmark = st.selectbox("Benchmark", BENCHMARKS, key=Batch.BENCHMARK)
+    benchmark = st.selectbox("Benchmark", benchmark_names(), key=Batch.BENCHMARK)
     problems: list[Any] = []
     options: dict[str, str] = {}
     try:
-        if benchmark in FILE_BENCHMARKS:
+        if benchmark in file_benchmark_names():
             upload = st.file_uploader(
                 f"{benchmark} JSONL file",
                 type=["jsonl", "json"],
@@ -55,7 +55,7 @@ def grid_inputs(problems: list[Any]) -> None:
         "Conditions",
         condition_names(),
         key=Batch.CONDITIONS,
-        help="; ".join(f"{k}: {v}" for k, v in DESCRIPTIONS.items()),
+        help="; ".join(f"{k}: {v}" for k, v in condition_descriptions().items()),
     )
     a, b, c = st.columns(3)
     a.text_input("Seeds", key=Batch.SEEDS, help="e.g. 0-4 or 0,2,5")
@@ -91,8 +91,9 @@ def sequential_inputs() -> None:
         "Sequential: stop each comparison once it is decided",
         key=Batch.SEQUENTIAL,
         help="Interim looks at equal shares of the problems; each condition is compared to the first listed with "
-        "O'Brien-Fleming-type alpha spending (Bonferroni over the comparisons) and stops for efficacy, or for "
-        "futility when even the difference below could no longer become significant. Needs paired order.",
+        "Hwang-Shih-DeCani alpha spending (Bonferroni over the comparisons) and stops for efficacy, or for "
+        "futility when the observed trend has under 4% predictive power of becoming significant. Needs paired "
+        "order.",
     )
     on = bool(st.session_state[Batch.SEQUENTIAL])
     a, b = st.columns(2)

@@ -55,20 +55,19 @@ def progress_panel(store: Store) -> None:
 
     While a batch is queued or running the panel redraws itself every two seconds and, when the last one
     ends, reruns the whole page (so everything on it shows the end); with nothing running it does not poll.
+    It is one fragment at one place whether it polls or not, so its id stays the same across reruns: a click
+    on a card drawn before the last batch ended (Resume) still finds it, instead of being dropped with
+    "Couldn't find fragment with id ..." and leaving the card saying "cancelled".
     """
-    rows = views.active_batches(store)
-    if any(r["status"] in ACTIVE for r in rows):
-        _live_panel(store)
-    else:
-        _draw(store, rows)
+    live = bool(views.active_batch_ids(store))
+    st.fragment(_panel, run_every=2.0 if live else None)(store, live)
 
 
-@st.fragment(run_every=2.0)
-def _live_panel(store: Store) -> None:
+def _panel(store: Store, live: bool) -> None:
     rows = views.active_batches(store)
     _draw(store, rows)
-    if not any(r["status"] in ACTIVE for r in rows):
-        st.rerun()  # the last batch ended: redraw the page, which stops this polling
+    if any(r["status"] in ACTIVE for r in rows) != live:
+        st.rerun()  # a batch started (Resume) or the last one ended: redraw the page, which starts or stops polling
 
 
 def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
@@ -85,7 +84,7 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
         )
         st.button("Start worker", key=Batch.START_WORKER, icon=":material/play_arrow:", on_click=_start_worker)
     for row in rows:
-        with st.container(border=True):
+        with st.container(border=True, key=f"{Batch.CARD}{row['id']}"):
             # the buttons go under the line, in a row that wraps: a narrow column cut them to "C.." at 800 px
             left, right = st.container(), st.container(horizontal=True)
             status = "cancelling" if row["cancel_requested"] and row["status"] == "running" else row["status"]
@@ -96,6 +95,7 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
             _waiting(left, row)
             for line in row.get("sequential") or []:
                 left.caption(md_text(line))
+            _details(left, row)
             if row["status"] in ACTIVE:
                 right.button(
                     "Cancel",
@@ -128,7 +128,36 @@ def _draw(store: Store, rows: list[dict[str, Any]]) -> None:
                     args=(store, row["id"]),
                 )
             else:
-                right.page_link("ui/pages/runs.py", label="Results", icon=":material/history:")
+                right.page_link("pages/runs.py", label="Results", icon=":material/history:")
+
+
+def _details(where: Any, row: dict[str, Any]) -> None:
+    """Per-condition counts, elapsed time and tokens, links to the trials in flight, and a subset's problems."""
+    details = row.get("details")
+    if details is None:
+        return
+    where.caption(md_text(details.summary) + "  \n" + "  \n".join(md_text(line) for line in details.conditions))
+    for link in details.in_flight:
+        where.page_link("pages/trace.py", label=md_text(link.label), icon=":material/timeline:",
+                        query_params={"run": str(link.run_id), "trial": str(link.trial_id)})
+    if details.subset:
+        with where.expander(f"Random subset: the {len(details.subset)} problems drawn"):
+            st.caption(md_text(", ".join(details.subset)))
+
+
+def scroll_to_launched() -> None:
+    """Once after Launch: bring the new batch's card into view (the button is far below it)."""
+    run_id = st.session_state.pop(Batch.SCROLL_TO, None)
+    if run_id is None:
+        return
+    target = f".st-key-{Batch.CARD}{int(run_id)}"
+    st.html(
+        "<script>(function(){let n=0;const go=()=>{const el=window.parent.document.querySelector('" + target
+        + "')||document.querySelector('" + target + "');if(el){el.scrollIntoView({block:'start'});"
+        "el.setAttribute('tabindex','-1');el.focus({preventScroll:true});}else if(n++<40){setTimeout(go,100);}};"
+        "go();})();</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 @st.cache_data(max_entries=64, show_spinner="Simulating the sequential design...")
@@ -156,7 +185,7 @@ def launched_notice(store: Store, run_id: int) -> None:
     outcome = f": passed {row['passed']}/{row['graded']} graded, {row['errors']} errored" if row else ""
     (st.success if status == "done" else st.warning)(f"Batch {name} is {status}{outcome}.", icon=":material/flag:")
     st.page_link(
-        "ui/pages/statistics.py",
+        "pages/statistics.py",
         label="Compare its conditions in Statistics",
         query_params={"runs": str(run_id)},
         icon=":material/functions:",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from execugraph.grading.suite_files import FileTooLargeError
-from execugraph.publication import BundleFormatError, ExportError, ImportResult, bundle_files, zip_bytes
+from execugraph.publication import BundleFormatError, ExportError, ImportResult, bundle_files, layout, zip_bytes
 from execugraph.publication.source import format_size
 from execugraph.reproduce import ReproduceError
 from execugraph.reproduce.progress import grading_text, throttled
@@ -24,6 +24,9 @@ from ui.widgets import empty_state, pct, read_only_notice, run_picker
 if TYPE_CHECKING:
     from execugraph.store import Store
 
+# the bundle's logs (`execugraph.publication.layout`): what ran, step by step, call by call
+LOG_FILES = (layout.TRIALS, layout.STEPS, layout.LLM_CALLS, layout.EXECUTIONS, layout.RETRIEVAL_HITS, layout.RUN_META)
+
 
 def _prepare_bundle(store: Store, run_ids: tuple[int, ...], include_host: bool) -> None:
     """Build the selection's bundle into the session (the Prepare button's callback)."""
@@ -31,8 +34,34 @@ def _prepare_bundle(store: Store, run_ids: tuple[int, ...], include_host: bool) 
         with st.spinner("Collecting every trial, step, LLM call and sandbox run..."):
             files = bundle_files(store, list(run_ids), include_host=include_host)
             st.session_state[Export.BUNDLE] = ((run_ids, include_host), zip_bytes(files), sorted(files))
+            st.session_state[Export.PARTS] = ((run_ids, include_host), *bundle_parts(files))
     except (ExportError, LookupError, ValueError) as exc:
         st.session_state[Export.BUNDLE_ERROR] = str(exc)
+
+
+def bundle_parts(files: dict[str, bytes]) -> tuple[tuple[str, bytes, str], tuple[str, bytes, str]]:
+    """The bundle's run config and its logs as downloads of their own: (file name, bytes, mime) each.
+
+    One run: its `config.json`; several: a zip of `config.json` and `configs/run-N.json`. The logs: a zip of
+    the trials, steps, LLM calls, sandbox executions and retrieval hits (JSON lines), with `run_meta.json`.
+    """
+    configs = {n: b for n, b in files.items() if n == layout.CONFIG or n.startswith(f"{layout.CONFIGS_DIR}/")}
+    if set(configs) == {layout.CONFIG}:
+        config = (layout.CONFIG, configs[layout.CONFIG], "application/json")
+    else:
+        config = ("configs.zip", zip_bytes(configs), "application/zip")
+    logs = {n: b for n, b in files.items() if n in LOG_FILES}
+    return config, ("logs.zip", zip_bytes(logs), "application/zip")
+
+
+def _part_downloads(parts: tuple[Any, ...]) -> None:
+    """The run config and the logs, beside the zip."""
+    (config_name, config_data, config_mime), (logs_name, logs_data, logs_mime) = parts[1], parts[2]
+    row = st.container(horizontal=True)
+    row.download_button(f"Run config ({config_name})", config_data, file_name=config_name, mime=config_mime,
+                        key=Export.DOWNLOAD_CONFIG, icon=":material/settings:")
+    row.download_button(f"Logs ({logs_name}, {len(logs_data) / 1024:.0f} KiB)", logs_data, file_name=logs_name,
+                        mime=logs_mime, key=Export.DOWNLOAD_LOGS, icon=":material/receipt_long:")
 
 
 def export_panel(store: Store) -> None:
@@ -69,6 +98,9 @@ def export_panel(store: Store) -> None:
             key=Export.DOWNLOAD,
             icon=":material/download:",
         )
+        parts = st.session_state.get(Export.PARTS)
+        if parts and parts[0] == prepared[0]:
+            _part_downloads(parts)
         st.caption("Contains: " + ", ".join(names))
     summary = json.dumps(resources.report(run_ids).to_json_dict(), indent=2)
     st.download_button(
@@ -169,7 +201,7 @@ def _show_import(store: Store, result: ImportResult) -> None:
         st.warning(md_text(warning))
     if result.runs:
         st.page_link(
-            "ui/pages/statistics.py",
+            "pages/statistics.py",
             label="Compare them in Statistics",
             icon=":material/functions:",
             query_params={"runs": ",".join(str(r.id) for r in result.runs)},
@@ -210,4 +242,4 @@ def rescore_panel(store: Store) -> None:
     m[2].metric("Passed before", report.passed_before)
     m[3].metric("Passed now", report.passed_after)
     protocol_parts.rescore_summary(report)
-    st.page_link("ui/pages/runs.py", label=f"The rescore is run #{report.run_id}", icon=":material/history:")
+    st.page_link("pages/runs.py", label=f"The rescore is run #{report.run_id}", icon=":material/history:")

@@ -85,6 +85,8 @@ class Batch:
     CANCEL_NOW = "batch.cancel_now."  # + run id
     RESUME = "batch.resume."  # + run id
     LAUNCHED = "batch.launched"  # id of the batch this session launched last (not a widget)
+    SCROLL_TO = "_batch.scroll_to"  # id of a batch just launched: the page scrolls to its card once (not a widget)
+    CARD = "batch_card_"  # + run id: the card's container key (its CSS class is st-key-batch_card_<id>)
 
 
 class Runs:
@@ -158,6 +160,7 @@ class Statistics:
     PAIR = "stats.pair"
     DOWNLOAD = "stats.download"
     TABLES = "stats.tables"  # the tables download (and its format choice, + ".format")
+    COST = "stats.cost"  # the cost the frontier, the matched budgets and the cost column are shown on
 
 
 ALL_PAIRS = "(all pairs)"
@@ -171,6 +174,9 @@ class Export:
     PREPARE = "export.prepare"
     BUNDLE = "export.bundle"  # ((run ids, include host), zip bytes, file names) of the last bundle (not a widget)
     BUNDLE_ERROR = "_export.bundle_error"  # why the last Prepare failed, shown once (not a widget)
+    PARTS = "_export.parts"  # ((run ids, include host), config file, logs zip) of the last bundle (not a widget)
+    DOWNLOAD_CONFIG = "export.download_config"
+    DOWNLOAD_LOGS = "export.download_logs"
     DOWNLOAD = "export.download"
     SUMMARY = "export.summary"
     INCLUDE_HOST = "export.include_host"
@@ -262,6 +268,7 @@ DEFAULTS: dict[str, object] = {
     Reproduce.FIGURES: True,
     Statistics.COMPARE: AUTO,
     Statistics.COMPARABLE_ONLY: True,
+    Statistics.COST: "tokens",
 }
 
 
@@ -294,7 +301,7 @@ def _run_under_the_router() -> None:
     """Rerun the session through app.py when Streamlit ran a page file on its own.
 
     Because `pages/` exists, a fresh server process handles the first request for a deep link (say a
-    "Compare in Statistics" link opened in a new tab) the old multipage way: it runs ui/pages/statistics.py
+    "Compare in Statistics" link opened in a new tab) the old multipage way: it runs pages/statistics.py
     alone, without app.py's navigation, sidebar and worker. `st.navigation` switches that mode off, but only
     once app.py has run, so we switch it off here (the flag st.navigation sets) and rerun: the rerun goes
     through app.py, which routes to the same page.

@@ -65,6 +65,9 @@ def rescore_controls() -> tuple[str | None, str]:
     return (None if protocol == AS_RECORDED else protocol), tests
 
 
+WRAPPED_FLIPS = 50  # up to this many flips are listed in a table that wraps their reasons
+
+
 def rescore_summary(report: Any) -> None:
     """Flips with their reason, the protocol's effect and the unresolved problems with theirs."""
     effect = report.protocol_effect()
@@ -75,8 +78,14 @@ def rescore_summary(report: Any) -> None:
     if report.flips:
         st.warning(f"{len(report.flips)} verdict(s) flipped; each says why:", icon=":material/swap_horiz:")
         columns = ("problem_id", "condition", "seed", "trial_index", "from", "to", "reason", "trial")
-        st.dataframe([{c: f.as_dict().get(c) for c in columns} for f in report.flips], hide_index=True,
-                     key="export.rescore_flips")
+        rows = [{c: f.as_dict().get(c) for c in columns} for f in report.flips]
+        if len(rows) <= WRAPPED_FLIPS:  # a table wraps each reason whole; a data grid cut them off
+            st.table(rows)
+        else:
+            st.dataframe(rows, hide_index=True, key="export.rescore_flips",
+                         column_config={"reason": st.column_config.TextColumn("reason", width="large")})
+            st.caption(f"More than {WRAPPED_FLIPS} flips: the reason column is wide; double-click a reason to "
+                       "read it whole.")
     else:
         st.success("No verdict flipped.", icon=":material/check:")
     if report.unresolved:

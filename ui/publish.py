@@ -18,8 +18,9 @@ import streamlit as st
 
 from execugraph.figures.static import to_image
 from execugraph.safety.inert_text import md_text
+from execugraph.stats.all_tables import publication_tables
 from execugraph.stats.table_format import table_files
-from execugraph.stats.tables import Table, publication_tables
+from execugraph.stats.tables import Table
 from ui import resources
 
 MIME = {"svg": "image/svg+xml", "pdf": "application/pdf"}

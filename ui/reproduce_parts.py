@@ -158,6 +158,17 @@ def _outcome(job: ReproduceJob) -> None:
         st.error(f"The reproduction of {name} failed: {md_text(job.error)}", icon=":material/error:")
 
 
+def comparisons_line(done: Reproduced) -> str:
+    """`**3 comparisons** in 1 family`, or what 0 comparisons means (shown on the page, not in an expander)."""
+    n = sum(len(sentences) for _, sentences in done.sentences)
+    families = len(done.sentences)
+    head = f"**{n} comparison{'' if n == 1 else 's'}** in {families} famil{'y' if families == 1 else 'ies'}"
+    if n:
+        return head + ": each one's conclusion under both protocols is listed below."
+    return (head + ": nothing was compared. A comparison needs two arms (conditions or runs) graded on the same "
+            "problems; upload a families file, or results with more than one arm.")
+
+
 def _show(done: Reproduced) -> None:
     st.success(f"Reproduced {md_text(done.name)}: {done.runs} run(s), {done.trials} trials, rescored under both protocols.",
                icon=":material/check:")
@@ -172,6 +183,7 @@ def _show(done: Reproduced) -> None:
                           file_name=f"{done.name}-reproduction.zip", mime="application/zip",
                           key=Reproduce.DOWNLOAD_ZIP, icon=":material/folder_zip:",
                           help="report.md, report.html, tables/*.tex and *.csv, figures/*.svg, reproduce.json")
+    st.markdown(comparisons_line(done))  # plainly, not only inside the whole report below
     for family, sentences in done.sentences:
         st.markdown(f"**{md_text(family)}**")
         st.markdown("\n".join(f"- {md_text(s)}" for s in sentences) if sentences else "- nothing to compare")

@@ -15,6 +15,7 @@ from ui.publish import plot
 from ui.widgets import read_only_notice
 
 NEW = "(new technique)"
+SAVED_NOTICE = "_retrieval.saved_notice"  # what the last save stored, shown once after its rerun (not a widget)
 
 
 def _load_fields(techniques: dict[str, Any]) -> None:
@@ -31,6 +32,8 @@ def technique_editor(techniques: list[Any]) -> None:
     The shipped seed file is never written; the index for the new library is built on its first query. On a
     read-only database (a viewer) the form says so and is disabled: it only shows a technique's fields.
     """
+    if notice := st.session_state.pop(SAVED_NOTICE, None):
+        st.success(notice, icon=":material/check:")
     locked = read_only_notice(resources.store(), "Adding and editing techniques")
     by_id = {t.id: t for t in techniques}
     if st.session_state.get(Retrieval.EDIT) not in [NEW, *by_id]:
@@ -75,11 +78,12 @@ def technique_editor(techniques: list[Any]) -> None:
     except Exception as exc:  # a read-only or unreachable database: say what and how to fix
         st.error(f"Not saved - {type(exc).__name__}: {exc}", icon=":material/error:")
         return
-    st.success(
+    # rerun so the count and table above (drawn before this save) show the new library at once
+    st.session_state[SAVED_NOTICE] = (
         f"Saved {technique.id} in this database's library (now {library.ref.describe()}); live queries and "
-        "runs launched from now on use it.",
-        icon=":material/check:",
+        "runs launched from now on use it."
     )
+    st.rerun()
 
 
 def live_query(library: Any) -> None:

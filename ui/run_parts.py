@@ -34,24 +34,37 @@ COLUMN_CONFIG_HELP = {
 
 def runs_table(rows: list[dict[str, Any]], key: str) -> None:
     """A table of run rows (`views.group_runs`), as the Runs page and its derived-run sections draw them."""
-    from ui.views.run_groups import HIDDEN_COLUMNS
-
     st.dataframe(
         rows,
         hide_index=True,
         key=key,
-        column_order=[c for c in rows[0] if c not in HIDDEN_COLUMNS],  # the name carries the title and #id
+        column_order=table_columns(rows[0]),
         column_config={
+            "name": st.column_config.TextColumn("name", width="medium"),
             "pass_rate": st.column_config.ProgressColumn(
-                "pass rate (passed/graded)", format="percent", min_value=0, max_value=1
+                "pass rate", format="percent", min_value=0, max_value=1, width="small",
+                help="passed / graded trials",
             ),
             "created": st.column_config.DatetimeColumn("created", format="YYYY-MM-DD HH:mm"),
             "family": st.column_config.TextColumn("derived runs", help=COLUMN_CONFIG_HELP["family"]),
-            "llm_calls": st.column_config.NumberColumn("LLM calls", help=COLUMN_CONFIG_HELP["llm_calls"]),
-            "tokens": st.column_config.NumberColumn("tokens", help=COLUMN_CONFIG_HELP["tokens"]),
-            "wall_clock": st.column_config.TextColumn("wall clock", help=COLUMN_CONFIG_HELP["wall_clock"]),
+            "llm_calls": st.column_config.NumberColumn("LLM calls", help=COLUMN_CONFIG_HELP["llm_calls"],
+                                                       width="small"),
+            "tokens": st.column_config.NumberColumn("tokens", help=COLUMN_CONFIG_HELP["tokens"], width="small"),
+            "wall_clock": st.column_config.TextColumn("wall clock", help=COLUMN_CONFIG_HELP["wall_clock"],
+                                                      width="small"),
         },
     )
+
+
+FIRST_COLUMNS = ("name", "pass_rate", "llm_calls", "tokens", "wall_clock")  # in view at 1400 px without scrolling
+
+
+def table_columns(row: Mapping[str, Any]) -> list[str]:
+    """The drawn columns: the name (it carries the title and #id), then the numbers compared, then the rest."""
+    from ui.views.run_groups import HIDDEN_COLUMNS
+
+    first = [c for c in FIRST_COLUMNS if c in row]
+    return first + [c for c in row if c not in HIDDEN_COLUMNS and c not in first]
 
 
 def family_key(run_id: int) -> str:
@@ -86,13 +99,20 @@ def summary_panel(store: Store, run: Run, row: Mapping[str, Any] | None = None) 
     summary = store.run_summary(run.id)
     overall = summary["overall"]
     rescore = bool(row) and row.get("derived") == "rescore"
-    m = st.columns(5)
-    m[0].metric("Graded", f"{overall['graded']}/{overall['trials']}", help="trials judged by their tests / all trials")
-    m[1].metric(f"Pass rate ({overall['passed']}/{overall['graded']} graded)", pct(overall["pass_rate"], 1))
-    m[2].metric("Errors", overall["errors"], help="trials that ended in an error: not graded, not in the pass rate")
+    # one wrapping row of content-wide metrics: five equal columns cut labels and values ("100.…") at 800 px
+    row_of_metrics = st.container(horizontal=True, gap="large")
+    m = [row_of_metrics] * 5
+    m[0].metric("Graded", f"{overall['graded']}/{overall['trials']}", help="trials judged by their tests / all trials",
+                width="content")
+    m[1].metric(f"Pass rate ({overall['passed']}/{overall['graded']} graded)", pct(overall["pass_rate"], 1),
+                width="content")
+    m[2].metric("Errors", overall["errors"], help="trials that ended in an error: not graded, not in the pass rate",
+                width="content")
     if rescore:
-        m[3].metric("Rescoring took", row.get("wall_clock") or "—", help=COLUMN_CONFIG_HELP["wall_clock"])
-        m[4].metric("Tokens", "0", help="a rescore makes no LLM call (0 calls): it reruns the stored programs")
+        m[3].metric("Rescoring took", row.get("wall_clock") or "—", help=COLUMN_CONFIG_HELP["wall_clock"],
+                    width="content")
+        m[4].metric("Tokens", "0", help="a rescore makes no LLM call (0 calls): it reruns the stored programs",
+                    width="content")
         parent = row.get("parent_id")
         st.caption(
             "A rescore: 0 LLM calls, 0 tokens. Its trials keep the retries, tokens and wall-clock of how "
@@ -100,8 +120,8 @@ def summary_panel(store: Store, run: Run, row: Mapping[str, Any] | None = None) 
             + " produced the programs; they are not counted here."
         )
     else:
-        m[3].metric("Mean wall clock", duration(overall["mean_wallclock_s"]))
-        m[4].metric("Tokens", f"{overall['tokens_in'] + overall['tokens_out']:,}")
+        m[3].metric("Mean wall clock", duration(overall["mean_wallclock_s"]), width="content")
+        m[4].metric("Tokens", f"{overall['tokens_in'] + overall['tokens_out']:,}", width="content")
     if run.error:
         st.error(f"Run error: {md_text(run.error)}", icon=":material/error:")
     if not overall["trials"]:
@@ -234,7 +254,7 @@ def detail_run(store: Store, labels: Mapping[int, str], selected: list[int]) -> 
     held = st.session_state.get(Runs.DETAIL)
     if held not in labels:
         raw = (url_state.get("run") or "").strip().removeprefix("#")
-        latest = run_reads.latest_finished_run(store)
+        latest = run_reads.latest_finished_run(store, own_only=True)  # never an automatic rescore child
         default = selected[0] if selected else latest if latest in labels else next(iter(labels))
         for candidate in (_named_id(held), int(raw) if raw.isdigit() else None, default):
             if candidate in labels:

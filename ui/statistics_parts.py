@@ -9,11 +9,13 @@ import streamlit as st
 
 from execugraph.figures.report_figures import comparison_figure
 from execugraph.safety.inert_text import md_text, one_line
+from execugraph.stats.cost_tables import with_cost_columns
 from execugraph.stats.report_model import StatsReport
 from execugraph.stats.tables import category_paired_table, category_table, paired_table
-from ui import statistics_url, url_state, views
+from ui import frontier_parts, statistics_url, url_state, views
 from ui.keys import Statistics
 from ui.publish import chart, literal_rows, table_view, tables_download
+from ui.views.formatting import MISSING, number
 from ui.widgets import empty_state
 
 
@@ -32,7 +34,7 @@ def comparisons(report: StatsReport) -> None:
         + "."
     )
     if report.pairs:
-        table_view(paired_table(report), key="stats.pairs")
+        table_view(with_cost_columns(paired_table(report), report, frontier_parts.chosen_metric()), key="stats.pairs")
         limits(report)
         figure = comparison_figure(report)
         if figure is not None:
@@ -77,13 +79,16 @@ def flips(report: StatsReport) -> None:
 
 
 def pass_at_k_table(report: StatsReport) -> list[dict[str, str]]:
-    """One row per arm, pass@k in percent like every other rate on the page ('-' where no problem has k trials)."""
+    """One row per arm, pass@k in percent like every other rate on the page; every arm has every k column, with
+    an em dash where no problem has k trials (never a blank a data frame would show as None)."""
     table: dict[str, dict[str, str]] = {}
+    columns: dict[str, None] = {}
     for row in views.pass_at_k_rows(report):
-        value = row["pass_at_k"]
-        cell = "-" if value is None else f"{100 * value:.1f}"
-        table.setdefault(row["arm"], {"arm": row["arm"]})[f"pass@{row['k']} (%)"] = cell
-    return list(table.values())
+        column = f"pass@{row['k']} (%)"
+        columns.setdefault(column)
+        table.setdefault(row["arm"], {"arm": row["arm"]})[column] = number(row["pass_at_k"], ".1f", scale=100.0)
+    ordered = sorted(columns, key=lambda c: int(c[5:].split(" ")[0]))
+    return [{"arm": cells["arm"], **{c: cells.get(c, MISSING) for c in ordered}} for cells in table.values()]
 
 
 def rates(report: StatsReport) -> None:

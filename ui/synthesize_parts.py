@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from execugraph.benchmarks import BenchmarkError
-from execugraph.configuration.conditions import DESCRIPTIONS, condition_names
+from execugraph.configuration.conditions import condition_description, condition_names
 from execugraph.safety.inert_text import md_text, one_line
 from ui import keys, protocol_parts, views
 from ui.jobs import SynthesisJob
@@ -29,7 +29,7 @@ def _fill_from_pick() -> None:
     """Fill the problem fields from the picked benchmark problem (they stay editable)."""
     s = st.session_state
     benchmark, problem_id = s.get(Synthesize.PICK_BENCHMARK), s.get(Synthesize.PICK_PROBLEM)
-    if benchmark not in problem_pick.PICKABLE or not problem_id:
+    if benchmark not in problem_pick.pickable() or not problem_id:
         return
     fields = problem_pick.form_fields(problem_pick.picked_problem(benchmark, problem_id))
     s[Synthesize.STATEMENT], s[Synthesize.ENTRY_POINT] = fields.statement, fields.entry_point
@@ -46,7 +46,7 @@ def picked() -> Any:
     """The benchmark Problem the picker names now, or None (write your own)."""
     s = st.session_state
     benchmark, problem_id = s.get(Synthesize.PICK_BENCHMARK), s.get(Synthesize.PICK_PROBLEM)
-    if benchmark not in problem_pick.PICKABLE or not problem_id:
+    if benchmark not in problem_pick.pickable() or not problem_id:
         return None
     try:
         return problem_pick.picked_problem(benchmark, problem_id)
@@ -57,7 +57,7 @@ def picked() -> Any:
 def problem_picker() -> None:
     """Benchmark, then a searchable problem id; picking one fills the fields below."""
     a, b = st.columns([2, 3])
-    benchmark = a.selectbox("Benchmark problem", [problem_pick.PICK_NONE, *problem_pick.PICKABLE],
+    benchmark = a.selectbox("Benchmark problem", [problem_pick.PICK_NONE, *problem_pick.pickable()],
                             key=Synthesize.PICK_BENCHMARK, on_change=_clear_pick, persist_state=keys.PERSIST,
                             help="fill the form from a built-in benchmark's problem, as `execugraph run --problem` "
                             "runs it")
@@ -142,7 +142,7 @@ def run_settings(choices: list[str], why_missing: str | None) -> tuple[str, dict
     """Condition, models, then (folded) retries, retrieval, feedback, timeout, title and grading protocol;
     returns (default model, per role)."""
     condition = st.selectbox("Condition", condition_names(), key=Synthesize.CONDITION, persist_state=keys.PERSIST)
-    st.caption(DESCRIPTIONS.get(condition, ""))
+    st.caption(condition_description(condition))
     default_model, models = model_pickers(Synthesize.DEFAULT_MODEL, Synthesize.ROLE_MODEL, choices, why_missing,
                                           persist=keys.PERSIST)
     # Folded (each starts at the condition's default): open, they pushed the Synthesize button and the live steps
@@ -216,7 +216,7 @@ def result_panel(job: SynthesisJob, store: Store) -> None:
         if result.message:  # a note on a finished trial, e.g. retries that changed nothing
             st.caption(f":material/info: {result.message}")
     st.page_link(
-        "ui/pages/trace.py",
+        "pages/trace.py",
         label=f"Open run #{job.run_id}, trial {result.trial_id} in Trace",
         query_params={"run": str(job.run_id), "trial": str(result.trial_id)},  # as Trace names it
         icon=":material/timeline:",

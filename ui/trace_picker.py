@@ -53,7 +53,7 @@ def pick_trial(store: Store) -> int | None:
     if not runs:
         empty_state(
             "No runs yet. Synthesize a problem or launch a batch, then step through its trials here.",
-            page="ui/pages/synthesize.py",
+            page="pages/synthesize.py",
             label="Synthesize a problem",
         )
         return None

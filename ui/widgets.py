@@ -11,15 +11,18 @@ from execugraph.configuration.config import ROLES
 from execugraph.configuration.settings import EMBEDDED_MODEL
 from execugraph.safety.inert_text import one_line
 from ui import keys, url_state
-from ui.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
+from ui.views.formatting import (
+    duration,  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
+    number,
+)
 
 if TYPE_CHECKING:
     from execugraph.store import Store
 
 
 def pct(value: float | None, digits: int = 0) -> str:
-    """0.4567 -> '46%' ('-' for None)."""
-    return "-" if value is None else f"{100 * value:.{digits}f}%"
+    """0.4567 -> '46%' (MISSING for None or NaN)."""
+    return number(value, f".{digits}f", scale=100.0, suffix="%")
 
 
 def read_only_notice(store: Store, action: str) -> bool:

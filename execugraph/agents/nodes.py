@@ -9,17 +9,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from execugraph.agents import evaluator, explainer, generator, grader, optimizer, planner, reviewer
-from execugraph.agents.registry import NodeSpec, TraceView, WrittenCode, extras, known_nodes, spec_for, specs
+from execugraph.agents import evaluator, explainer, external_loop, generator, grader, optimizer, planner, reviewer
+from execugraph.agents.registry import (
+    NodeSpec,
+    TraceView,
+    WrittenCode,
+    extras,
+    known_nodes,
+    spec_for,
+    specs,
+    wired_extras,
+)
 
 BUILT_IN: tuple[NodeSpec, ...] = (
     planner.SPEC, generator.SPEC, reviewer.SPEC, evaluator.SPEC, optimizer.SPEC, grader.SPEC, explainer.SPEC,
 )
 UNKNOWN_COLOUR = "#9e9e9e"  # a step no registered node made (an imported trial's record step)
 
+LOOP = external_loop.SPEC  # an external loop's step (a graph of its own: loop -> grade)
+
 __all__ = [
-    "BUILT_IN", "NodeSpec", "WrittenCode", "extras", "known_nodes", "spec_for", "specs", "colour_of", "trace_of",
-    "written_code",
+    "BUILT_IN", "LOOP", "NodeSpec", "WrittenCode", "extras", "known_nodes", "spec_for", "specs", "colour_of",
+    "trace_of", "wired_extras", "written_code",
 ]
 
 

@@ -13,7 +13,7 @@ edge. The `NodeName` Literal stays the built-in set: an extra extends the known 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -122,6 +122,10 @@ class NodeSpec:
     follows: str | None = None  # extra nodes only: the built-in node it runs right after
     # The program its step output holds, for code tracking (None: the node writes no code).
     writes: Callable[[Output], WrittenCode | None] = writes_nothing
+    # A node that runs in a graph of its own (an external loop's step), never wired into the agents' graph.
+    standalone: bool = False
+    # A plugin's node: wired only into the conditions whose `nodes` list names it.
+    opt_in: bool = False
 
 
 _SPECS: dict[str, NodeSpec] = {}
@@ -136,6 +140,9 @@ def register(spec: NodeSpec) -> NodeSpec:
     if spec.name in NODES:
         if spec.follows is not None:
             raise RegistryError(f"{spec.name} is a built-in node: graph.py wires it, it takes no `follows`")
+    elif spec.standalone:
+        if spec.follows is not None:
+            raise RegistryError(f"{spec.name} runs in a graph of its own: it takes no `follows`")
     elif spec.follows not in STRAIGHT_EXITS:
         raise RegistryError(
             f"extra node {spec.name!r} must follow one of {', '.join(STRAIGHT_EXITS)} (got {spec.follows!r})"
@@ -171,17 +178,23 @@ def spec_for(name: str) -> NodeSpec | None:
 def specs() -> list[NodeSpec]:
     """Every registered spec: the built-ins in `NODES` order, then the extras in registration order."""
     built_in = [_SPECS[n] for n in NODES if n in _SPECS]
-    return built_in + [s for s in _SPECS.values() if s.name not in NODES]
+    return built_in + list(extras())
 
 
 def extras() -> tuple[NodeSpec, ...]:
     """The registered nodes that are not built in, in registration order."""
-    return tuple(s for s in _SPECS.values() if s.name not in NODES)
+    return tuple(s for s in _SPECS.values() if s.name not in NODES and not s.standalone)
+
+
+def wired_extras(nodes: Iterable[str] = ()) -> tuple[NodeSpec, ...]:
+    """The extras a condition's graph carries: every non-plugin extra, and the plugin nodes it names in `nodes`."""
+    named = set(nodes)
+    return tuple(s for s in extras() if not s.opt_in or s.name in named)
 
 
 def known_nodes() -> tuple[str, ...]:
     """The built-in node names and every registered extra's."""
-    return (*NODES, *(s.name for s in extras()))
+    return (*NODES, *(s.name for s in _SPECS.values() if s.name not in NODES))
 
 
 def inline_template(name: str) -> str | None:

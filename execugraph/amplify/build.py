@@ -15,9 +15,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from execugraph.amplify.boundaries import boundary_inputs
 from execugraph.amplify.contracts import Shape, arg_shapes, violation
 from execugraph.amplify.expected import Answer, reference_answers_many
 from execugraph.amplify.mutation import mutated_inputs, problem_rng
+from execugraph.amplify.preconditions import RULES_VERSION, preconditions
 from execugraph.amplify.properties import draw_inputs
 from execugraph.amplify.references import reference_digest, reference_for
 from execugraph.amplify.templates import Seed, Template, answers_may_differ, problem_seeds
@@ -26,12 +28,14 @@ from execugraph.grading.rules import GradingSettings, problem_grading_tests, sui
 from execugraph.workflow.problem import Problem
 
 # 2: no Hypothesis constants from our own modules (same seed, same inputs in any process); 3: numeric strings, space
-# runs, a swapped start, float midpoints, reordered and paired arguments, repeated seeds once, tiny inputs capped
-GENERATOR_VERSION = "amplify-3"
+# runs, a swapped start, float midpoints, reordered and paired arguments, repeated seeds once, tiny inputs capped;
+# 4: inputs outside the statement's preconditions dropped (`preconditions`), boundary inputs within them, inputs
+# where independent passing programs disagree with the reference dropped (`agreement`)
+GENERATOR_VERSION = "amplify-4"  # with `preconditions.RULES_VERSION`, part of the digest
 DEFAULT_PER_PROBLEM = 30
 DRAWS = 5  # Hypothesis examples drawn per new input wanted
 SUFFIX = "+amplified"
-AMPLIFIED_KEY = "amplified"  # on a test: its origin ("mutation" | "hypothesis"); such tests only grade
+AMPLIFIED_KEY = "amplified"  # on a test: its origin ("boundary" | "mutation" | "hypothesis"); such tests only grade
 OVER = "over --per-problem"  # a candidate not needed: enough were kept before it
 FIRST_ROUND_MIN_MARGIN = 4  # candidates answered beyond --per-problem in the first round, at least
 TINY_KEPT = 3  # tiny inputs (every string or collection argument of length <= 1) kept in place; more go last
@@ -89,13 +93,16 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
     shapes = _by_arity(seeds)
     main = max(shapes, key=lambda a: sum(1 for s in seeds if len(s.args) == a))
     template: Template = next(s.template for s in seeds if len(s.args) == main)
+    rules = preconditions(problem, seeds)
+    edges = boundary_inputs(rules, [s for s in seeds if len(s.args) == main], limit // 3)
     mutated = mutated_inputs(seeds, problem_rng(seed, problem.id, "mutation"), limit * 3)
     pool = draw_inputs(shapes[main], _seed_int(seed, problem.id), limit * DRAWS)
     simple, rest = pool[: limit // 4], pool[limit // 4 :]  # Hypothesis starts simple (small, boundary values)
     problem_rng(seed, problem.id, "hypothesis").shuffle(rest)  # then take from all it drew
     pool = simple + rest
     drawn = [(Seed(template, args), args) for args in pool]
-    streams = [[(s, a, "mutation") for s, a in mutated], [(s, a, "hypothesis") for s, a in drawn]]
+    streams = [[(s, a, "boundary") for s, a in edges], [(s, a, "mutation") for s, a in mutated],
+               [(s, a, "hypothesis") for s, a in drawn]]
     seen = {s.template.render(s.args) for s in seeds}
     seen |= {t["expr"] for t in problem.tests if isinstance(t.get("expr"), str)}
     out: list[tuple[str, str]] = []
@@ -108,6 +115,10 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
             why = violation(shapes[len(source.args)], args)
             if why:
                 dropped[f"breaks contract ({why.split(':', 1)[-1].strip()})"] += 1
+                continue
+            why = rules.violation(args) if len(args) == len(rules.names) else None
+            if why:
+                dropped[f"outside the statement ({why})"] += 1
                 continue
             expr = source.template.render(args)
             if expr in seen:
@@ -201,15 +212,26 @@ def _answer_rounds(pool: Any, items: list[tuple[Problem, str | None]], candidate
 
 def amplify_problems(pool: Any, items: list[tuple[Problem, str | None]], *, seed: int = 0,
                      per_problem: int = DEFAULT_PER_PROBLEM, settings: GradingSettings | None = None,
-                     benchmark: str = "") -> list[ProblemAmplification]:
+                     benchmark: str = "", witnesses: dict[str, list[str]] | None = None) -> list[ProblemAmplification]:
     """Each problem with up to `per_problem` new tests after its own, answered by its reference (None: none
-    added); the references run in at most two rounds of two batches of sandbox jobs for all the problems."""
+    added); the references run in at most two rounds of two batches of sandbox jobs for all the problems.
+    `witnesses` (problem id -> programs passing its original tests) drop the inputs they dispute (`agreement`)."""
     from execugraph.amplify.plan_worker import in_workers
 
     plans = in_workers("plan", [(p, ref, seed, per_problem, benchmark or p.benchmark + SUFFIX) for p, ref in items])
     answers = _answer_rounds(pool, items, [[e for e, _ in cands] for _, cands, _ in plans], per_problem, settings)
-    return [_finish(result, cands, found, dropped, per_problem)
-            for (result, cands, dropped), found in zip(plans, answers, strict=True)]
+    trusted = [0] * len(items)
+    if witnesses:
+        from execugraph.amplify.agreement import agree_many
+
+        answers, trusted = agree_many(pool, [(problem, found, witnesses.get(problem.id, []))
+                                             for (problem, _), found in zip(items, answers, strict=True)])
+    out = []
+    for (result, cands, dropped), found, n in zip(plans, answers, trusted, strict=True):
+        if n:
+            result.note = f"{result.note} {n} independent solution(s) agreed almost everywhere".strip()
+        out.append(_finish(result, cands, found, dropped, per_problem))
+    return out
 
 
 def amplify_problem(pool: Any, problem: Problem, reference: str | None, *, seed: int = 0,
@@ -227,15 +249,19 @@ def suite_of(problems: list[Problem]) -> str:
 
 def amplify_benchmark(pool: Any, benchmark: str, problems: list[Problem], *, seed: int = 0,
                       per_problem: int = DEFAULT_PER_PROBLEM, references: dict[str, str] | None = None,
-                      settings: GradingSettings | None = None) -> AmplifiedSuite:
-    """Every problem amplified; the suite is named `<benchmark>+amplified:<digest[:12]>`."""
+                      settings: GradingSettings | None = None,
+                      witnesses: dict[str, list[str]] | None = None) -> AmplifiedSuite:
+    """Every problem amplified; the suite is named `<benchmark>+amplified:<digest[:12]>`. `witnesses`: stored
+    programs passing each problem's original tests (see `agreement`)."""
     import hypothesis
 
     staged = f"{benchmark}{SUFFIX}"
     items = [(problem, reference_for(problem, references)) for problem in problems]
     used = {problem.id: reference for problem, reference in items if reference}
-    results = amplify_problems(pool, items, seed=seed, per_problem=per_problem, settings=settings, benchmark=staged)
-    digest = suite_of([r.problem for r in results])
+    results = amplify_problems(pool, items, seed=seed, per_problem=per_problem, settings=settings, benchmark=staged,
+                               witnesses=witnesses)
+    digest = hashlib.sha256(f"{GENERATOR_VERSION}:{RULES_VERSION}:{suite_of([r.problem for r in results])}"
+                            .encode()).hexdigest()  # another generator or rule version: another suite
     name = f"{staged}:{digest[:12]}"
     ref_digest = reference_digest(used)
     for r in results:
@@ -243,9 +269,10 @@ def amplify_benchmark(pool: Any, benchmark: str, problems: list[Problem], *, see
             "benchmark": name, "source": f"{r.problem.source or r.problem.id} {SUFFIX}",
             "rationale": _provenance_line(r, seed, ref_digest)})
     provenance = {
-        "benchmark": benchmark, "name": name, "digest": digest, "generator": GENERATOR_VERSION,
+        "benchmark": benchmark, "name": name, "digest": digest, "generator": GENERATOR_VERSION, "rules": RULES_VERSION,
         "hypothesis": hypothesis.__version__, "seed": seed, "per_problem": per_problem,
         "reference_digest": ref_digest, "references": len(used),
+        "witnesses": sum(len(v) for v in (witnesses or {}).values()),
         "problems": {r.problem.id: r.to_dict() for r in results},
     }
     return AmplifiedSuite(benchmark, name, digest, provenance, results)

@@ -25,6 +25,9 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Problem] | None 
     chosen = spec.select(problems)
     check_grid(len(chosen), len(spec.conditions), len(spec.seeds), spec.trials)  # before anything is written
     check_destinations(spec, load_settings())
+    from execugraph.benchmarks.evalplus import with_expected
+
+    chosen = with_expected(chosen)  # HumanEval+/MBPP+: canonical outputs of the chosen problems only (cached)
     if any(spec.run_config(c).retrieval for c in spec.conditions):  # every retrieving condition records it
         from execugraph.store.technique_library import pin_library
 

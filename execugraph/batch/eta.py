@@ -5,12 +5,19 @@ misleads, worst of all at the start. Each condition's mean trial duration is lea
 the trials this run finished, with earlier runs of the same models and condition as a
 prior worth at most `PRIOR_WEIGHT` trials (this machine may be busier today). Then
 
-    remaining = sum over conditions of (trials left x mean) / concurrency,
+    remaining = sum over conditions of (trials left x mean) / concurrency + the lanes' uneven end,
 
 where a trial in flight counts for its mean less what it already ran. The range adds the
 spread of single trials and the doubt about each mean (wide after one trial, narrow after
 many; Student's t where a spread was learnt from a few trials). A condition nobody has
-timed yet borrows the mean of the timed ones, and the estimate says it is rough.
+timed yet makes the estimate a floor only (`at least ...`, naming it).
+
+A trial in flight that already ran longer than its condition's mean is evidence that the mean
+is too low: it counts as a duration of at least what it ran (censored), so the estimate grows
+while it runs instead of staying flat and then jumping, and it has half a spread left, not nothing.
+The lower end is never below what the trials left must take at each condition's fastest observed
+duration, and no estimate is given ("estimating...") until `MIN_FINISHED` trials of this run
+finished (unless earlier runs timed every condition left).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+MIN_FINISHED = 3  # finished trials of this run before an estimate is given ("estimating..." until then)
 PRIOR_WEIGHT = 5.0  # earlier runs count as at most this many of this run's trials
 GUESSED_CV = 1.0  # spread (sd / mean) assumed where fewer than two durations are known
 Z = 1.645  # the range is a 90% interval under a normal approximation
@@ -43,10 +51,12 @@ class Durations:
     n: float = 0.0
     total: float = 0.0
     squares: float = 0.0
+    fastest: float = math.inf  # the shortest duration seen (inf: none)
 
     @classmethod
     def of(cls, seconds: Sequence[float]) -> Durations:
-        return cls(float(len(seconds)), float(sum(seconds)), float(sum(s * s for s in seconds)))
+        return cls(float(len(seconds)), float(sum(seconds)), float(sum(s * s for s in seconds)),
+                   min(seconds, default=math.inf))
 
     @property
     def mean(self) -> float:
@@ -61,14 +71,20 @@ class Durations:
         return math.sqrt(max(var, 0.0))
 
     def __add__(self, other: Durations) -> Durations:
-        return Durations(self.n + other.n, self.total + other.total, self.squares + other.squares)
+        return Durations(self.n + other.n, self.total + other.total, self.squares + other.squares,
+                         min(self.fastest, other.fastest))
 
     def weighted(self, weight: float) -> Durations:
         """The same mean and spread, counted as `weight` trials (how a prior is folded in)."""
         if not self.n:
             return self
         f = weight / self.n
-        return Durations(weight, self.total * f, self.squares * f)
+        return Durations(weight, self.total * f, self.squares * f, self.fastest)
+
+    def censored(self, ran: Sequence[float]) -> Durations:
+        """With trials still running past the mean counted as having taken what they ran so far."""
+        over = [r for r in ran if self.n and r > self.mean]
+        return self + Durations.of(over) if over else self
 
 
 @dataclass(frozen=True)
@@ -85,17 +101,21 @@ class Left:
 
 @dataclass(frozen=True)
 class Estimate:
-    """Seconds left, a 90% range, and what it rests on (`this run`, `earlier runs`, both, or `rough`)."""
+    """Seconds left, a 90% range, and what it rests on (`this run`, `earlier runs`, or both)."""
 
     seconds: float
     low: float
     high: float
     basis: str
+    untimed: tuple[str, ...] = ()  # conditions with trials left that nothing timed: `seconds` is only a floor
 
     def describe(self) -> str:
-        """`about 4 min 10 s (3 min 02 s to 5 min 40 s)`, `rough:` in front when guessed in part."""
-        rough = "rough: " if self.basis == "rough" else ""
-        return f"{rough}{self.about()} ({self.span()})"
+        """`about 4 min 10 s (3 min 02 s to 5 min 40 s)`, or `at least 3 min 02 s (multi-full not timed yet)`."""
+        if self.untimed:
+            from execugraph.providers.outages import format_duration
+
+            return f"at least {format_duration(self.low)} ({', '.join(self.untimed)} not timed yet)"
+        return f"{self.about()} ({self.span()})"
 
     def about(self) -> str:
         """`about 4 min 10 s`."""
@@ -109,9 +129,12 @@ class Estimate:
 
         return f"{format_duration(self.low)} to {format_duration(self.high)}"
 
-    def as_json(self) -> dict[str, float | str]:
-        return {"seconds": round(self.seconds, 1), "low_s": round(self.low, 1), "high_s": round(self.high, 1),
-                "basis": self.basis}
+    def as_json(self) -> dict[str, float | str | list[str]]:
+        out: dict[str, float | str | list[str]] = {"seconds": round(self.seconds, 1), "low_s": round(self.low, 1),
+                                                   "high_s": round(self.high, 1), "basis": self.basis}
+        if self.untimed:
+            out["untimed"] = list(self.untimed)
+        return out
 
 
 @dataclass(frozen=True)
@@ -121,54 +144,82 @@ class Cost:
     mean: float
     sd: float
     weight: float
+    fastest: float  # the shortest duration seen of this condition (here, or in earlier runs)
 
 
 def learn(observed: Mapping[str, Durations], history: Mapping[str, Durations],
-          conditions: Sequence[str]) -> tuple[dict[str, Cost], str] | None:
-    """Each condition's cost, and the basis word; None when nothing at all has been timed."""
+          conditions: Sequence[str], running: Mapping[str, Sequence[float]] | None = None,
+          ) -> tuple[dict[str, Cost], str, tuple[str, ...]] | None:
+    """Each condition's cost, the basis word and the conditions nothing timed; None when nothing at all was timed.
+
+    An untimed condition is costed at the fastest duration seen of any condition (the floor it must take at least).
+    """
     costs: dict[str, Cost] = {}
     used_run = used_history = False
     for c in conditions:
         mine, prior = observed.get(c, Durations()), history.get(c, Durations())
         pooled = mine + prior.weighted(min(prior.n, PRIOR_WEIGHT))
         if pooled.n:
-            costs[c] = Cost(pooled.mean, pooled.sd, pooled.n)
+            pooled = pooled.censored((running or {}).get(c, ()))
+            costs[c] = Cost(pooled.mean, pooled.sd, pooled.n, pooled.fastest)
             used_run |= bool(mine.n)
             used_history |= bool(prior.n)
     if not costs:
         return None
     basis = "this run and earlier runs" if used_run and used_history else "this run" if used_run else "earlier runs"
-    missing = [c for c in conditions if c not in costs]
+    missing = tuple(c for c in conditions if c not in costs)
     if missing:
-        borrowed = sum(cost.mean for cost in costs.values()) / len(costs)
+        floor = min(cost.fastest for cost in costs.values())
         for c in missing:
-            costs[c] = Cost(borrowed, GUESSED_CV * borrowed, 1.0)
-        basis = "rough"
-    return costs, basis
+            costs[c] = Cost(floor, GUESSED_CV * floor, 1.0, floor)
+    return costs, basis, missing
+
+
+def residual(cost: Cost, ran: float) -> float:
+    """What a trial in flight for `ran` seconds has left: its mean less what it ran, and half a spread once past it."""
+    return max(cost.mean - ran, cost.sd / 2)
+
+
+def enough_timed(observed: Mapping[str, Durations], history: Mapping[str, Durations],
+                 conditions: Sequence[str]) -> bool:
+    """`MIN_FINISHED` trials of this run finished, or earlier runs timed every condition in `conditions`."""
+    finished = sum(d.n for d in observed.values())
+    return finished >= MIN_FINISHED or all(history.get(c, Durations()).n for c in conditions)
 
 
 def estimate(left: Mapping[str, Left], observed: Mapping[str, Durations], history: Mapping[str, Durations],
              concurrency: int) -> Estimate | None:
-    """Time until every trial in `left` has finished, `concurrency` at a time; None with nothing timed."""
+    """Time until every trial in `left` has finished, `concurrency` at a time; None while estimating (nothing
+    timed, or fewer than `MIN_FINISHED` trials of this run finished and earlier runs do not cover what is left)."""
     wanted = [c for c, rest in left.items() if rest.trials]
     if not wanted:
         return Estimate(0.0, 0.0, 0.0, "this run")
-    learnt = learn(observed, history, wanted)
+    if not enough_timed(observed, history, wanted):
+        return None
+    learnt = learn(observed, history, wanted, {c: left[c].running for c in wanted})
     if learnt is None:
         return None
-    costs, basis = learnt
-    work = variance = longest = 0.0
+    costs, basis, untimed = learnt
+    work = variance = longest = least = least_one = 0.0
     for c in wanted:
         rest, cost = left[c], costs[c]
-        in_flight = [max(cost.mean - ran, 0.0) for ran in rest.running]
+        in_flight = [residual(cost, ran) for ran in rest.running]
         work += rest.queued * cost.mean + sum(in_flight)
+        fast = [max(cost.fastest - ran, 0.0) for ran in rest.running]
+        least += rest.queued * cost.fastest + sum(fast)
+        least_one = max([least_one, *fast, cost.fastest if rest.queued else 0.0])
         sd = cost.sd * quantile(cost.weight) / Z  # each condition's doubt scaled to its own t quantile
         variance += rest.trials * sd**2 + (rest.trials * sd) ** 2 / cost.weight
         longest = max([longest, *in_flight, cost.mean if rest.queued else 0.0])
     lanes = max(1, min(concurrency, sum(left[c].trials for c in wanted)))
-    seconds = max(work / lanes, longest)
+    floor = max(least / lanes, least_one)  # what is left takes at least this at the fastest durations seen
+    # the lanes do not all end together: while the last trials run, the others idle (about half a trial each)
+    tail = (1 - 1 / lanes) * max(costs[c].mean for c in wanted) / 2
+    seconds = max(work / lanes + tail, longest, floor)
     spread = Z * math.sqrt(variance) / lanes
-    return Estimate(seconds, max(seconds - spread, 0.0), seconds + spread, basis)
+    if untimed:
+        return Estimate(floor, floor, seconds + spread, basis, untimed)
+    return Estimate(seconds, max(seconds - spread, floor), seconds + spread, basis)
 
 
 def finishing(running: Mapping[str, Sequence[float]], observed: Mapping[str, Durations],
@@ -177,10 +228,10 @@ def finishing(running: Mapping[str, Sequence[float]], observed: Mapping[str, Dur
     wanted = [c for c, ran in running.items() if ran]
     if not wanted:
         return Estimate(0.0, 0.0, 0.0, "this run")
-    learnt = learn(observed, history, wanted)
+    learnt = learn(observed, history, wanted, running)
     if learnt is None:
         return None
-    costs, basis = learnt
+    costs, basis, _ = learnt
     mid = low = high = 0.0
     for c in wanted:
         cost = costs[c]

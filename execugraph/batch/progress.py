@@ -47,7 +47,11 @@ class BatchProgress:
                         "again) cancels them")
             about = f" ({self.finishing.about()}, {self.finishing.span()})" if self.finishing is not None else ""
             return f"finishing {n} in progress{about}" if self.running else "cancelling"
-        return None if self.eta is None else f"ETA {self.eta.describe()} from {self.eta.basis}"
+        if self.eta is None:
+            if self.status == "running" and self.done < self.total:
+                return f"ETA estimating… (until {estimates.MIN_FINISHED} trials finished)"
+            return None
+        return f"ETA {self.eta.describe()} from {self.eta.basis}"
 
     @property
     def counts(self) -> Counts:

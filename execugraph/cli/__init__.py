@@ -62,6 +62,7 @@ COMMANDS: dict[str, Command] = {
     "rescore": Command("execugraph.cli.publication", "configure_rescore", "run_rescore", "re-grade a run's stored programs in the current sandbox, no LLM"),
     "reproduce": Command("execugraph.cli.reproduce", "configure", "run", "import a published study, rescore it under both protocols, report what holds"),
     "sequential-replay": Command("execugraph.cli.sequential", "configure", "run", "what a sequential batch would have decided and saved on two finished runs"),
+    "plugins": Command("execugraph.cli.plugins", "configure", "run", "what the installed plugins register: benchmarks, conditions, loops, agents, providers, result formats"),
     "amplify": Command("execugraph.cli.amplify", "configure", "run", "stronger tests: new inputs answered by a reference, stored as a benchmark version"),
 }
 

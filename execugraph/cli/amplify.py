@@ -38,14 +38,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
     parser.add_argument("--no-adequacy", action="store_true", help="skip the mutation score")
     parser.add_argument("--no-store", action="store_true", help="print only; store nothing")
+    parser.add_argument("--no-witnesses", action="store_true",
+                        help="do not use stored passing programs to drop inputs they dispute with the reference")
     parser.add_argument("--json", action="store_true", help="print the provenance (and adequacy) as JSON")
 
 
 def _problems(args: argparse.Namespace) -> tuple[str, list[Any]]:
-    from execugraph.benchmarks import FILE_BENCHMARKS, canonical_name, load_benchmark, select_problems
+    from execugraph.benchmarks import canonical_name, file_benchmark_names, load_benchmark, select_problems
 
     name = canonical_name(args.benchmark)
-    opts = {"path": args.path} if name in FILE_BENCHMARKS else {}
+    opts = {"path": args.path} if name in file_benchmark_names() else {}
     problems = load_benchmark(name, **opts)
     if args.problems:
         problems = select_problems(problems, ids=args.problems)
@@ -68,9 +70,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"amplify: {shown(exc)}", file=sys.stderr)
         return 2
     started = time.perf_counter()
+    witnesses = _witnesses(args, name, problems)
     with SandboxPool(args.workers) as pool:
         suite = amplify_benchmark(pool, name, problems, seed=args.seed, per_problem=args.per_problem,
-                                  references=references)
+                                  references=references, witnesses=witnesses)
         elapsed = time.perf_counter() - started
         adequacy = None if args.no_adequacy else _adequacy(pool, problems, suite, references)
         differential = _differential(args, pool, suite)
@@ -90,6 +93,28 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(out)
     return 0
+
+
+def _witnesses(args: argparse.Namespace, name: str, problems: list[Any]) -> dict[str, list[str]]:
+    """Stored programs passing each problem's original tests: the independent solutions whose disagreement with
+    the reference drops an input (`amplify/agreement.py`); none with --no-witnesses."""
+    if getattr(args, "no_witnesses", False):
+        return {}
+    from execugraph.amplify.agreement import MAX_WITNESSES
+    from execugraph.cli.store import open_store
+    from execugraph.store import StoreUnavailableError
+    from execugraph.store.amplified_reads import passing_programs
+
+    try:
+        store = open_store(args, writes=False)
+    except StoreUnavailableError as exc:
+        print(f"amplify: no independent solutions (the store cannot be opened: {shown(exc)})", file=sys.stderr)
+        return {}
+    try:
+        found = {p.id: passing_programs(store, name, p.id, MAX_WITNESSES) for p in problems}
+    finally:
+        store.close()
+    return {pid: programs for pid, programs in found.items() if programs}
 
 
 def _adequacy(pool: Any, problems: list[Any], suite: Any, references: dict[str, str] | None) -> JsonObject:

@@ -34,7 +34,7 @@ def _store(args: argparse.Namespace, *, writes: bool = True):
 
 def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", default="internal30", help="internal30 | humaneval | apps | user")
-    parser.add_argument("--benchmark-path", help="JSONL file for the apps and user benchmarks")
+    parser.add_argument("--benchmark-path", help="JSONL file for the apps, user and livecodebench benchmarks")
     parser.add_argument("--problems", default="", help="comma-separated problem ids (default: all)")
     parser.add_argument("--categories", default="", help="comma-separated categories, e.g. dp,graph")
     parser.add_argument("--subset", type=int, help="run only N problems, chosen by --subset-seed")
@@ -79,13 +79,17 @@ def add_sequential_flags(parser: argparse.ArgumentParser) -> None:
     """--sequential and its design: interim looks that stop each comparison once decided (README: Sequential)."""
     parser.add_argument("--sequential", action="store_true",
                         help="stop each comparison against the baseline once it is decided: group-sequential looks "
-                        "with O'Brien-Fleming-type alpha spending and a futility rule (needs --order paired)")
+                        "with alpha spending and a futility rule (--rule; needs --order paired)")
     parser.add_argument("--looks", type=int, default=None, help="--sequential: equally spaced looks (default 10)")
     parser.add_argument("--mdd", type=float, default=None, metavar="PP",
                         help="--sequential: the smallest difference worth finding, in percentage points "
                         "(default: the planned batch's MDD at 80%% power)")
     parser.add_argument("--futility", type=float, default=None,
-                        help="--sequential: stop for futility below this conditional power (default 0.10; 0: never)")
+                        help="--sequential: stop for futility below this predictive power (hsd-trend, default 0.04) "
+                        "or conditional power at the MDD (obf-mdd, default 0.10); 0: never")
+    parser.add_argument("--rule", choices=["hsd-trend", "obf-mdd"], default=None,
+                        help="--sequential: hsd-trend (default: Hwang-Shih-DeCani spending, futility on the observed "
+                        "trend) or obf-mdd (O'Brien-Fleming-type spending, futility at the MDD; the earlier rule)")
     parser.add_argument("--baseline", default=None, help="--sequential: the condition the others are compared "
                         "to (default: the first listed)")
 
@@ -95,7 +99,7 @@ def sequential_design(args: argparse.Namespace):
     from execugraph.sequential.design import SequentialDesign
 
     given = {"looks": args.looks, "mdd": None if args.mdd is None else args.mdd / 100.0,
-             "futility": args.futility, "baseline": args.baseline}
+             "futility": args.futility, "baseline": args.baseline, "rule": getattr(args, "rule", None)}
     given = {k: v for k, v in given.items() if v is not None}
     if args.mdd is not None and not 0 < args.mdd <= 100:
         raise ValueError(f"--mdd is in percentage points, within (0, 100]; got {args.mdd:g}")

@@ -59,7 +59,7 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
     """`import PATH [--max-size SIZE] [--condition C] [--model M] [--dataset FILE] [--quiet]` (a bundle, a results
     tree or harness files)."""
     parser.add_argument("path", type=Path, help="an ExecuGraph bundle, a published results tree, or human-eval, "
-                        "EvalPlus or bigcode results (folder, .zip, or one .jsonl/.json file)")
+                        "EvalPlus, bigcode or LiveCodeBench results (folder, .zip, or one .jsonl/.json file)")
     parser.add_argument(
         "--max-size",
         metavar="SIZE",
@@ -137,8 +137,9 @@ def configure_rescore(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
     parser.add_argument("--json", action="store_true", help="print the full report as JSON")
-    parser.add_argument("--suite", metavar="amplified[:DIGEST]",
-                        help="grade on the stored amplified version of the run's benchmark (see `amplify`)")
+    parser.add_argument("--suite", metavar="amplified[:DIGEST]|plus",
+                        help="grade on the stored amplified version of the run's benchmark (see `amplify`), or "
+                             "plus: a HumanEval/MBPP run on the built-in HumanEval+/MBPP+ plus tests (verdict set plus)")
 
 
 def jobs_line(report: JsonObject) -> str:
@@ -186,6 +187,7 @@ def _print_report(report: JsonObject) -> None:
 
 def run_rescore(args: argparse.Namespace) -> int:
     """Rescore into a child run and print the summary (or the full report with --json)."""
+    from execugraph.benchmarks.errors import BenchmarkError
     from execugraph.verdicts import rescore_run
 
     def progress(done: int, total: int) -> None:
@@ -195,7 +197,11 @@ def run_rescore(args: argparse.Namespace) -> int:
 
     try:
         store, tests, benchmark_file = _store(args), args.tests, None
-        if getattr(args, "suite", None):
+        if getattr(args, "suite", None) == "plus":
+            from execugraph.verdicts.plus_suite import resolve_plus_suite
+
+            benchmark_file, tests = resolve_plus_suite(store, args.run)
+        elif getattr(args, "suite", None):
             from execugraph.amplify.stored import resolve_suite
 
             benchmark_file, tests = resolve_suite(store, args.run, args.suite)
@@ -203,7 +209,7 @@ def run_rescore(args: argparse.Namespace) -> int:
             store, args.run, workers=args.workers, on_progress=progress,
             protocol=args.grading_protocol, tests=tests, benchmark_file=benchmark_file,
         ).to_dict()
-    except (LookupError, ValueError) as exc:
+    except (LookupError, ValueError, BenchmarkError) as exc:
         print(f"rescore: {shown(exc)}", file=sys.stderr)
         return 2
     if args.json:

@@ -42,7 +42,9 @@ def _problem(args: argparse.Namespace):
         found = [p for p in load_benchmark(bench) if p.id == pid]
         if not found:
             raise ValueError(f"no problem {pid!r} in benchmark {bench!r}")
-        return found[0]
+        from execugraph.benchmarks.evalplus import with_expected
+
+        return with_expected(found)[0]  # HumanEval+/MBPP+: this problem's canonical outputs (cached)
     if not args.statement:
         raise ValueError("give --problem BENCHMARK/ID or --statement TEXT")
     from execugraph.grading.suite_files import SUITE_FILE_MAX_BYTES, TEXT_FILE_MAX_BYTES, read_capped

@@ -24,7 +24,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="two-sided level (default 0.05)")
     parser.add_argument("--mdd", type=float, default=None, metavar="PP",
                         help="minimum detectable difference in percentage points (default: the study's planned MDD)")
-    parser.add_argument("--futility", type=float, default=0.10, help="futility threshold on conditional power")
+    parser.add_argument("--futility", type=float, default=None,
+                        help="futility threshold: predictive power (hsd-trend, default 0.04) or conditional power "
+                        "at the MDD (obf-mdd, default 0.10)")
+    parser.add_argument("--rule", choices=["hsd-trend", "obf-mdd"], default="hsd-trend",
+                        help="hsd-trend (default): Hwang-Shih-DeCani spending, futility on the observed trend; "
+                        "obf-mdd: O'Brien-Fleming-type spending, futility at the MDD (batches planned before it)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
 
@@ -38,19 +43,20 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store(args, writes=False)
     try:
-        design = SequentialDesign(looks=args.looks, alpha=args.alpha, futility=args.futility,
+        design = SequentialDesign(looks=args.looks, alpha=args.alpha, futility=args.futility, rule=args.rule,
                                   mdd=None if args.mdd is None else args.mdd / 100.0)
         (label_a, label_b), result = replay_runs(store, args.runs[0], args.runs[1], design=design,
                                                  orders=args.orders, seed=args.seed)
     except (ValueError, ValidationError) as exc:
         print(f"sequential-replay: {terminal_text(str(exc))}", file=sys.stderr)
         return EXIT_BAD_REQUEST
-    out = {"baseline": label_a, "compared": label_b, **result.as_dict()}
+    out = {"baseline": label_a, "compared": label_b, "rule": design.rule, **result.as_dict()}
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     print(terminal_text(
-        f"{label_b} vs {label_a} on {result.problems} paired problems, {result.orders} orders, {result.looks} looks:\n"
+        f"{label_b} vs {label_a} on {result.problems} paired problems, {result.orders} orders, {result.looks} looks, "
+        f"rule {design.rule}:\n"
         f"  full data: {result.full_delta * 100:+.1f} pp, z = {result.full_z:.2f}, "
         f"{'significant' if result.full_significant else 'not significant'} at {design.alpha:g}\n"
         f"  sequential: the same decision in {result.agreement:.0%} of orders, using {result.mean_trials_fraction:.0%} "

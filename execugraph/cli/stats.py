@@ -65,6 +65,12 @@ def add_family_arguments(parser: argparse.ArgumentParser) -> None:
         "condition); default: all pairs",
     )
     parser.add_argument(
+        "--cost",
+        choices=("tokens", "calls", "wallclock"),
+        default="tokens",
+        help="the cost the accuracy-cost frontier and matched budgets are shown on (default: tokens)",
+    )
+    parser.add_argument(
         "--across-benchmarks",
         action="store_true",
         help="also compare arms of different benchmarks (by default such pairs are listed apart, not tested)",
@@ -86,7 +92,8 @@ def load_report(args: argparse.Namespace, command: str) -> StatsReport | None:
 
     store = open_store(args, writes=False)  # a bad --db: one line and exit 2, from cli.main
     try:
-        report = build_report(store, args.runs, args.conditions, family=family_from(args))
+        report = build_report(store, args.runs, args.conditions, family=family_from(args),
+                              cost=getattr(args, "cost", "tokens"))
         report = report.with_sections(
             protocol_sensitivity=protocol_sensitivity(store, args.runs, args.conditions, family=family_from(args))
         )
@@ -142,8 +149,8 @@ def run_report(args: argparse.Namespace) -> int:
     report = load_report(args, "report")
     if report is None:
         return EXIT_BAD_REQUEST
+    from execugraph.stats.all_tables import publication_tables
     from execugraph.stats.table_format import render_all, write_tables
-    from execugraph.stats.tables import publication_tables
 
     tables = publication_tables(report)
     if args.out is None:
@@ -165,13 +172,34 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
+    from execugraph.stats.table_format import number
+
+    return number(value, ".1f", scale=100.0, suffix="%")
 
 
 def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2e}" if value < 1e-3 else f"{value:.3f}"
+    from execugraph.stats.table_format import number
+
+    small = isinstance(value, float) and 0 <= value < 1e-3  # False for NaN, which `number` shows as missing
+    return number(value, ".2e" if small else ".3f")
+
+
+def _pp(value: float | None) -> str:
+    from execugraph.stats.table_format import number
+
+    return number(value, "+.1f")
+
+
+def _ci_pp(lo: float | None, hi: float | None) -> str:
+    from execugraph.stats.table_format import interval
+
+    return interval(lo, hi)
+
+
+def _ci_pct(lo: float | None, hi: float | None) -> str:
+    from execugraph.stats.table_format import interval
+
+    return interval(lo, hi, ".1f", scale=100.0, suffix="%")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -213,7 +241,7 @@ def _format_report(report: StatsReport) -> str:
                     r.name or r.title or "",
                     r.trials,
                     _pct(r.pass_rate),
-                    f"{_pct(r.ci_lo)} .. {_pct(r.ci_hi)}",
+                    _ci_pct(r.ci_lo, r.ci_hi),
                     ", ".join(f"{k} {v}" for k, v in r.not_counted.items()) or "",
                 ]
                 for r in report.runs
@@ -232,7 +260,7 @@ def _format_report(report: StatsReport) -> str:
                         a.problems,
                         a.trials,
                         _pct(a.pass_rate),
-                        f"{_pct(a.ci_lo)} .. {_pct(a.ci_hi)}",
+                        _ci_pct(a.ci_lo, a.ci_hi),
                         "?" if a.retry_budget is None else a.retry_budget,
                     ]
                     for a in arms
@@ -281,8 +309,8 @@ def _format_report(report: StatsReport) -> str:
                         p.n,
                         p.problems_differ,
                         p.majority_discordant,
-                        f"{p.delta_pp:+.1f}",
-                        f"{p.ci_lo:+.1f} .. {p.ci_hi:+.1f}",
+                        _pp(p.delta_pp),
+                        _ci_pp(p.ci_lo, p.ci_hi),
                         _p(p.p_wilcoxon),
                         _p(p.p_mcnemar),
                         _p(p.p_holm),
@@ -292,6 +320,10 @@ def _format_report(report: StatsReport) -> str:
                 ],
             )
         )
+        limits = [f"- {terminal_text(p.b_shown)} vs {terminal_text(p.a_shown)}: {terminal_text(p.explanation)}"
+                  for p in report.pairs if p.explanation]
+        if limits:
+            out += ["", "What these comparisons can and cannot say", *limits]
     if report.excluded:
         out += ["", "Not compared (listed apart, not tested)"]
         out.append(
@@ -300,6 +332,10 @@ def _format_report(report: StatsReport) -> str:
                 [[x.a_name or x.a, x.b_name or x.b, x.reason] for x in report.excluded],
             )
         )
+    if report.pairs:
+        from execugraph.stats.cost_text import cost_lines
+
+        out += ["", *cost_lines(report, table=_table)]
     if report.protocol_sensitivity and report.pairs:
         out += ["", *format_sensitivity(report.protocol_sensitivity)]
     return "\n".join(out)
@@ -329,7 +365,7 @@ def format_sensitivity(sensitivity: ProtocolSensitivity) -> list[str]:
         row = [pair.a, pair.b]
         for name in protocols:
             v = pair.by_set[name]
-            row += [f"{v.delta_pp:+.1f}", f"{v.ci_lo:+.1f} .. {v.ci_hi:+.1f}", _p(v.p_holm)]
+            row += [_pp(v.delta_pp), _ci_pp(v.ci_lo, v.ci_hi), _p(v.p_holm)]
         row += ["yes" if pair.same_conclusion else "NO", len(pair.changed)]
         rows.append(row)
     out.append(_table(headers, rows))

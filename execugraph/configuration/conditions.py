@@ -36,21 +36,29 @@ DESCRIPTIONS: dict[str, str] = {
     "best-of-n": "N one-shot samples at an equal call budget (reports pass@1 and pass@N)",
 }
 
-_BUDGET = re.compile(r"^(?P<name>[a-z0-9-]+)(@(?P<budget>\d+))?$")
+_BUDGET = re.compile(r"^(?P<name>[a-z0-9_-]+)(@(?P<budget>\d+))?$")
 
 
 class UnknownConditionName(ValueError):
     """Raised for a condition name that is not defined in CONDITIONS."""
 
 
+def _registered() -> dict[str, Any]:
+    """Every condition the plugins registered (the built-ins above first), name -> ConditionEntry."""
+    from execugraph.plugins import registry
+
+    return registry().conditions
+
+
 def resolve_condition(spec: str, **overrides: Any) -> RunConfig:
     """Build the RunConfig for `name` or `name@N` (N = retry budget; for best-of-n, N = samples)."""
     match = _BUDGET.match(spec.strip())
-    if not match or match["name"] not in CONDITIONS:
-        known = ", ".join(CONDITIONS)
-        raise UnknownConditionName(f"unknown condition {spec!r}; known: {known} (optionally name@N for a budget)")
+    known = _registered()
+    if not match or match["name"] not in known:
+        raise UnknownConditionName(f"unknown condition {spec!r}; known: {', '.join(known)} "
+                                   "(optionally name@N for a budget)")
     name = match["name"]
-    values: dict[str, object] = {**CONDITIONS[name]}
+    values: dict[str, object] = {**known[name].overrides}
     if match["budget"] is not None:
         key = "best_of_n" if name == "best-of-n" else "retry_budget"
         values[key] = int(match["budget"]) if key == "retry_budget" else max(1, int(match["budget"]))
@@ -60,4 +68,16 @@ def resolve_condition(spec: str, **overrides: Any) -> RunConfig:
 
 
 def condition_names() -> list[str]:
-    return list(CONDITIONS)
+    """The built-in conditions, then those the installed plugins add (external loops as `loop-<name>`)."""
+    return list(_registered())
+
+
+def condition_description(name: str) -> str:
+    """What a condition does, in a few words ("" for an unknown name)."""
+    entry = _registered().get(name.partition("@")[0])
+    return entry.description if entry is not None else ""
+
+
+def condition_descriptions() -> dict[str, str]:
+    """name -> description of every registered condition."""
+    return {name: entry.description for name, entry in _registered().items()}

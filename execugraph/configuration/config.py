@@ -76,6 +76,10 @@ class RunConfig(BaseModel):
     cache: bool | None = None
     # The library a retrieving condition searches, pinned when its run is created (None: not retrieving).
     technique_library: TechniqueLibraryRef | None = None
+    # An external loop a plugin registered (`register_loops`): it writes the program, our sandbox grades it.
+    loop: str | None = None
+    # Extra agent nodes a plugin registered (`register_agents`) that this condition runs, each after its node.
+    nodes: list[str] = Field(default_factory=list)
 
     @field_validator("models")
     @classmethod

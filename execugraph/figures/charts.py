@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from execugraph.agents.nodes import colour_of
 from execugraph.figures.chart_rows import CostPoint, ForestRow, MatrixPair, RetrievalHit, RetryPoint, StepBar
+from execugraph.figures.palette import condition_colour, condition_colours, failure_colour
 from execugraph.figures.theme import MARGIN, NOTE_COLOUR, NOTE_MARGIN_B, TOP_LEGEND, fit_title, styled
 from execugraph.safety.inert_text import chart_text
 from execugraph.stats.report_rows import ArmRateRow, CategoryRow, ErrorRow, FamilyRow
@@ -145,6 +146,7 @@ def rate_bars(rows: Sequence[ArmRateRow], *, x: str = "arm", title: str = "Pass 
         go.Bar(
             x=[str(r[x]) for r in rows],
             y=rates,
+            marker={"color": condition_colours(str(r[x]) for r in rows)} if x == "arm" else None,
             error_y={
                 **ERROR_BAR,
                 "type": "data",
@@ -189,6 +191,7 @@ def category_bars(rows: Sequence[CategoryRow]) -> go.Figure:
                 name=str(arm),
                 x=[r["category"] for r in mine],
                 y=[_pct(r["pass_rate"]) for r in mine],
+                marker={"color": condition_colour(str(arm))},  # the arm's colour on every page and download
                 error_y={
                     **ERROR_BAR,
                     "type": "data",
@@ -208,6 +211,7 @@ def category_bars(rows: Sequence[CategoryRow]) -> go.Figure:
     return add_note(fig, no_data_note(empty))
 
 
+ZERO_DELTA_PP = 10.0  # the half-width of a delta axis whose deltas are all about 0
 FOREST_ROW_PX = 28
 FOREST_MAX_ROWS = 40  # beyond this many pairs the matrix (delta_matrix) reads better than a forest
 
@@ -244,9 +248,12 @@ def forest(
         )
     )
     fig.add_vline(x=0, line_dash="dash", line_color="#9e9e9e")
+    reach = max([abs(v) for r in rows for v in (r["delta_pp"], r["ci_lo"], r["ci_hi"]) if v is not None] or [0.0])
     fig.update_layout(
         title=title,
-        xaxis_title="delta (percentage points)",
+        # all deltas (and CIs) at about 0 pp: a fixed +-10 pp axis, not Plotly's -1..1 for a zero-width range
+        xaxis={"title": "delta (percentage points)", **({"range": [-ZERO_DELTA_PP, ZERO_DELTA_PP]}
+                                                         if reach < ZERO_DELTA_PP / 2 else {})},
         height=max(220, 110 + FOREST_ROW_PX * len(rows)),
         yaxis={"autorange": "reversed", "type": "category", "automargin": True, "tickfont": {"size": 12}},
     )
@@ -266,7 +273,8 @@ def delta_matrix(
         star = "*" if significant_at_alpha(p.get("p_holm")) else ""
         z[b][a], text[b][a] = p["delta_pp"], f"{p['delta_pp']:+.0f}{star}"
         z[a][b], text[a][b] = -p["delta_pp"], f"{-p['delta_pp']:+.0f}{star}"
-    limit = max([abs(v) for row in z for v in row if v is not None] or [1.0])
+    limit = max([abs(v) for row in z for v in row if v is not None] or [0.0])
+    limit = limit if limit > 1e-9 else ZERO_DELTA_PP  # all 0 pp: a fixed scale, not -1..1
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -359,7 +367,7 @@ def cost_accuracy(points: Sequence[CostPoint], metric: str = "LLM calls") -> go.
             mode="markers+text",
             textposition="top center",
             cliponaxis=False,  # a label near the edge is drawn whole
-            marker={"size": 12},
+            marker={"size": 12, "color": condition_colours(str(p["arm"]) for p in points)},
             hovertemplate="%{text}: %{y:.1f}% at %{x:.2f}<extra></extra>",
         )
     )
@@ -380,6 +388,7 @@ def error_stacks(rows: Sequence[ErrorRow]) -> go.Figure:
         fig.add_trace(
             go.Bar(
                 name=str(error_class),
+                marker={"color": failure_colour(str(error_class))},  # a failure class keeps its colour everywhere
                 x=[str(r["arm"]) for r in mine],
                 y=[_pct(r["share"]) for r in mine],
                 customdata=[r["count"] for r in mine],
@@ -415,6 +424,9 @@ def heatmap(
             y=list(rows_labels),
             colorscale="Viridis",
             colorbar={"title": colour_title},
+            # percentages keep one fixed 0-100 scale: an all-0% table drew a -0.5..0.5 colour bar
+            zmin=0.0 if percent else None,
+            zmax=100.0 if percent else None,
             hovertemplate="%{y} / %{x}: %{z:.2f}<extra></extra>",
             hoverongaps=False,
         )

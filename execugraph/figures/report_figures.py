@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from execugraph.figures import charts
+from execugraph.figures.frontier import frontier_figure
 from execugraph.stats.paired import ALPHA
 from execugraph.stats.report_model import StatsReport
 from execugraph.stats.report_rows import arm_rate_rows, category_rows, error_rows, family_rows
@@ -83,6 +84,9 @@ def report_figures(report: StatsReport, *, cost_metric: str = "LLM calls") -> di
         rows = [r.model_dump() for r in report.retry_budgets]
         figures["retry_budget"] = charts.retry_curve(rows, note=retry_note(report))
     figures["cost_accuracy"] = charts.cost_accuracy(points, cost_metric)
+    frontier = frontier_figure(report)
+    if frontier is not None:
+        figures["frontier"] = frontier
     errors = error_rows(report)
     if errors:
         figures["errors"] = charts.error_stacks(errors)

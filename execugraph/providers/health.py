@@ -139,11 +139,24 @@ def check_sandbox() -> list[Check]:
     return checks
 
 
+def check_plugins() -> list[Check]:
+    """One line for the installed plugins, then one per plugin that failed to load (named, with its error)."""
+    from execugraph.plugins import registry
+
+    reg = registry()
+    outside = sorted(n for n in reg.plugins if not n.startswith("execugraph:"))
+    summary = Check("plugins", "ok", f"{len(outside)} installed: {', '.join(outside)}" if outside else "none installed")
+    broken = [Check(f"plugin {name}", "fail", error, "fix or uninstall it; everything else keeps working")
+              for name, error in sorted(reg.errors.items())]
+    return [summary, *broken]
+
+
 def run_checks(settings: Settings, load_model: bool = True) -> list[Check]:
     return [
         check_database(settings),
         check_embedded_model(load=load_model),
         check_ollama(settings.ollama_host),
         check_openai(settings.openai_base_url, settings.openai_api_key),
+        *check_plugins(),
         *check_sandbox(),
     ]

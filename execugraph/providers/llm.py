@@ -46,13 +46,21 @@ class ModelSpec:
         return f"{self.provider}:{self.name}"
 
 
+def _plugin_providers() -> dict[str, Any]:
+    """Every registered provider prefix -> ProviderEntry (the built-ins and the installed plugins')."""
+    from execugraph.plugins import registry
+
+    return registry().providers
+
+
 def parse_spec(spec: str) -> ModelSpec:
     """Split `provider:name`; the name may itself contain colons (`ollama:qwen2.5-coder:7b`)."""
     provider, sep, name = spec.strip().partition(":")
-    if not sep or provider not in PROVIDERS or not name:
+    if not sep or not name or (provider not in PROVIDERS and provider not in _plugin_providers()):
+        extra = [f"{p}:<{e.example or 'name'}>" for p, e in _plugin_providers().items() if p not in PROVIDERS]
         raise LLMError(
-            f"bad model spec {spec!r}: use ollama:<model>, openai:<model>, llamacpp:<gguf path or 'default'> "
-            "or replay:<run id>"
+            f"bad model spec {spec!r}: use ollama:<model>, openai:<model>, llamacpp:<gguf path or 'default'>, "
+            f"replay:<run id>{''.join(', ' + e for e in extra)}"
         )
     return ModelSpec(provider, name)
 
@@ -212,6 +220,38 @@ def make_chat_model(
     `seed=None` leaves the seed to each request (`invoke(..., seed=n)`), as shared clients do.
     """
     parsed = parse_spec(spec)
+    entry = _plugin_providers()[parsed.provider]
+    common: dict[str, Any] = {"role": role, "temperature": temperature, "seed": seed, "max_tokens": max_tokens,
+                              "timeout_s": timeout_s, "stop": stop}
+    if parsed.provider not in PROVIDERS:  # an installed plugin's provider
+        try:
+            return entry.factory(parsed.name, **common)
+        except LLMError:
+            raise
+        except Exception as exc:
+            raise LLMError(f"provider {parsed.provider!r} ({entry.plugin}) could not build {spec!r}: "
+                           f"{type(exc).__name__}: {exc}") from exc
+    return entry.factory(parsed.name, **common, ollama_host=ollama_host, openai_base_url=openai_base_url,
+                         replay_answers=replay_answers, repeat_penalty=repeat_penalty)
+
+
+def build_built_in(
+    provider: str,
+    name: str,
+    *,
+    role: str = "generator",
+    temperature: float = 0.0,
+    seed: int | None = 0,
+    max_tokens: int = 768,
+    timeout_s: float = 900.0,
+    ollama_host: str | None = None,
+    openai_base_url: str | None = None,
+    stop: list[str] | None = None,
+    replay_answers: dict[str, list[str]] | None = None,
+    repeat_penalty: float | None = None,
+) -> BaseChatModel:
+    """The chat model of a built-in provider (`execugraph.providers.plugin` registers one factory per prefix)."""
+    parsed = ModelSpec(provider, name)
     if parsed.provider == "llamacpp":
         path = embedded_model_path() if parsed.name == "default" else Path(parsed.name).expanduser()
         if not path.is_file():

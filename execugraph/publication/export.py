@@ -74,7 +74,7 @@ def _with_benchmark_problems(stored: list[Row], trials: list[Row]) -> list[Row]:
 
     Only suites that load without a file are consulted; a problem found nowhere is left out, as before.
     """
-    from execugraph.benchmarks import FILE_BENCHMARKS, BenchmarkError, canonical_name, load_benchmark
+    from execugraph.benchmarks import BenchmarkError, canonical_name, file_benchmark_names, load_benchmark
     from execugraph.store.models import ProblemRecord
 
     have = {(p["benchmark"], p["problem_id"]) for p in stored}
@@ -82,7 +82,7 @@ def _with_benchmark_problems(stored: list[Row], trials: list[Row]) -> list[Row]:
     added: list[Row] = []
     for benchmark in sorted({b for b, _ in missing}):
         try:
-            if not benchmark or canonical_name(benchmark) in FILE_BENCHMARKS:
+            if not benchmark or canonical_name(benchmark) in file_benchmark_names():
                 continue
             suite = {p.id: p for p in load_benchmark(benchmark)}
         except (BenchmarkError, OSError, TypeError, ValueError):

@@ -60,8 +60,8 @@ def import_fileset(
                 None,
                 None,
                 f"neither an ExecuGraph bundle (no bundle.json), a results tree (no {TRIALS_FILE} in any folder) "
-                "nor human-eval, EvalPlus or bigcode results (no samples .jsonl, *eval_results.json or "
-                "generations*.json)",
+                "nor human-eval, EvalPlus, bigcode or LiveCodeBench results (no samples .jsonl, *eval_results.json, "
+                "generations*.json or codegeneration_<n>_<temperature>_eval_all.json)",
             )
         ]
     )

@@ -89,6 +89,13 @@ class ProblemResolver:
             found = self._humaneval_problems().get(problem_id)
             if found is not None:
                 return Resolution(found, "humaneval")
+        plus_name = "mbpp-plus" if name == "mbpp" or (name == "" and problem_id.startswith("mbpp_")) else name
+        if plus_name in ("humaneval-plus", "mbpp-plus"):  # EvalPlus's files (MBPP: MBPP+), outputs cached
+            from execugraph.benchmarks.evalplus import plus_problem
+
+            plus = plus_problem(plus_name, problem_id)
+            if plus is not None:
+                return Resolution(plus, plus_name)
         if name in _INTERNAL_NAMES or name == "apps" or name.startswith("apps-"):
             found = self._internal30().get(problem_id)  # an internal-30 id is internal-30, whatever the hint
             if found is not None:

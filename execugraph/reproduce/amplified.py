@@ -43,16 +43,16 @@ def _build_suite(store: Store, pool: Any, benchmark: str, wanted: set[str]) -> s
     from execugraph.amplify.build import DEFAULT_PER_PROBLEM, amplify_benchmark
     from execugraph.amplify.references import reference_for
     from execugraph.benchmarks import (
-        FILE_BENCHMARKS,
         BenchmarkUnavailableError,
         UnknownBenchmarkError,
         canonical_name,
+        file_benchmark_names,
         load_benchmark,
     )
 
     try:
         name = canonical_name(benchmark)
-        if name in FILE_BENCHMARKS:  # read from a user's file: no bundled copy or references to build from
+        if name in file_benchmark_names():  # read from a user's file: no bundled copy or references to build from
             return None
         problems = [p for p in load_benchmark(name) if p.id in wanted]
     except (UnknownBenchmarkError, BenchmarkUnavailableError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from execugraph.stats.table_format import MISSING, number
 from execugraph.verdicts.compare import ALPHA, conclusion, survives
 
 __all__ = ["ALPHA", "claim", "conclusion", "p_text", "sentence", "survives"]
@@ -18,8 +19,8 @@ __all__ = ["ALPHA", "claim", "conclusion", "p_text", "sentence", "survives"]
 
 def p_text(p: float | None) -> str:
     """A p-value as the tables print it: four decimals, below 0.0001 as a bound."""
-    if p is None:
-        return "–"
+    if number(p) == MISSING:
+        return MISSING
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
@@ -35,7 +36,7 @@ def claim(values: Mapping[str, Any], a: str, b: str) -> str:
 
 
 def _numbers(values: Mapping[str, Any]) -> str:
-    return f"{values['delta_pp']:+.1f} pp, Holm p = {p_text(values['p_holm'])}"
+    return f"{number(values['delta_pp'], '+.1f')} pp, Holm p = {p_text(values['p_holm'])}"
 
 
 def sentence(a: str, b: str, by_set: Mapping[str, Mapping[str, Any]], published: str = "published") -> str:

@@ -15,9 +15,10 @@ from typing import Any
 from execugraph.configuration.json_types import JsonObject
 from execugraph.grading.rules import PROTOCOLS
 from execugraph.reproduce.sections import RunSection
+from execugraph.stats.all_tables import publication_tables
 from execugraph.stats.paired import ALPHA
 from execugraph.stats.report_model import StatsReport
-from execugraph.stats.tables import INT, PCT, PP, TEXT, Column, P, Table, paired_table, publication_tables
+from execugraph.stats.tables import INT, MISSING, PCT, PP, TEXT, Column, P, Table, paired_table
 from execugraph.verdicts.flip_reasons import CAUSE_LABELS
 from execugraph.verdicts.verdict_sets import PUBLISHED, VERDICT_SETS
 
@@ -28,6 +29,7 @@ FIGURE_CAPTIONS = {
     "retry_budget": "pass rate and cost by retry budget, published verdicts",
     "cost_accuracy": "pass rate against LLM calls per trial, published verdicts",
     "errors": "error taxonomy of failed trials, published verdicts",
+    "frontier": "accuracy-cost frontier on tokens per trial (95% intervals both ways), published verdicts",
     "protocols": "each comparison as published and rescored under each protocol",
     "amplified": "each comparison under the original and the amplified (stronger) tests",
 }
@@ -60,7 +62,7 @@ def run_tables(runs: list[RunSection]) -> list[Table]:
     """Pass rate of every run as published and under each protocol, and its flips by cause."""
     rows = []
     for run in runs:
-        row = {"run": run.name, "benchmark": run.benchmark or "–", "trials": run.trials,
+        row = {"run": run.name, "benchmark": run.benchmark or MISSING, "trials": run.trials,
                PUBLISHED: run.published.pass_rate}
         for protocol in PROTOCOLS:
             row[protocol] = run.protocols[protocol].rate.pass_rate

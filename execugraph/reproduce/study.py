@@ -45,6 +45,7 @@ from execugraph.reproduce.inputs import FamilyRequest, ReproduceError
 from execugraph.reproduce.progress import Progress, grading_text, throttled
 from execugraph.reproduce.sections import LocalRun, PassRate, ProtocolRescore, RunSection
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from execugraph.stats.cost_text import cost_findings
 from execugraph.stats.records import COUNTED_STATUSES
 from execugraph.stats.report_model import StatsReport
 from execugraph.stats.tables import Table
@@ -257,6 +258,7 @@ def _family_section(family: StudyFamily, verdicts: dict[int, RunVerdicts], rows:
         "comparisons": comparisons,
         "excluded": [{"a": x["a_name"], "b": x["b_name"], "reason": x["reason"]} for x in named["excluded"]],
         "holm_family_size": named["holm_family_size"],
+        "cost": cost_findings(reports[PUBLISHED]),
     }
     return section, reports
 

@@ -17,7 +17,8 @@ from execugraph.reproduce.document import Bullets, Document, Figure, Heading, Pa
 from execugraph.reproduce.progress import Progress
 from execugraph.reproduce.report_tables import table_json
 from execugraph.reproduce.study import Study
-from execugraph.stats.table_format import render, standalone_latex
+from execugraph.stats.power import power_sentence
+from execugraph.stats.table_format import number, render, standalone_latex
 from execugraph.verdicts.flip_reasons import CAUSE_LABELS
 from execugraph.verdicts.verdict_sets import PUBLISHED
 
@@ -25,7 +26,7 @@ REPORT_MD, REPORT_HTML, DATA_JSON = "report.md", "report.html", "reproduce.json"
 
 
 def _pct(rate: float | None) -> str:
-    return "–" if rate is None else f"{100 * rate:.1f}%"
+    return number(rate, ".1f", scale=100.0, suffix="%")
 
 
 def _run_lines(study: Study) -> list[str]:
@@ -91,6 +92,19 @@ def suites_text(section: JsonObject, warnings: list[str]) -> str:
             f"conclusion(s) hold; {suites['changed_programs']} program(s) change verdict (tables below).")
 
 
+def family_power(section: JsonObject, runs: list[JsonObject]) -> str:
+    """The family's power warning in words ('' when its comparisons have problems enough for a 20 pp difference):
+    from its smallest comparison, with trials per problem estimated from its runs."""
+    sizes = [int(c[PUBLISHED]["n"]) for c in section["comparisons"] if c.get(PUBLISHED)]
+    if not sizes:
+        return ""
+    problems = min(sizes)
+    trials = [int(r["trials"]) for r in runs if r["name"] in set(section["runs"])]
+    per_problem = max(1, min(trials, default=problems) // max(1, problems))
+    sentence = power_sentence(problems, per_problem)
+    return f"Power: {sentence}." if sentence else ""
+
+
 def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
     """The report as blocks (see `document`), with the rendered figures."""
     data = study.data
@@ -111,6 +125,14 @@ def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
                           f"the {section['holm_family_size'][PUBLISHED]} comparison(s) of this family)."))
         if section["comparisons"]:
             doc.add(Heading("Does each conclusion hold?", 3), Bullets([c["sentence"] for c in section["comparisons"]]))
+            power = family_power(section, data["runs"])
+            if power:
+                doc.add(Paragraph(power))
+        if section.get("cost") and section["comparisons"]:
+            cost = section["cost"]
+            doc.add(Heading("Accuracy and cost", 3), Bullets(cost["dominance"], plain=True))
+            if cost["matched_budget"]:
+                doc.add(Paragraph("Matched-budget baselines:"), Bullets(cost["matched_budget"], plain=True))
         for x in section["excluded"]:
             doc.add(Paragraph(f"Not compared: {x['b']} vs {x['a']} ({x['reason']})."))
         if "suites" in section:
@@ -125,8 +147,9 @@ def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
         "Grading protocols: " + "; ".join(f"**{k}**: {v}" for k, v in data["protocols"].items()) + ".",
         f"Tests: {method['tests']}.",
         f"Trials not rerun: {method['kept_verdicts']}.",
-        f"Conclusion: {method['conclusion']}; CIs by percentile bootstrap over problems, "
-        f"B = {method['bootstrap']['resamples']}, seed {method['bootstrap']['seed']}.",
+        f"Conclusion: {method['conclusion']}; pass-rate CIs: Wilson score interval over problems; paired-delta "
+        "CIs: Newcombe's method 10 (Wilson margins with the corrected correlation), which never collapse to zero "
+        "width on few problems.",
         f"Sandbox: policy {data['sandbox']['policy_version']}, default {data['sandbox']['default_timeout_s']:g} s "
         f"of CPU and {data['sandbox']['default_memory_mb']} MB per test ({data['sandbox']['note']}).",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in data["versions"].items()) + ".",

@@ -2,5 +2,6 @@
 
 `design` holds what a user plans (looks, level, futility rule), `rule` what one look decides
 from the per-problem differences, `monitor` what a running batch stores at each look, and
-`replay` the same rule run over finished runs in many problem orders.
+`replay` the same rule run over finished runs in many problem orders; `plan` is the Batch form's
+sentence about a design before launch.
 """

@@ -45,6 +45,8 @@ def initial_state(spec: BatchSpec, planned: int) -> SequentialState:
         "trials_per_arm": per_arm,
         "look_sizes": spec.sequential.look_sizes(planned),
         "mdd": spec.sequential.resolved_mdd(planned, per_arm),
+        "rule": spec.sequential.rule,
+        "looks_asked": spec.sequential.looks,
         "comparisons": len(arms),
         "arms": {arm: {"looks": [], "decision": "continue"} for arm in arms},
         "saved_trials": 0,

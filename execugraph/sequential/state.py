@@ -20,7 +20,7 @@ class LookRecord(TypedDict, total=False):
     delta: float  # mean per-problem difference (arm - baseline), a pass-rate fraction
     z: float  # the look's statistic
     bound: float  # |z| needed to stop for efficacy at this look
-    conditional_power: float | None  # None at the final look
+    conditional_power: float | None  # the futility statistic (predictive power under hsd-trend); None at the end
     decision: str  # efficacy, futility, continue, or not significant
     ci_low: float  # repeated confidence interval of `delta`
     ci_high: float
@@ -44,7 +44,9 @@ class SequentialState(TypedDict, total=False):
     planned_problems: int  # problems in the recorded order
     trials_per_arm: int  # trials of one arm on one problem (seeds x trials)
     look_sizes: list[int]  # problems each planned look uses
-    mdd: float  # the minimum detectable difference futility is judged at (a fraction)
+    mdd: float  # the minimum detectable difference (obf-mdd judges futility at it), a fraction
+    rule: str  # the design's rule (hsd-trend or obf-mdd); absent in states stored before rules had names: obf-mdd
+    looks_asked: int  # the looks the plan asked for (look_sizes has fewer when there are fewer problems)
     comparisons: int  # arms compared with the baseline (the Bonferroni divisor)
     arms: dict[str, ArmState]  # arm -> its comparison's state
     saved_trials: int  # trials cancelled by stopping, in all

@@ -14,14 +14,17 @@ def _pp(x: float) -> str:
     return f"{x * 100:+.1f} pp"
 
 
-def arm_line(arm: str, baseline: str, entry: ArmState, *, alpha: float, mdd: float) -> str:
+def arm_line(arm: str, baseline: str, entry: ArmState, *, alpha: float, mdd: float, rule: str = "obf-mdd") -> str:
     """One comparison: its decision, the look, the difference with its repeated CI and p (or its power)."""
     looks = entry.get("looks") or []
     if not looks:
         return f"{arm} vs {baseline}: no look yet"
     last = looks[-1]
     where = f"look {last['look']} of {last['looks']} ({last['problems']} of {last['planned']} problems)"
-    ci = f"repeated {1 - alpha:.0%} CI [{_pp(last['ci_low'])}, {_pp(last['ci_high'])}]"
+    if last["ci_high"] > last["ci_low"]:
+        ci = f"repeated {1 - alpha:.0%} CI [{_pp(last['ci_low'])}, {_pp(last['ci_high'])}]"
+    else:  # a look stored before intervals had a floor, on problems that all agreed: no interval to quote
+        ci = f"no repeated {1 - alpha:.0%} CI yet (its {last['problems']} problems all agree)"
     decision = entry.get("decision", "continue")
     if decision == "efficacy":
         p = last.get("p_repeated")
@@ -29,6 +32,9 @@ def arm_line(arm: str, baseline: str, entry: ArmState, *, alpha: float, mdd: flo
                 + ("" if p is None else f", adjusted p = {p:.3g}"))
     if decision == "futility":
         cp = last.get("conditional_power") or 0.0
+        if rule == "hsd-trend":
+            return (f"{arm} vs {baseline}: stopped for futility at {where}: {_pp(last['delta'])}, {ci}; "
+                    f"predictive power {cp:.1%} on the observed trend")
         return (f"{arm} vs {baseline}: stopped for futility at {where}: {_pp(last['delta'])}, {ci}; "
                 f"conditional power {cp:.0%} at the {mdd * 100:.1f} pp MDD")
     if decision == "not significant":
@@ -55,8 +61,13 @@ def describe(state: SequentialState | None, *, alpha: float = 0.05) -> list[str]
             head += f"; {saved} trials saved so far"
     if len(arms) > 1:
         head += f" (each comparison at level {alpha:g}/{len(arms)}, Bonferroni)"
+    sizes, asked = state.get("look_sizes") or [], state.get("looks_asked")
+    if asked and 0 < len(sizes) < asked:
+        head += f"; {len(sizes)} looks ({asked} asked: with {state.get('planned_problems')} problems a look comes " \
+                "at most once per problem)"
     mdd = float(state.get("mdd") or 0.0)
-    return [head] + [arm_line(a, baseline, e, alpha=alpha, mdd=mdd) for a, e in arms.items()]
+    rule = str(state.get("rule") or "obf-mdd")  # states stored before rules had names used obf-mdd
+    return [head] + [arm_line(a, baseline, e, alpha=alpha, mdd=mdd, rule=rule) for a, e in arms.items()]
 
 
 def state_of(run: Run) -> SequentialState | None:

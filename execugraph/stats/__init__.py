@@ -1,7 +1,7 @@
 """Statistics engine: paired significance, effect sizes, pass@k and the paper's breakdowns.
 
 Pure functions over plain records and per-arm aggregates live in the small modules
-below (`paired`, `bootstrap`, `passk`, `power`, `rates`, `costs`, `retries`, `sampling`,
+below (`paired`, `intervals` (Wilson, Newcombe), `bootstrap`, `passk`, `power`, `rates`, `costs`, `retries`, `sampling`,
 `taxonomy`, `category_pairs`, `budgets`); `arms` and `records` define the arms and their
 aggregates; `loading` fills them from the store's report reads (aggregated in SQL, so
 large stores stay fast) and `from_records` from plain records; `report` assembles the one

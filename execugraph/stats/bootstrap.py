@@ -1,4 +1,7 @@
-"""Problem-level bootstrap resampling shared by every CI in the report.
+"""Problem-level bootstrap resampling, for statistics that have no score interval.
+
+Pass rates and paired deltas use score intervals instead (`intervals`: Wilson, Newcombe), which keep a width on
+one problem or a 0% / 100% rate, where every bootstrap resample looks the same and the interval collapses.
 
 A resample of n problems is stored as a row of counts (how often each problem was
 drawn), so a bootstrap statistic is a matrix product: means are W @ d / n and pooled

@@ -39,7 +39,7 @@ def category_comparisons(a: Mapping[str, ProblemTally], b: Mapping[str, ProblemT
         ids = groups[category]
         ra = np.array([a[p].rate for p in ids], dtype=float)
         rb = np.array([b[p].rate for p in ids], dtype=float)
-        diffs = np.round(rb - ra, 12)  # as in paired.defer_paired, so equal gaps tie in the ranks
+        diffs = np.round(rb - ra, 12)  # as in paired.compare_paired, so equal gaps tie in the ranks
         p, method, nonzero = wilcoxon_p(diffs)
         rows.append(
             {

@@ -38,6 +38,7 @@ def build_report_from_records(
     family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
+    cost: str = "tokens",
 ) -> StatsReport:
     """The same report from plain records; `runs_meta[run_id]` may give title, kind, config, benchmark,
     created_at and models (the last three only name untitled runs and arms' models)."""
@@ -91,7 +92,7 @@ def build_report_from_records(
         info = RunInfo(r, meta[r].get("title"), meta[r].get("kind"), configs[r], per_condition, not_counted)
         info.name, info.model = names[r], models[r]
         runs.append(info)
-    return report_from_arms(runs, arms, conditions=conditions, family=family, n_boot=n_boot, seed=seed)
+    return report_from_arms(runs, arms, conditions=conditions, family=family, n_boot=n_boot, seed=seed, cost=cost)
 
 
 def _in_arm(rec: TrialRecord, spec: ArmSpec) -> bool:

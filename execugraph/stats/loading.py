@@ -175,14 +175,15 @@ def _load_breakdowns(rows: list[tuple], arm_of: ArmLookup) -> None:
 
 
 def _load_costs(reads: ReportReads, groups: list[tuple[int, str | None]], arm_of: ArmLookup) -> None:
-    """Only the four cost columns, one indexed query per (run, condition) group."""
+    """The four cost columns and each trial's problem, one indexed query per (run, condition) group."""
     for run_id, condition in groups:
         if (arm := arm_of(run_id, condition)) is None:
             continue
         rows = reads.costs(run_id, condition)
         if not rows:
             continue
-        wall, t_in, t_out, calls = zip(*rows, strict=True)
+        wall, t_in, t_out, calls, problems = zip(*rows, strict=True)
+        arm.costs.problem_ids.extend(str(p) for p in problems)
         arm.costs.wallclock_s.extend(wall)
         arm.costs.tokens_in.extend(t_in)
         arm.costs.tokens_out.extend(t_out)

@@ -21,13 +21,15 @@ concrete design when that matters.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import stats as sps
 
-from execugraph.stats.paired import wilcoxon_p
+DETECT_PP = 20.0  # the difference the power sentence speaks of, in percentage points
+MAX_PROBLEMS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,17 @@ class DetectableDifference:
         return asdict(self)
 
 
+@functools.lru_cache(maxsize=4096)
+def _t_factor(problems: int, alpha: float, power: float) -> float:
+    """t[1 - alpha/2, P-1] + t[power, P-1] (cached: the MDD's bisection asks for the same P sixty times)."""
+    df = problems - 1
+    return float(sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(power, df))
+
+
 def _required_delta(delta: float, p0: float, problems: int, trials: int, alpha: float, power: float) -> float:
     p1 = p0 + delta
     s2 = (p0 * (1 - p0) + p1 * (1 - p1)) / trials
-    df = problems - 1
-    factor = sps.t.ppf(1 - alpha / 2, df) + sps.t.ppf(power, df)
-    return float(factor * math.sqrt(s2 / problems))
+    return _t_factor(problems, alpha, power) * math.sqrt(s2 / problems)
 
 
 def minimum_detectable_difference(
@@ -106,7 +113,67 @@ def simulated_power(
     """
     if not 0.0 <= baseline + delta <= 1.0:
         raise ValueError(f"baseline + delta must be a pass rate in [0, 1], got {baseline + delta}")
+    from execugraph.stats.wilcoxon import wilcoxon_p
+
     rng = np.random.default_rng(seed)
     a = rng.binomial(trials, baseline, size=(simulations, problems)) / trials
     b = rng.binomial(trials, baseline + delta, size=(simulations, problems)) / trials
     return float(np.mean([wilcoxon_p(row)[0] < alpha for row in b - a]))
+
+
+def problems_to_detect(
+    delta: float, trials: int, *, baseline: float | None = None, alpha: float = 0.05, power: float = 0.8
+) -> int | None:
+    """The fewest problems (>= 2) whose paired batch detects `delta` (a fraction) with `power`, by the MDD model.
+
+    `baseline` defaults to 0.5 - delta / 2, the two rates centred on 50% where the
+    variance is largest; None when even MAX_PROBLEMS would not do.
+    """
+    p0 = 0.5 - delta / 2 if baseline is None else baseline
+    if not 0.0 < delta <= 1.0 - p0 or trials < 1:
+        raise ValueError(f"need 0 < delta <= 1 - baseline and trials >= 1, got delta={delta}, trials={trials}")
+
+    def enough(problems: int) -> bool:
+        return _required_delta(delta, p0, problems, trials, alpha, power) <= delta
+
+    if not enough(MAX_PROBLEMS):
+        return None
+    lo, hi = 1, 2
+    while not enough(hi):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:  # enough(hi), not enough(lo) (or lo = 1, which a paired test cannot use)
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return max(2, hi)
+
+
+@functools.lru_cache(maxsize=1024)
+def power_sentence(
+    problems: int, trials: int = 1, *, delta_pp: float = DETECT_PP, alpha: float = 0.05, power: float = 0.8
+) -> str:
+    """A warning in words when `problems` paired problems cannot detect `delta_pp` ('' when they can).
+
+    "with 1 problem no difference can be detected; about 94 problems would detect a 20 pp
+    difference at 80% power (...)": the MDD model above, pass rates centred on 50%.
+    """
+    trials = max(1, trials)
+    delta = delta_pp / 100.0
+    needed = problems_to_detect(delta, trials, alpha=alpha, power=power)
+    if needed is not None and problems >= needed:
+        return ""
+    each = f"{trials} trial{'s' if trials != 1 else ''} per problem and arm"
+    would = (
+        f"about {needed:,} problems would detect a {delta_pp:g} pp difference at {power:.0%} power"
+        if needed is not None
+        else f"no practical number of problems would detect a {delta_pp:g} pp difference at {power:.0%} power"
+    )
+    how = f"(paired, two-sided alpha {alpha:g}, {each}, pass rates around 50%)"
+    if problems < 2:
+        return f"with {problems} problem{'s' if problems != 1 else ''} no difference can be detected; {would} {how}"
+    found = minimum_detectable_difference(problems, trials, 0.5 - delta / 2, alpha=alpha, power=power)
+    smallest = (
+        f"the smallest difference detectable at {power:.0%} power is {found.mdd_pp:.1f} pp"
+        if found.mdd_pp is not None
+        else "no difference is reliably detectable"
+    )
+    return f"with {problems} problems {smallest}; {would} {how}"

@@ -1,24 +1,30 @@
-"""Pass rates: per arm, per problem, per category, with problem-level bootstrap CIs.
+"""Pass rates: per arm, per problem, per category, with a 95% Wilson score interval over problems.
 
-Trials of one problem are correlated (same statement, same tests), so confidence
-intervals resample problems, not trials; a trial-level binomial interval would be
-too narrow.
+Trials of one problem are correlated (same statement, same tests), so the
+interval counts problems, not trials: Wilson on Kish's effective number of
+problems (`intervals.rate_interval`). A trial-level binomial interval would be
+too narrow; a percentile bootstrap over problems collapses to zero width on one
+problem or on a 0% / 100% rate, which this interval never does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-import numpy as np
-
-from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED, BootstrapBatch
+from execugraph.stats.intervals import rate_interval
 from execugraph.stats.records import ProblemTally
+
+METHOD = (
+    "Wilson score 95% interval of the pooled pass rate on the effective number of problems, "
+    "(sum of trials)^2 / sum of squared trials per problem (the number of problems when each has the same "
+    "number of trials): problems are the sampling unit, so it never collapses to zero width"
+)
 
 
 @dataclass(frozen=True)
 class RateSummary:
-    """Pooled pass rate over trials with a 95% CI that resamples problems (all None without trials: no data, not 0)."""
+    """Pooled pass rate over trials with a 95% interval over problems (all None without trials: no data, not 0)."""
 
     problems: int
     trials: int
@@ -43,43 +49,19 @@ def per_problem_rates(tallies: Mapping[str, ProblemTally]) -> dict[str, float]:
     return {pid: t.rate for pid, t in tallies.items() if t.trials}
 
 
-def rate_vectors(tallies: Iterable[ProblemTally]) -> tuple[list[ProblemTally], np.ndarray, np.ndarray]:
-    """Problems with trials, sorted by id (the order fixes the resample), and their trials/passed vectors."""
+def rate_summary(tallies: Iterable[ProblemTally]) -> RateSummary:
+    """The pooled pass rate of these problems and its Wilson interval over problems."""
     rows = sorted((t for t in tallies if t.trials), key=lambda t: t.problem_id)
-    trials = np.array([t.trials for t in rows], dtype=np.int64)
-    passed = np.array([t.passed for t in rows], dtype=np.int64)
-    return rows, trials, passed
+    total, wins = sum(t.trials for t in rows), sum(t.passed for t in rows)
+    interval = rate_interval([t.passed for t in rows], [t.trials for t in rows])
+    if interval is None:
+        return RateSummary(len(rows), total, wins, None, None, None)
+    return RateSummary(len(rows), total, wins, wins / total, interval[0], interval[1])
 
 
-def defer_rate(tallies: Iterable[ProblemTally], batch: BootstrapBatch) -> Callable[[], RateSummary]:
-    """Register a pooled pass rate's bootstrap in `batch`; call the result once all are registered."""
-    rows, trials, passed = rate_vectors(tallies)
-    total, wins = int(trials.sum()), int(passed.sum())
-    rate = wins / total if total else None
-    num, den = batch.add(passed), batch.add(trials)
-
-    def finish() -> RateSummary:
-        if not total:
-            return RateSummary(len(rows), total, wins, None, None, None)
-        lo, hi = batch.ratio_ci(num, den)
-        return RateSummary(len(rows), total, wins, rate, lo, hi)
-
-    return finish
-
-
-def defer_category_rates(
-    tallies: Mapping[str, ProblemTally], batch: BootstrapBatch
-) -> Callable[[], dict[str, RateSummary]]:
-    """Register every category's pass rate in `batch`; the result maps category -> RateSummary, sorted."""
+def category_rates(tallies: Mapping[str, ProblemTally]) -> dict[str, RateSummary]:
+    """Pass rate per problem category, categories in sorted order."""
     groups: dict[str, list[ProblemTally]] = {}
     for tally in tallies.values():
         groups.setdefault(tally.category, []).append(tally)
-    pending = {cat: defer_rate(groups[cat], batch) for cat in sorted(groups)}
-    return lambda: {cat: finish() for cat, finish in pending.items()}
-
-
-def category_rates(
-    tallies: Mapping[str, ProblemTally], *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED
-) -> dict[str, RateSummary]:
-    """Pass rate per problem category, categories in sorted order."""
-    return defer_category_rates(tallies, BootstrapBatch(n_boot, seed))()
+    return {cat: rate_summary(groups[cat]) for cat in sorted(groups)}

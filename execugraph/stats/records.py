@@ -128,6 +128,7 @@ class CostColumns:
     tokens_in: list[int | None] = field(default_factory=list)
     tokens_out: list[int | None] = field(default_factory=list)
     llm_calls: list[int | None] = field(default_factory=list)
+    problem_ids: list[str] = field(default_factory=list)  # the problem of each trial (for paired cost differences)
 
 
 @dataclass
@@ -217,6 +218,7 @@ def arm_from_records(
         arm.costs.tokens_in.append(rec.tokens_in)
         arm.costs.tokens_out.append(rec.tokens_out)
         arm.costs.llm_calls.append(rec.llm_calls)
+        arm.costs.problem_ids.append(rec.problem_id)
         if best_of_n > 1 and rec.samples_total:
             key = (rec.samples_total, rec.samples_passed or 0)
             arm.samples[key] = arm.samples.get(key, 0) + 1

@@ -11,21 +11,25 @@ model (`report_model`), whose dump is the JSON written everywhere.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from execugraph.stats.arms import RunInfo, merge_tallies
-from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED, BootstrapBatch
+from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.budgets import ran_retries
 from execugraph.stats.category_pairs import METHOD as CATEGORY_METHOD
 from execugraph.stats.category_pairs import category_comparisons
+from execugraph.stats.cost_report import METHODS as COST_METHODS
+from execugraph.stats.cost_report import cost_comparison
 from execugraph.stats.costs import cost_accuracy_point, cost_summary
 from execugraph.stats.family import BASELINE, CHOSEN_PAIRS, Family, describe, plan_family
-from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, defer_paired
+from execugraph.stats.intervals import NEWCOMBE
+from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, compare_paired
 from execugraph.stats.passk import pass_at_k_table
-from execugraph.stats.rates import defer_category_rates, defer_rate, per_problem_rates
+from execugraph.stats.rates import METHOD as RATE_METHOD
+from execugraph.stats.rates import category_rates, per_problem_rates, rate_summary
 from execugraph.stats.records import ArmData, ProblemTally
 from execugraph.stats.report_model import REPORT_SCHEMA, StatsReport
 from execugraph.stats.retries import METHOD as RETRY_METHOD
@@ -52,15 +56,17 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def _rate_sections(tallies: Mapping[str, ProblemTally], batch: BootstrapBatch) -> Callable[[], dict]:
-    """Overall and per-category rates with CIs, deferred until the batch is evaluated."""
-    overall = defer_rate(tallies.values(), batch)
-    categories = defer_category_rates(tallies, batch)
+def _rate_sections(tallies: Mapping[str, ProblemTally]) -> dict:
+    """Overall and per-category rates with their Wilson intervals over problems."""
+    return {
+        **rate_summary(tallies.values()).as_dict(),
+        "categories": {k: v.as_dict() for k, v in category_rates(tallies).items()},
+    }
 
-    def finish() -> dict:
-        return {**overall().as_dict(), "categories": {k: v.as_dict() for k, v in categories().items()}}
 
-    return finish
+def fewest_trials(*arms: ArmData) -> int:
+    """The fewest trials any problem has in these arms (1 when none has trials): sizes a pair's power sentence."""
+    return min((t.trials for arm in arms for t in arm.tallies.values() if t.trials), default=1)
 
 
 def agreement(arm: ArmData) -> dict:
@@ -181,16 +187,17 @@ def report_from_arms(
     family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
+    cost: str = "tokens",
 ) -> StatsReport:
-    """Assemble the report from loaded arms (pure: no I/O); `family` picks the comparisons (default: all pairs)."""
+    """Assemble the report from loaded arms (pure: no I/O); `family` picks the comparisons (default: all pairs);
+    `cost` (tokens, calls or wallclock) is the cost its frontier is shown on by default."""
     family = family or Family()
-    batch = BootstrapBatch(n_boot, seed)  # every CI below is evaluated in a few matrix products
     rates = [per_problem_rates(a.tallies) for a in arms]
     planned, excluded = plan_family(arms, family)
-    pending_pairs = [defer_paired(rates[i], rates[j], batch, a=arms[i].label, b=arms[j].label) for i, j in planned]
-    pending_arms = [_rate_sections(a.tallies, batch) for a in arms]
-    pending_runs = [_rate_sections(merge_tallies([a for a in arms if a.run_id == r.id]), batch) for r in runs]
-    pairs = [finish() for finish in pending_pairs]
+    pairs = [
+        compare_paired(rates[i], rates[j], a=arms[i].label, b=arms[j].label, trials=fewest_trials(arms[i], arms[j]))
+        for i, j in planned
+    ]
     adjust_family(pairs)
     flagged = {a.label for a in arms if ungraded_section(a)["flag"]}
     costs = {a.label: cost_summary(a.costs) for a in arms}
@@ -202,8 +209,8 @@ def report_from_arms(
         "schema": REPORT_SCHEMA,
         "conditions": list(conditions) if conditions else None,
         "family": described,
-        "runs": [_run_section(r, finish()) for r, finish in zip(runs, pending_runs, strict=True)],
-        "arms": [_arm_section(a, finish(), costs[a.label]) for a, finish in zip(arms, pending_arms, strict=True)],
+        "runs": [_run_section(r, _rate_sections(merge_tallies([a for a in arms if a.run_id == r.id]))) for r in runs],
+        "arms": [_arm_section(a, _rate_sections(a.tallies), costs[a.label]) for a in arms],
         "pairs": [
             {**p.as_dict(), "a_name": names[p.a], "b_name": names[p.b],
              "ungraded_arms": [x for x in (p.a, p.b) if x in flagged],
@@ -229,7 +236,10 @@ def report_from_arms(
         },
         "method": {
             "delta": "mean over common problems of (pass rate in b - pass rate in a), in percentage points",
-            "ci": f"percentile bootstrap 95% CI resampling problems, B={n_boot}, seed={seed}",
+            "ci": f"{NEWCOMBE} (Newcombe 1998, paired data) 95% interval of the mean per-problem difference: "
+            "square-and-add of each arm's Wilson score interval over the common problems with the corrected "
+            "correlation phi (exactly Newcombe's interval for 0/1 outcomes; per-problem rates with several trials use "
+            "their covariance); it never collapses to zero width on few problems, unlike a bootstrap",
             "wilcoxon": f"two-sided signed-rank on per-problem differences, zeros dropped, exact up to "
             f"{EXACT_WILCOXON_MAX_N} non-zero differences, normal approximation above",
             "mcnemar": "exact two-sided binomial test on problems whose majority outcome differs",
@@ -238,7 +248,7 @@ def report_from_arms(
             "ranks and the same method; 2 / 2^n for the exact test on n problems that differ, so 0.125 for 4), "
             "p_min_mcnemar is 2 * 0.5^(b + c), capped at 1. Above 0.05 no outcome could be significant at 0.05, and "
             "Holm's adjustment only raises p. The CI and the p answer different questions: the CI describes the size "
-            "of the mean difference over these problems (percentile bootstrap, optimistic with few problems), the p "
+            "of the mean difference over these problems (Newcombe's score interval), the p "
             "tests whether per-problem differences lean one way; with few discordant problems they can disagree. "
             "Each pair's explanation says in words when either applies",
             "problems_differ": "problems whose per-problem pass rates differ at all (the paper's Disc. column; "
@@ -248,7 +258,10 @@ def report_from_arms(
             "family": _family_text(described),
             "holm": f"Holm-Bonferroni over the {len(pairs)} comparison(s) of this family; p_holm adjusts "
             "p_wilcoxon, p_holm_mcnemar adjusts p_mcnemar",
-            "rate_ci": "percentile bootstrap 95% CI of the pooled pass rate, resampling problems",
+            "rate_ci": RATE_METHOD,
+            "power": "when a pair has too few common problems to detect a 20 pp difference with 80% power (paired "
+            "normal-theory power with Student quantiles at pass rates around 50%, the fewest trials per problem), its "
+            "explanation says so and how many problems would (stats.power.power_sentence)",
             "categories": CATEGORY_METHOD,
             "retry_budgets": RETRY_METHOD,
             "sampling": "pass@k by the unbiased estimator (Chen et al., 2021); a best-of-N arm's samples are those "
@@ -256,6 +269,8 @@ def report_from_arms(
             "is one attempt. LLM calls for pass@N: what N samples (or attempts) cost, at the calls observed per trial",
         },
     }
+    report["cost_comparison"] = cost_comparison(arms, planned, report["arms"], report["pairs"], metric=cost)
+    report["method"].update(COST_METHODS)
     return StatsReport.model_validate(_clean(report))
 
 
@@ -283,10 +298,11 @@ def build_report(
     family: Family | None = None,
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
+    cost: str = "tokens",
 ) -> StatsReport:
     """The report for runs in a store (aggregated in SQL). Raises UnknownRunError / UnknownConditionError,
-    and ValueError for a baseline that is not one of the arms."""
+    and ValueError for a baseline that is not one of the arms or a cost that is not tokens, calls or wallclock."""
     from execugraph.stats.loading import load_report_inputs
 
     runs, arms = load_report_inputs(store, run_ids, conditions)
-    return report_from_arms(runs, arms, conditions=conditions, family=family, n_boot=n_boot, seed=seed)
+    return report_from_arms(runs, arms, conditions=conditions, family=family, n_boot=n_boot, seed=seed, cost=cost)

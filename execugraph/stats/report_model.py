@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, model_serializer
 
 from execugraph.configuration.json_types import JsonObject
+from execugraph.stats.cost_sections import CostComparison
 from execugraph.stats.report_sections import (
     Agreement,
     ArmCost,
@@ -47,6 +48,7 @@ __all__ = [
     "ConditionTally",
     "ControlRow",
     "CostAccuracyPoint",
+    "CostComparison",
     "EqualBudgetControl",
     "ErrorShare",
     "ExcludedPair",
@@ -107,9 +109,9 @@ class PairSection(Section):
     delta_pp: float
     """Mean per-problem difference, percentage points."""
     ci_lo: float | None
-    """Lower 95% bootstrap bound, pp."""
+    """Lower end of Newcombe's 95% interval (method 10), pp."""
     ci_hi: float | None
-    """Upper 95% bootstrap bound, pp."""
+    """Upper end of that interval, pp."""
     p_wilcoxon: float
     """Wilcoxon signed-rank p."""
     p_mcnemar: float
@@ -443,6 +445,8 @@ class StatsReport(Section):
     """Pass rate against mean cost, per arm."""
     sampling: SamplingSection = Field(default_factory=SamplingSection)
     """The sampling control."""
+    cost_comparison: CostComparison = Field(default_factory=CostComparison)
+    """Cost as an outcome: per arm, per pair, the accuracy-cost frontier and matched budgets (`stats.cost_report`)."""
     method: dict[str, str] = Field(default_factory=dict)
     """How each number was computed, in words (free text by topic)."""
     protocol_sensitivity: ProtocolSensitivity | None = None

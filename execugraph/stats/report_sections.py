@@ -28,7 +28,7 @@ class RateCI(Section):
     pass_rate: float | None
     """passed / trials."""
     ci_lo: float | None
-    """Lower end of the percentile bootstrap 95% CI (resampling problems)."""
+    """Lower end of the 95% Wilson score interval over problems (`stats.rates`)."""
     ci_hi: float | None
     """Upper end of that CI."""
 

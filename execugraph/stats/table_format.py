@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from execugraph.safety.inert_text import csv_cell, latex_text, md_text, one_line
-from execugraph.stats.tables import CI_PCT, CI_PP, MISSING, PCT, TEXT, Column, Table
+from execugraph.stats.tables import CI_PCT, CI_PP, MISSING, PCT, TEXT, Column, Table, is_missing
 
 FORMATS = {"latex": "tex", "csv": "csv", "markdown": "md"}
 STANDALONE_NAME = "tables.tex"
@@ -173,3 +173,20 @@ def table_files(tables: Sequence[Table], fmt: str) -> dict[str, str]:
         files[STANDALONE_NAME] = standalone_latex(tables)
     return files
 
+
+
+def number(value: object, spec: str = ".1f", *, scale: float = 1.0, suffix: str = "") -> str:
+    """A possibly missing number as text for any surface: `MISSING` (an em dash) for None, NaN or an infinity,
+    else `format(value * scale, spec) + suffix` (the one helper pages, the CLI and reports share)."""
+    if is_missing(value) or not isinstance(value, int | float):
+        return MISSING
+    return format(value * scale, spec) + suffix
+
+
+def interval(
+    lo: object, hi: object, spec: str = "+.1f", *, scale: float = 1.0, suffix: str = "", sep: str = " .. "
+) -> str:
+    """`lo .. hi` through `number`; one MISSING when either end is missing."""
+    if is_missing(lo) or is_missing(hi):
+        return MISSING
+    return number(lo, spec, scale=scale, suffix=suffix) + sep + number(hi, spec, scale=scale, suffix=suffix)

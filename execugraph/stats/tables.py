@@ -9,6 +9,7 @@ here computes a statistic: every value is read from the report.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ from execugraph.stats.report_model import (
 
 # Column kinds: how a raw value is shown (see `display`).
 TEXT, INT, PCT, PP, P, NUM1, NUM2, CI_PCT, CI_PP = "text", "int", "pct", "pp", "p", "num1", "num2", "ci_pct", "ci_pp"
-MISSING = "–"
+MISSING = "—"  # an em dash: every surface shows it for a missing or undefined number (JSON keeps null)
 P_FLOOR = 1e-4
 ASYMPTOTIC_MARK = "†"
 
@@ -58,13 +59,19 @@ class Table:
         return [{c.title: display(row.get(c.key), c.kind) for c in self.columns} for row in self.rows]
 
 
+def is_missing(value: Any) -> bool:
+    """None, NaN or an infinity: a number that is not there (shown as MISSING, never as None or nan)."""
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
+
+
 def display(value: Any, kind: str) -> str:
-    """One cell as text: percentages and points to one decimal, p-values to four (below 0.0001 as a bound)."""
-    if value is None:
+    """One cell as text: percentages and points to one decimal, p-values to four (below 0.0001 as a bound);
+    MISSING for None, NaN or an infinity (also inside a CI or beside a p-value's mark)."""
+    if is_missing(value):
         return MISSING
     if kind in (CI_PCT, CI_PP):
         lo, hi = value
-        if lo is None or hi is None:
+        if is_missing(lo) or is_missing(hi):
             return MISSING
         inner = PCT if kind == CI_PCT else PP
         return f"[{display(lo, inner)}, {display(hi, inner)}]"
@@ -76,6 +83,8 @@ def display(value: Any, kind: str) -> str:
         mark = ""
         if isinstance(value, tuple):
             value, mark = value
+            if is_missing(value):
+                return MISSING
         return (f"<{P_FLOOR:.4f}" if value < P_FLOOR else f"{value:.4f}") + mark
     if kind == NUM1:
         return f"{value:.1f}"
@@ -259,8 +268,8 @@ def _limit_notes(pairs: list[PairSection]) -> list[str]:
     if disagree:
         notes.append(
             "CI and p disagree for " + ", ".join(disagree) + ": the CI describes the size of the mean difference "
-            "over these problems (percentile bootstrap, optimistic with few problems); the p tests whether "
-            "per-problem differences lean one way."
+            "over these problems (Newcombe's score interval); the p tests whether per-problem differences lean "
+            "one way."
         )
     return notes
 
@@ -467,13 +476,15 @@ def sequential_table(report: StatsReport) -> Table:
         Column("p_repeated", "Adjusted p", P),
         Column("saved_trials", "Trials saved", INT),
     ]
-    notes = ["Group-sequential looks (Lan-DeMets O'Brien-Fleming-type spending, Bonferroni over the comparisons "
-             "of a batch, non-binding futility); the repeated CI and the repeated p hold whichever look stopped."]
+    notes = ["Group-sequential looks (Lan-DeMets alpha spending: Hwang-Shih-DeCani gamma -2 with futility on the "
+             "observed trend for rule hsd-trend, the default; O'Brien-Fleming type with futility at the MDD for "
+             "obf-mdd; Bonferroni over the comparisons of a batch, non-binding futility); the repeated CI and the "
+             "repeated p hold whichever look stopped."]
     rows = [r.model_dump() for r in report.sequential or []]
     return Table("sequential", "Sequential stops", columns, rows, notes)
 
 
-def publication_tables(report: StatsReport) -> list[Table]:
+def accuracy_tables(report: StatsReport) -> list[Table]:
     """Every table the report has data for, in the order a paper would show them."""
     tables = [category_table(report), paired_table(report), ablation_table(report)]
     optional: list[tuple[Callable[[StatsReport], Table], bool]] = [

@@ -23,17 +23,18 @@ RUN = table_of(Run)
 TRIAL = table_of(Trial)
 FINISHED = ("done", "error")
 ACTIVE = ("queued", "running")
-Sums = tuple[int, float, float]  # count, sum and sum of squares of durations in seconds
+Sums = tuple[int, float, float, float]  # count, sum, sum of squares and shortest of durations in seconds
 
 
 def _sums(conn: Any, where: Any) -> dict[str, Sums]:
     w = TRIAL.c.wallclock_s
     rows = conn.execute(
-        select(TRIAL.c.condition, func.count(), func.sum(w), func.sum(w * w))
+        select(TRIAL.c.condition, func.count(), func.sum(w), func.sum(w * w), func.min(w))
         .where(where, TRIAL.c.status.in_(FINISHED))
         .group_by(TRIAL.c.condition)
     ).all()
-    return {str(c): (int(n), float(s or 0.0), float(q or 0.0)) for c, n, s, q in rows}
+    return {str(c): (int(n), float(s or 0.0), float(q or 0.0), float("inf") if m is None else float(m))
+            for c, n, s, q, m in rows}
 
 
 def run_durations(store: Store, run_id: int) -> dict[str, Sums]:

@@ -82,9 +82,10 @@ class ReportReads:
         return [tuple(row) for row in self._conn.execute(stmt).all()]
 
     def costs(self, run_id: int, condition: str | None) -> list[tuple]:
-        """(wall-clock s, tokens in, tokens out, LLM calls) of each finished trial of one (run, condition)."""
+        """(wall-clock s, tokens in, tokens out, LLM calls, problem) of each finished trial of one (run, condition)."""
         where = and_(T.run_id == run_id, T.status.in_(FINISHED_STATUSES), _condition_is(condition))
-        result = self._conn.execute(select(T.wallclock_s, T.tokens_in, T.tokens_out, T.llm_calls).where(where))
+        columns = (T.wallclock_s, T.tokens_in, T.tokens_out, T.llm_calls, T.problem_id)
+        result = self._conn.execute(select(*columns).where(where))
         try:  # the DBAPI's own tuples: for tens of thousands of rows this halves the fetch time
             return list(result.cursor.fetchall())
         finally:

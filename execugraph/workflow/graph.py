@@ -18,7 +18,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from execugraph.agents.context import TrialContext
-from execugraph.agents.nodes import NodeSpec, extras, spec_for
+from execugraph.agents.external_loop import LOOP_NODE, run_loop
+from execugraph.agents.nodes import NodeSpec, spec_for, wired_extras
 from execugraph.configuration.config import RunConfig
 from execugraph.workflow.state import TrialState
 
@@ -41,7 +42,9 @@ Graph = CompiledStateGraph[TrialState, TrialContext, TrialState, TrialState]
 
 def build_graph(config: RunConfig) -> Graph:
     """The compiled workflow for `config`'s topology and the registered extra nodes (cached: compiling costs ~10 ms)."""
-    return _compile(config.planner, config.reviewer, config.optimizer, config.explainer, extras())
+    if config.loop:
+        return loop_graph()
+    return _compile(config.planner, config.reviewer, config.optimizer, config.explainer, wired_extras(config.nodes))
 
 
 def _add(graph: StateGraph, name: str) -> None:
@@ -92,7 +95,19 @@ def _compile(
     return graph.compile()
 
 
+@cache
+def loop_graph() -> Graph:
+    """loop -> grade: the whole workflow of an external-loop condition (a plugin's loop writes, we grade)."""
+    graph = StateGraph(TrialState, context_schema=TrialContext)
+    graph.add_node(LOOP_NODE, run_loop)
+    _add(graph, "grade")
+    graph.add_edge(START, LOOP_NODE)
+    graph.add_edge(LOOP_NODE, "grade")
+    graph.add_edge("grade", END)
+    return graph.compile()
+
+
 def recursion_limit(config: RunConfig) -> int:
     """Enough supersteps for every retry, gate and sample, with headroom (and one per extra node per attempt)."""
-    per_attempt = 3 + int(config.reviewer) + len(extras())
+    per_attempt = 3 + int(config.reviewer) + len(wired_extras(config.nodes))
     return 10 + per_attempt * (config.retry_budget + config.best_of_n + 2)

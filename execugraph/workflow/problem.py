@@ -38,6 +38,7 @@ class Problem(BaseModel):
     preamble: str = ""
     timeout_s: float | None = None
     reference: str = ""
+    release_date: str = ""  # ISO date (YYYY-MM-DD) the problem was first published (LiveCodeBench's contest date)
 
     def visible_tests(self) -> list[JsonObject]:
         return [t for t in self.tests if t.get("visible")]

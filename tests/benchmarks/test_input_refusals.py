@@ -93,7 +93,7 @@ def test_the_batch_form_refuses_a_huge_seed_range_at_once(tmp_path: Path, monkey
     monkeypatch.setattr("ui.resources.start_worker", lambda url: True)
     at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT_S)
     at.run()
-    at.switch_page("ui/pages/batch.py").run()
+    at.switch_page("pages/batch.py").run()
     began = time.monotonic()
     at.text_input(key=Batch.SEEDS).input("0-20000000").run()
     assert any(f"more than {MAX_SEEDS:,} seeds" in e for e in texts(at, "error")), texts(at, "error")

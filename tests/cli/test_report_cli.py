@@ -113,7 +113,7 @@ def test_latex_compiles_or_is_sound_and_holds_the_numbers_of_stats_json(outputs,
     deltas = {p["b"]: p["delta_pp"] for p in report["pairs"]}
     for cells, arm in zip(abl_rows, report["arms"], strict=True):
         assert cells[-2] == f"{100 * arm['pass_rate']:.1f}"
-        assert cells[-1] == (f"{deltas[arm['label']]:+.1f}" if arm["label"] in deltas else "--")
+        assert cells[-1] == (f"{deltas[arm['label']]:+.1f}" if arm["label"] in deltas else "---")  # the em dash of a missing number, in LaTeX
 
     if TEX:
         build = tmp_path / "build"

@@ -42,7 +42,7 @@ def _dataset(tmp_path: Path):
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = os.environ | {"EXECUGRAPH_DB": str(tmp_path / "cli.db")}
+    env = os.environ | {"EXECUGRAPH_DB": str(tmp_path / "cli.db"), "EXECUGRAPH_CACHE_DIR": str(tmp_path / "cache")}
     return subprocess.run([sys.executable, "-m", "execugraph", *args], cwd=PROJECT_ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 
@@ -86,17 +86,15 @@ def test_cli_import_prints_grading_progress_and_checks_pass_at_k(tmp_path: Path)
     assert "import: study: evaluation_results.json says pass@1 0.5000; graded here it is 0.3750" in lines
 
 
-def test_mbpp_without_a_dataset_is_refused_in_one_line(tmp_path: Path, store: Store) -> None:
+def test_mbpp_without_a_dataset_is_graded_on_mbpp_plus(tmp_path: Path, store: Store) -> None:
+    """No --dataset: the built-in MBPP+ grades the tasks it has; Mbpp/13 (not in MBPP+) is left out and named."""
     hf.write_bigcode_mbpp(tmp_path / "study")
     done = _cli(tmp_path, "import", str(tmp_path / "study"))
-    assert done.returncode == 2
-    (line,) = done.stderr.splitlines()
-    assert line.startswith("import: nothing imported: generations_mbpp.json:1: field 'task_id': 'Mbpp/11' carries "
-                           "no verdict and is an MBPP task")
-    assert "MBPP does not ship" in line and "--dataset mbpp.jsonl" in line
-    with pytest.raises(BundleFormatError, match="MBPP does not ship"):
-        import_path(store, tmp_path / "study")
-    assert store.list_runs() == []
+    assert done.returncode == 0, done.stderr
+    assert "10 sample(s) of 1 MBPP task(s) that MBPP+ does not cover were left out" in done.stderr
+    assert "Mbpp/13" in done.stderr
+    (run,) = json.loads(done.stdout)["runs"]
+    assert run["trials"] == 30
 
 
 def test_other_bigcode_tasks_are_refused_naming_the_supported_ones(tmp_path: Path) -> None:

@@ -153,8 +153,8 @@ def test_malformed_files_are_refused_naming_format_line_and_field(tmp_path: Path
     message = _bad(tmp_path, [json.dumps({"task_id": "HumanEval/0", "completion": "", "passed": "yes"})],
                    "samples.jsonl_results.jsonl")
     assert message == "samples.jsonl_results.jsonl:1: field 'passed': read as human-eval results: expected bool, got 'yes'"
-    message = _bad(tmp_path, [json.dumps({"task_id": "Mbpp/2", "completion": "x"})])
-    assert message.startswith("samples.jsonl:1: field 'task_id': 'Mbpp/2' carries no verdict")
+    message = _bad(tmp_path, [json.dumps({"task_id": "Apps/2", "completion": "x"})])  # MBPP: graded on MBPP+
+    assert message.startswith("samples.jsonl:1: field 'task_id': 'Apps/2' carries no verdict")
     (tmp_path / "r_eval_results.json").write_text('{"eval": {"HumanEval/0": [{"solution": "x"}]}}')
     with Store.open(str(tmp_path / "bad.db")) as store, pytest.raises(BundleFormatError) as caught:
         import_path(store, tmp_path / "r_eval_results.json")

@@ -17,6 +17,7 @@ import pytest
 
 from execugraph.store import Store
 from tests.stats.test_stats_family_and_tables import check_latex_table
+from tests.support import cost_hand
 from tests.support import published_study as S
 from tests.support import study_hand as H
 
@@ -292,6 +293,8 @@ def _family_tables(ledger: Ledger, slug: str, arms: tuple[str, ...], hand: dict[
         _check_table(ledger, f"{slug}-errors", rows)
     if f"{slug}-sampling" in ledger.data["tables"]:
         _check_table(ledger, f"{slug}-sampling", [{"arm": names[arm], **H.sampling(arm)} for arm in arms])
+    cost_hand.check_cost_tables(lambda key, rows: _check_table(ledger, key, rows), slug, arms, names, pairs,
+                                hand["published"])
 
 
 def test_every_number_in_reproduce_json_matches_a_hand_computation(reproduced: Reproduced) -> None:

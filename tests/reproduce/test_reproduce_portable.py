@@ -63,7 +63,7 @@ def _dashboard(db: Path, results: Path, dataset: Path, out: Path, monkeypatch: p
     monkeypatch.setattr("ui.resources.start_worker", lambda url: True)
     at = AppTest.from_file(APP, default_timeout=300)
     at.run()
-    at.switch_page("ui/pages/export.py").run()
+    at.switch_page("pages/export.py").run()
     at.file_uploader(key=Reproduce.RESULTS).set_value((results.name, results.read_bytes(), "application/zip")).run()
     at.file_uploader(key=Reproduce.DATASET).set_value((dataset.name, dataset.read_bytes(), "application/jsonl")).run()
     at.checkbox(key=Reproduce.FIGURES).uncheck().run()

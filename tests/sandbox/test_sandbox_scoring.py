@@ -9,7 +9,7 @@ import pytest
 from sandbox.codec import encode
 from sandbox.results import SuiteResult, TestResult, suite_verdict
 from sandbox.scoring import job_request, normalise_stdout, parse_judge_output, score, score_test
-from sandbox.suite import parse_suite
+from sandbox.suite import SuiteError, parse_suite
 
 SUITE = parse_suite(
     {
@@ -168,3 +168,16 @@ def test_cpu_and_wall_seconds_and_the_limits_of_every_test_reach_the_result():
             del test[key]
     del older["limits"], older["cpu_s"]
     assert SuiteResult.from_dict(older).tests[0].cpu_s == 0.0  # results stored before CPU limits still read
+
+
+def test_a_keep_result_call_test_hands_back_the_value_and_others_do_not():
+    kept = parse_suite({"entry_point": "f", "tests": [{"kind": "call", "args": [1], "expected": None,
+                                                        "keep_result": True}]}).tests[0]
+    value = encode([(1, 2), {3}])
+    result = score_test(kept, {"status": "value", "value": value}, {}, 0, "f")
+    assert result.verdict == "wrong_answer" and result.result == value
+    assert result.to_dict()["result"] == value
+    plain = score_test(CALL, {"status": "value", "value": value}, {}, 0, "f")
+    assert plain.result is None and "result" not in plain.to_dict()
+    with pytest.raises(SuiteError, match=r"tests\[0\]\.keep_result: must be true or false"):
+        parse_suite({"entry_point": "f", "tests": [{"kind": "call", "args": [], "expected": 1, "keep_result": 1}]})

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.integration
 
 BAD = fenced("def double(x):\n    return x + 2\n")
 PROBLEMS = 20
-DESIGN = SequentialDesign(looks=5)  # looks at 4, 8, 12, 16 and 20 problems
+DESIGN = SequentialDesign(looks=5, rule="obf-mdd")  # looks at 4, 8, 12, 16 and 20 problems; the old rule
 
 
 def retry_wins(model: str, messages: list, options: dict) -> str:
@@ -111,7 +111,7 @@ def test_no_effect_stops_for_futility(sqlite_store: Store, pool) -> None:
     assert arm["decision"] == "futility"
     assert all(look["delta"] == 0 and look["z"] == 0 for look in arm["looks"])
     last = arm["looks"][-1]
-    assert last["conditional_power"] < DESIGN.futility <= arm["looks"][-2]["conditional_power"]
+    assert last["conditional_power"] < DESIGN.futility_threshold <= arm["looks"][-2]["conditional_power"]
     assert arm["stopped_at_look"] < 5 and state["saved_trials"] > 0
 
 

@@ -44,7 +44,7 @@ def replay(db: Path, *args: str) -> subprocess.CompletedProcess:
 def test_a_difference_on_every_problem_stops_at_the_fourth_of_five_looks_in_every_order(tmp_path: Path) -> None:
     db = tmp_path / "runs.db"
     a, b = study(db, [0] * 10, [1] * 10)
-    done = replay(db, "--runs", str(a), str(b), "--orders", "50", "--looks", "5", "--json")
+    done = replay(db, "--runs", str(a), str(b), "--orders", "50", "--looks", "5", "--json", "--rule", "obf-mdd")
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     # by hand: every d = +1, so Z_n = sqrt(n): 1.41, 2.00, 2.45 stay below 4.88, 3.36, 2.68; 2.83 >= 2.29 stops
@@ -60,7 +60,7 @@ def test_a_difference_on_every_problem_stops_at_the_fourth_of_five_looks_in_ever
 def test_no_difference_stops_for_futility_where_conditional_power_first_drops_below_ten_percent(tmp_path) -> None:
     db = tmp_path / "runs.db"
     a, b = study(db, [1, 0] * 5, [1, 0] * 5)
-    done = replay(db, "--runs", str(a), str(b), "--orders", "20", "--looks", "5", "--mdd", "20", "--json")
+    done = replay(db, "--runs", str(a), str(b), "--orders", "20", "--looks", "5", "--mdd", "20", "--json", "--rule", "obf-mdd")
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
 

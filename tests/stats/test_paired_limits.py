@@ -1,5 +1,5 @@
 """Paired statistics that explain their limits: the smallest attainable p of each test, the sentence saying
-when nothing could be significant, and the one saying when the bootstrap CI and the Wilcoxon p disagree."""
+when nothing could be significant, and the one saying when the CI and the Wilcoxon p disagree."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_four_discordant_problems_all_one_way_cannot_reach_005():
     assert "With 4 problem(s) that differ, the exact Wilcoxon test cannot give p below 0.125" in res.explanation
     assert NO_RESULT in res.explanation
     assert "the exact McNemar test cannot give p below 0.125" in res.explanation
-    # the reported case: the bootstrap CI lies above 0 beside p = 0.125, and the explanation says why
+    # the reported case: the CI (Newcombe) lies above 0 beside p = 0.125, and the explanation says why
     assert res.ci_lo > 0
     assert "The CI excludes 0 but p = 0.125 is not below 0.05" in res.explanation and DISAGREE in res.explanation
     assert res.note == ""  # the existing note is left as it was
@@ -64,7 +64,10 @@ def test_ten_discordant_problems_leave_room_for_significance():
     assert res.p_min_wilcoxon == pytest.approx(2 / 2**10) and res.p_wilcoxon == pytest.approx(res.p_min_wilcoxon)
     assert res.p_min_mcnemar == pytest.approx(2 / 2**10)
     assert res.ci_lo > 0 and res.p_wilcoxon < 0.05
-    assert res.explanation == ""  # nothing to warn about: CI and p agree, and both tests can reach 0.05
+    # CI and p agree, and both tests can reach 0.05: only the power sentence is left (20 problems, 1 trial each)
+    assert res.explanation == "With 20 problems the smallest difference detectable at 80% power is 41.3 pp; about 97 " \
+        "problems would detect a 20 pp difference at 80% power (paired, two-sided alpha 0.05, 1 trial per problem " \
+        "and arm, pass rates around 50%)."
 
 
 def test_mixed_signs_keep_the_minimum_of_the_arrangement_not_of_the_outcome():
@@ -100,7 +103,8 @@ def test_zero_differences_and_large_n():
     assert wilcoxon_p_min([0.0, 0.0]) == 1.0
     res = compare_paired({"p": 1.0, "q": 0.0}, {"p": 1.0, "q": 0.0})
     assert res.p_min_wilcoxon == 1.0 and res.p_min_mcnemar == 1.0
-    assert res.explanation == "" and res.note == "all per-problem differences are zero"
+    assert res.explanation.startswith("With 2 problems no difference is reliably detectable; about 97 problems")
+    assert res.note == "all per-problem differences are zero"
     big = np.arange(1, 402, dtype=float)  # above the exact limit: the asymptotic method, tiny minimum
     assert wilcoxon_p(big)[1] == "asymptotic" and 0 < wilcoxon_p_min(big) < 1e-10
 

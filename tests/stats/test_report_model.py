@@ -11,10 +11,10 @@ import pytest
 from pydantic import ValidationError
 
 from execugraph.stats import build_report_from_records
+from execugraph.stats.all_tables import publication_tables
 from execugraph.stats.report import _clean
 from execugraph.stats.report_model import SequentialRow, StatsReport
 from execugraph.stats.sensitivity_sections import ProtocolSensitivity
-from execugraph.stats.tables import publication_tables
 from tests.stats.test_stats_report import META, hand_records
 
 # Written by the report code before the report was typed (the dict `build_report_from_records` returned).

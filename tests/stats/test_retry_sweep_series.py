@@ -13,11 +13,12 @@ from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
 from execugraph.publication import import_path
 from execugraph.stats import build_report, build_report_from_records
+from execugraph.stats.all_tables import publication_tables
 from execugraph.stats.budgets import condition_family, ran_retries
 from execugraph.stats.records import arm_from_records, to_record
 from execugraph.stats.report_model import StatsReport
 from execugraph.stats.retries import retry_sweep
-from execugraph.stats.tables import publication_tables, retry_table
+from execugraph.stats.tables import MISSING, retry_table
 from execugraph.store import Store
 
 PROBLEMS = ("p1", "p2", "p3", "p4")
@@ -121,7 +122,7 @@ def test_a_budget_without_graded_trials_is_a_gap_not_zero():
     assert list(fig["retry_budget"].data[0].y) == [25.0, None, 75.0]
     assert "No graded trials (not drawn): internal30 · multi-full at budget 1" in (
         fig["retry_budget"].layout.annotations[0].text)
-    assert retry_table(report).display_rows()[1]["Pass (%)"] == "–"
+    assert retry_table(report).display_rows()[1]["Pass (%)"] == MISSING
     # the all-errored arm has no bar, no point and no comparison drawn from nothing
     bars = fig["pass_rates"]
     assert list(bars.data[0].x) == ["mf0", "mf3"]

@@ -6,7 +6,7 @@ import pytest
 
 from execugraph.stats import build_report_from_records
 from execugraph.stats.family import Family
-from execugraph.stats.tables import category_paired_table, category_table, publication_tables, sampling_table
+from execugraph.stats.tables import MISSING, category_paired_table, category_table, publication_tables, sampling_table
 from tests.stats.test_stats_report import META, hand_records
 
 
@@ -53,7 +53,7 @@ def test_each_category_is_compared_with_holm_over_the_categories_of_the_comparis
     assert [(r["Category"], r["Delta vs run #1 (pp)"], r["p (Holm)"]) for r in run2] == [
         ("dp", "+58.3", "0.0625"), ("graph", "+66.7", "0.5000"), ("overall", f"{pair.delta_pp:+.1f}",
                                                                   f"{pair.p_holm:.4f}")]
-    assert all(r["Delta vs run #1 (pp)"] == "–" for r in shown if r["Arm"] == "run #1")
+    assert all(r["Delta vs run #1 (pp)"] == MISSING for r in shown if r["Arm"] == "run #1")
     assert "category_paired" in [t.key for t in publication_tables(rep)]
 
 
@@ -96,7 +96,7 @@ def test_sampling_control_for_a_best_of_five_arm_of_one_sample_per_trial_beside_
     assert (mf.kind, mf.pass_at_1, mf.calls_per_attempt) == ("multi-agent", 1.0, 6.5)
     rows = sampling_table(rep).display_rows()
     assert [(r["Arm"], r["N (samples)"], r["pass@N (%)"], r["LLM calls for pass@N"]) for r in rows] == [
-        ("run #4", "5", "75.0", "5.00"), ("run #5", "–", "–", "–"), ("run #6", "–", "–", "–")]
+        ("run #4", "5", "75.0", "5.00"), ("run #5", MISSING, MISSING, MISSING), ("run #6", MISSING, MISSING, MISSING)]
 
 
 def test_sampling_control_for_a_best_of_n_arm_whose_trials_recorded_their_samples():

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats as sps
 
 from execugraph.stats.bootstrap import CHUNK_ELEMENTS, bootstrap_mean_ci
+from execugraph.stats.intervals import Z95
 from execugraph.stats.paired import (
     EXACT_WILCOXON_MAX_N,
     adjust_family,
@@ -39,10 +40,15 @@ def test_known_answer_small_case():
     assert res.b_only == ["p2", "p5"]
     assert res.majority_discordant == 3
     assert res.p_mcnemar == pytest.approx(1.0)
-    # the bootstrap mean of five values from {-1, 0, .5, 1} is a multiple of 0.1; CI brackets the estimate
-    assert res.ci_lo < res.delta_pp < res.ci_hi
-    assert round(res.ci_lo / 10, 9) == int(round(res.ci_lo / 10))
-    assert -100 <= res.ci_lo and res.ci_hi <= 100
+    # Newcombe's method 10 on the rates: p_b = 3.5/5 = .7, p_a = 2.5/5 = .5; n^2 cov = 5 * 1.5 - 25 * .35 = -1.25
+    # (negative, so uncorrected): phi = -1.25 / (25 sqrt(.21 * .25)); margins' Wilson limits by root finding
+    lb, ub = _score_limits(0.7, 5)
+    la, ua = _score_limits(0.5, 5)
+    phi = -1.25 / (25 * np.sqrt(0.21 * 0.25))
+    lo = 0.2 - np.sqrt((0.7 - lb) ** 2 - 2 * phi * (0.7 - lb) * (ua - 0.5) + (ua - 0.5) ** 2)
+    hi = 0.2 + np.sqrt((ub - 0.7) ** 2 - 2 * phi * (ub - 0.7) * (0.5 - la) + (0.5 - la) ** 2)
+    assert (res.ci_lo, res.ci_hi) == pytest.approx((100 * lo, 100 * hi), abs=1e-9)
+    assert -100 <= res.ci_lo < res.delta_pp < res.ci_hi <= 100
     assert res.note == ""
 
 
@@ -161,14 +167,19 @@ def test_no_common_problems():
 def test_all_differences_zero():
     res = compare_paired({"a": 0.5, "b": 1.0}, {"a": 0.5, "b": 1.0, "c": 0.0})
     assert res.n == 2 and res.problems_differ == 0 and res.majority_discordant == 0
-    assert (res.delta_pp, res.ci_lo, res.ci_hi, res.p_wilcoxon, res.p_mcnemar) == (0.0, 0.0, 0.0, 1.0, 1.0)
+    assert (res.delta_pp, res.p_wilcoxon, res.p_mcnemar) == (0.0, 1.0, 1.0)
+    assert res.ci_lo < 0 < res.ci_hi  # no difference seen on two problems is not a difference known to be 0
     assert "zero" in res.note
 
 
 def test_one_common_problem():
     res = compare_paired({"a": 0.0}, {"a": 1.0})
     assert res.n == 1 and res.delta_pp == pytest.approx(100.0)
-    assert (res.ci_lo, res.ci_hi) == pytest.approx((100.0, 100.0))
+    # Wilson(1 of 1) = [1 / (1 + z^2), 1] and Wilson(0 of 1) = [0, z^2 / (1 + z^2)], margins empty so phi = 0:
+    # lower = 1 - sqrt(2) z^2 / (1 + z^2), upper = 1 (not the zero-width [100, 100] a bootstrap gives)
+    z2 = Z95**2
+    assert (res.ci_lo, res.ci_hi) == pytest.approx((100 * (1 - np.sqrt(2) * z2 / (1 + z2)), 100.0))
+    assert res.ci_lo == pytest.approx(-12.211, abs=1e-3)
     assert res.p_wilcoxon == pytest.approx(1.0)  # one sign can never be significant
     assert res.p_mcnemar == pytest.approx(1.0)
     assert "one common problem" in res.note
@@ -190,3 +201,15 @@ def test_strong_effect_is_significant():
     assert res.delta_pp == 100.0 and res.majority_discordant == 20
     assert res.p_wilcoxon == pytest.approx(2 / 2**20)
     assert res.p_mcnemar == pytest.approx(2 / 2**20)
+
+
+def _score_limits(p_hat: float, n: int) -> tuple[float, float]:
+    """Wilson's limits found as the roots of the score statistic |p_hat - p| / sqrt(p (1 - p) / n) = z (no formula)."""
+    from scipy.optimize import brentq
+
+    def score(p: float) -> float:
+        return abs(p_hat - p) / np.sqrt(p * (1 - p) / n) - Z95
+
+    lo = 0.0 if p_hat == 0 else brentq(score, 1e-12, p_hat, xtol=1e-14)
+    hi = 1.0 if p_hat == 1 else brentq(score, p_hat, 1 - 1e-12, xtol=1e-14)
+    return lo, hi

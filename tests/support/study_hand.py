@@ -2,7 +2,8 @@
 
 Plain formulas on the study's design: pooled pass rates, per-problem rates, deltas, majority counts, the exact
 Wilcoxon p by enumerating every sign assignment, McNemar's exact p from binomial coefficients, Holm's step-down,
-the percentile bootstrap (the documented method: B resamples of the problems with numpy's default_rng(seed)),
+the Wilson score interval of a pass rate on the effective number of problems and Newcombe's method 10 for a
+paired delta (both written out here from their papers' definitions, with the normal quantile from scipy),
 pass@k from binomial coefficients, means and medians of the cost columns the records carry.
 """
 
@@ -12,7 +13,7 @@ import math
 import statistics
 from collections.abc import Sequence
 
-import numpy as np
+from scipy.stats import norm
 
 from tests.support import published_study as S
 
@@ -91,24 +92,39 @@ def holm(ps: Sequence[float]) -> list[float]:
     return out
 
 
-def boot_mean_ci(values: Sequence[float]) -> tuple[float, float]:
-    v = np.asarray(values, dtype=float)
-    idx = np.random.default_rng(SEED).integers(0, len(v), size=(B, len(v)))
-    lo, hi = np.percentile(v[idx].mean(axis=1), [2.5, 97.5])
-    return float(lo), float(hi)
+Z = float(norm.ppf(0.975))
 
 
-def boot_ratio_ci(trials: Sequence[int], passed: Sequence[int]) -> tuple[float, float]:
-    t, p = np.asarray(trials, dtype=float), np.asarray(passed, dtype=float)
-    idx = np.random.default_rng(SEED).integers(0, len(t), size=(B, len(t)))
-    lo, hi = np.percentile(p[idx].sum(axis=1) / t[idx].sum(axis=1), [2.5, 97.5])
-    return float(lo), float(hi)
+def wilson_ci(p: float, n: float) -> tuple[float, float]:
+    """Wilson (1927): the p0 where |p - p0| = Z sqrt(p0 (1 - p0) / n), i.e. the roots of a quadratic in p0."""
+    a, b, c = 1 + Z * Z / n, -(2 * p + Z * Z / n), p * p  # (1 + z^2/n) p0^2 - (2p + z^2/n) p0 + p^2 = 0
+    root = math.sqrt(max(0.0, b * b - 4 * a * c))
+    return (0.0 if p == 0 else (-b - root) / (2 * a), 1.0 if p == 1 else (-b + root) / (2 * a))
+
+
+def newcombe_ci(first: Sequence[float], second: Sequence[float]) -> tuple[float, float]:
+    """Newcombe (1998) method 10 for mean(first) - mean(second), with AD - BC taken as n^2 cov (exact for 0/1)."""
+    n = len(first)
+    p1, p2 = sum(first) / n, sum(second) / n
+    ad_bc = n * sum(x * y for x, y in zip(first, second, strict=True)) - n * n * p1 * p2
+    (l1, u1), (l2, u2) = wilson_ci(p1, n), wilson_ci(p2, n)
+    if p1 in (0.0, 1.0) or p2 in (0.0, 1.0):  # an empty margin
+        phi = 0.0
+    else:
+        num = ad_bc - n / 2 if ad_bc > n / 2 else (0.0 if ad_bc >= 0 else ad_bc)
+        phi = num / (n * n * math.sqrt(p1 * (1 - p1) * p2 * (1 - p2)))
+    lo = p1 - p2 - math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    hi = p1 - p2 + math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+    return max(-1.0, lo), min(1.0, hi)
 
 
 def rate_ci(arm: str, vset: str, problems: Sequence[str] | None = None) -> tuple[float, float]:
+    """Wilson on Kish's effective number of problems, (sum of trials)^2 / sum of squared trials."""
     table = outcomes(arm, vset)
     ids = sorted(p for p in table if problems is None or p in problems)
-    return boot_ratio_ci([table[p][0] for p in ids], [table[p][1] for p in ids])
+    trials = [table[p][0] for p in ids]
+    n_eff = sum(trials) ** 2 / sum(t * t for t in trials)
+    return wilson_ci(sum(table[p][1] for p in ids) / sum(trials), n_eff)
 
 
 def paired(a: str, b: str, vset: str, problems: Sequence[str] | None = None) -> dict:
@@ -120,7 +136,7 @@ def paired(a: str, b: str, vset: str, problems: Sequence[str] | None = None) -> 
     diffs = [round(y - x, 12) for x, y in zip(ra, rb, strict=True)]
     a_only = sum(1 for x, y in zip(ra, rb, strict=True) if x > 0.5 >= y)
     b_only = sum(1 for x, y in zip(ra, rb, strict=True) if y > 0.5 >= x)
-    lo, hi = boot_mean_ci(diffs)
+    lo, hi = newcombe_ci(rb, ra)
     return {"n": len(common), "problems_differ": sum(1 for d in diffs if d != 0),
             "majority_discordant": a_only + b_only, "delta_pp": 100 * sum(diffs) / len(diffs),
             "ci_lo": 100 * lo, "ci_hi": 100 * hi, "p_wilcoxon": exact_wilcoxon(diffs),

@@ -86,7 +86,7 @@ def app() -> Callable[[str], AppTest]:
             at.session_state[key] = value
         at.run()
         if page != "synthesize":
-            at.switch_page(f"ui/pages/{page}.py").run()
+            at.switch_page(f"pages/{page}.py").run()
         return at
 
     return open_page

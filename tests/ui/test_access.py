@@ -86,7 +86,7 @@ def test_the_gate_asks_for_a_token_and_a_viewer_gets_a_store_that_refuses_writes
     at.text_input(key=access.TOKEN_INPUT).input(VIEWER)
     at.button[0].click().run()
     assert at.session_state[access.ROLE_KEY] == "viewer"
-    at.switch_page("ui/pages/runs.py").run()
+    at.switch_page("pages/runs.py").run()
     no_exception(at)
     assert any("signed in as a viewer" in i for i in texts(at, "info"))
     from ui.resources import _viewer_store
@@ -101,7 +101,7 @@ def test_an_operator_token_opens_everything(app, seeded_db, monkeypatch) -> None
     at = app("synthesize")
     at.text_input(key=access.TOKEN_INPUT).input(OPERATOR)
     at.button[0].click().run()
-    at.switch_page("ui/pages/runs.py").run()
+    at.switch_page("pages/runs.py").run()
     no_exception(at)
     at.session_state[Runs.DETAIL] = seeded_db.single
     at.run()

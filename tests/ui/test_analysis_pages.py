@@ -77,7 +77,7 @@ def test_statistics_table_matches_build_report(app, seeded_db, db_store):
     assert list(at.dataframe[0].value["problem"]) == first.a_only
     assert list(at.dataframe[1].value["problem"]) == first.b_only
     labels = [b.proto.label for b in at.get("download_button")]
-    assert "Download this report (summary.json)" in labels and labels.count("SVG") == 1
+    assert "Download this report (summary.json)" in labels and labels.count("SVG") == 2  # forest and frontier
     method = " ".join(str(m.value) for m in at.markdown)
     assert "**Multiple comparisons:** Holm-Bonferroni over the 6 comparison(s)" in method  # text, not JSON
     assert not at.get("json")
@@ -181,11 +181,11 @@ def test_import_refuses_a_zip_that_is_no_bundle_naming_the_problem(app, db_store
 def test_the_chosen_runs_survive_a_visit_to_another_page(app, seeded_db):
     at = app("statistics", runs=f"{seeded_db.batch},{seeded_db.single}")
     assert at.multiselect(key=Statistics.RUNS).value == [seeded_db.batch, seeded_db.single]
-    at.switch_page("ui/pages/runs.py").run()
-    at.switch_page("ui/pages/statistics.py").run()
+    at.switch_page("pages/runs.py").run()
+    at.switch_page("pages/statistics.py").run()
     no_exception(at)
     assert at.multiselect(key=Statistics.RUNS).value == [seeded_db.batch, seeded_db.single]
     at.multiselect(key=Statistics.RUNS).set_value([]).run()  # a cleared picker stays cleared
-    at.switch_page("ui/pages/runs.py").run()
-    at.switch_page("ui/pages/statistics.py").run()
+    at.switch_page("pages/runs.py").run()
+    at.switch_page("pages/statistics.py").run()
     assert at.multiselect(key=Statistics.RUNS).value == []

@@ -44,13 +44,16 @@ def test_counts_agree_with_their_nouns():
     assert [counted(1, "seed"), counted(2, "seed"), counted(1200, "trial")] == ["1 seed", "2 seeds", "1,200 trials"]
     plan = BatchPlan(1, 1, 1, 1, 1, 0, None, None, "a paired comparison needs at least 2 problems")
     assert plan.describe().startswith("1 problem x 1 condition x 1 seed x 1 trial = **1 trial**.")
+    assert plan.describe().endswith("With 1 problem no difference can be detected; about 97 problems would detect a "
+                                    "20 pp difference at 80% power (paired, two-sided alpha 0.05, 1 trial per problem "
+                                    "and arm, pass rates around 50%).")
 
 
 def test_pass_at_k_reads_in_percent():
     rows = [PassAtK(k=1, pass_at_k=0.625, problems=4, skipped=0), PassAtK(k=2, pass_at_k=None, problems=0, skipped=4)]
     arm = ArmSection.model_construct(label="a", name="multi-full", pass_at_k=rows)  # only what the table reads
     report = StatsReport.model_construct(arms=[arm])
-    assert pass_at_k_table(report) == [{"arm": "multi-full", "pass@1 (%)": "62.5", "pass@2 (%)": "-"}]
+    assert pass_at_k_table(report) == [{"arm": "multi-full", "pass@1 (%)": "62.5", "pass@2 (%)": "—"}]
 
 
 def test_the_traceback_caption_does_not_say_above(app):

@@ -65,7 +65,7 @@ at = AppTest.from_file(sys.argv[1], default_timeout=float(sys.argv[2]))
 report = {}
 for page in sys.argv[3:]:
     if report:
-        at.switch_page(f"ui/pages/{page}.py")
+        at.switch_page(f"pages/{page}.py")
     at.run()
     report[page] = {
         "exception": [str(e.value) for e in at.exception],

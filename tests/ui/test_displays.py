@@ -107,8 +107,9 @@ def test_durations_read_in_ms_and_s():
         "850 ms",
         "12.3 s",
         "4 min 05 s",
-        "-",
+        "—",  # a missing number reads as an em dash on every surface
     ]
+    assert duration(float("nan")) == "—"
     rows = result_rows([{"name": "t", "passed": True, "duration_s": 9.989899990614504e-05}])
     assert rows[0]["duration_s"] == "0.10 ms"
 
@@ -135,7 +136,7 @@ def test_every_model_picker_starts_from_execugraph_model(app, monkeypatch):
     monkeypatch.setenv("EXECUGRAPH_MODEL", "ollama:qwen2.5-coder:7b")
     at = app("synthesize")
     assert at.selectbox(key=Synthesize.DEFAULT_MODEL).value == "ollama:qwen2.5-coder:7b"
-    at.switch_page("ui/pages/batch.py").run()
+    at.switch_page("pages/batch.py").run()
     no_exception(at)
     assert at.selectbox(key=Batch.DEFAULT_MODEL).value == "ollama:qwen2.5-coder:7b"
     assert "llamacpp:default" in at.selectbox(key=Batch.DEFAULT_MODEL).options  # the embedded one stays offered

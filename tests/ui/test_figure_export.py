@@ -72,12 +72,14 @@ def _svg_size(svg: str) -> tuple[float, float]:
 
 
 def _expected_fills(spec: dict) -> list[str]:
-    """Per bar point, the colour the figure JSON asks for: the trace's own, else the template's colorway."""
+    """Per bar point, the colour the figure JSON asks for: the trace's own (one, or one per bar: a condition's
+    colour, `execugraph.figures.palette`), else the template's colorway."""
     colorway = spec["layout"]["template"]["layout"]["colorway"]
     fills = []
     for i, trace in enumerate(t for t in spec["data"] if t["type"] == "bar"):
         colour = (trace.get("marker") or {}).get("color") or colorway[i % len(colorway)]
-        fills += [_rgb(colour)] * len(trace.get("y") or trace.get("x") or [])
+        points = len(trace.get("y") or trace.get("x") or [])
+        fills += [_rgb(c) for c in colour] if isinstance(colour, list) else [_rgb(colour)] * points  # per bar
     return fills
 
 

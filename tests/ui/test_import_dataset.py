@@ -1,6 +1,6 @@
 """The Import tab takes a problem file (`import --dataset`): bigcode MBPP generations, which carry no verdicts and
-whose problems do not ship, are graded on it on import, with a bar and the file's pass@k checked; without it, or
-with a malformed one, nothing is imported and one line says why. The Reproduce tab's bar gives that grading its
+whose problems do not ship, are graded on it on import, with a bar and the file's pass@k checked; without it they
+are graded on the built-in MBPP+; with a malformed one nothing is imported and one line says why. The Reproduce tab's bar gives that grading its
 own share. Real files (`tests/support/harness_files.py`), the real app (AppTest), the real sandbox and SQLite.
 """
 
@@ -75,15 +75,13 @@ def test_a_published_pass_at_k_that_differs_is_shown_as_a_difference(app, db_sto
     assert any("says pass@1 0.9000; graded here it is 0.3750" in w for w in texts(at, "warning"))
 
 
-def test_mbpp_generations_without_a_problem_file_are_refused_in_one_line(app, db_store, tmp_path: Path) -> None:
+def test_mbpp_generations_without_a_problem_file_are_graded_on_mbpp_plus(app, db_store, tmp_path: Path) -> None:
     at = app("export")
     _import(at, _bigcode_files(tmp_path / "bc"))
-    (error,) = texts(at, "error")
-    assert error.startswith("Nothing was imported from generations_mbpp.json, evaluation_results.json: "
-                            "generations_mbpp.json:1: field 'task_id': 'Mbpp/11' carries no verdict"), error
-    assert "MBPP does not ship with ExecuGraph" in error and "--dataset mbpp.jsonl" in error
-    assert "\n" not in error
-    assert db_store.list_runs() == []
+    assert texts(at, "error") == []
+    (run,) = db_store.list_runs()
+    assert len(db_store.trials_for_run(run.id)) == GENERATIONS - 10  # Mbpp/13 is not in MBPP+: left out, named
+    assert any("MBPP+ does not cover" in w and "Mbpp/13" in w for w in texts(at, "warning")), texts(at, "warning")
 
 
 def test_a_malformed_problem_file_is_refused_naming_file_line_and_field(app, db_store, tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def test_sidebar_reports_health_and_the_database(app, tmp_path):
 
 def test_the_app_starts_a_worker_for_its_database_once(app, worker_starts, tmp_path):
     at = app("runs")
-    at.switch_page("ui/pages/batch.py").run()
+    at.switch_page("pages/batch.py").run()
     assert worker_starts == [f"sqlite:///{tmp_path / 'runs.db'}"]
 
 

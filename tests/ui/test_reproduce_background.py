@@ -144,8 +144,8 @@ def test_a_reproduction_runs_in_the_background_survives_navigation_and_cancels(a
     assert len(first) == 1 and first[0][0] >= 8, first  # the import is done: its share of the bar is filled
     assert at.button(key=Reproduce.RUN).disabled  # one reproduction per database at a time
 
-    at.switch_page("ui/pages/runs.py").run()
-    at.switch_page("ui/pages/export.py").run()
+    at.switch_page("pages/runs.py").run()
+    at.switch_page("pages/export.py").run()
     assert _progress(at) and at.button(key=Reproduce.CANCEL)  # found again after a visit elsewhere
     other = app("export")  # a reloaded tab: a new session on the same database
     assert _progress(other) and other.button(key=Reproduce.CANCEL)

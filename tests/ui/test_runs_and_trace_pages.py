@@ -79,7 +79,7 @@ def test_selected_runs_are_handed_to_statistics(app, seeded_db):
     assert at.session_state[SELECTED_RUNS] == [seeded_db.batch]
     link = next(e.proto for e in at.get("page_link") if e.proto.label == "Compare in Statistics")
     assert link.query_string == f"runs={seeded_db.batch}" and not link.disabled  # a link: one history entry
-    at.switch_page("ui/pages/statistics.py").run()
+    at.switch_page("pages/statistics.py").run()
     no_exception(at)
     assert at.title[0].value == "Statistics"
     assert at.multiselect(key="stats.runs").value == [seeded_db.batch]

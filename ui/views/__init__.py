@@ -43,6 +43,7 @@ from ui.views.model_preflight import ModelProblem, model_choices, model_problems
 from ui.views.retrieval import hit_matrix, library_caption, trial_library
 from ui.views.run_groups import RunGroup, group_runs, listed_rows
 from ui.views.runs import (
+    active_batch_ids,
     active_batches,
     filter_choices,
     names_of_runs,
@@ -85,6 +86,7 @@ __all__ = [
     "Divergence",
     "StepRow",
     "ModelProblem",
+    "active_batch_ids",
     "active_batches",
     "bounded_explanation",
     "duration",

@@ -32,8 +32,12 @@ class BatchPlan:
             f"{counted(self.seeds, 'seed')} x {counted(self.trials_per_seed, 'trial')} = "
             f"**{counted(self.total_trials, 'trial')}**."
         )
+        from execugraph.stats.power import power_sentence
+
+        power = power_sentence(self.problems, per_arm)  # '' when there are problems enough for 20 pp
+        power = f" {power[0].upper()}{power[1:]}." if power else ""
         if self.mdd_pp is None:
-            return f"{grid} No improvement is reliably detectable ({self.note})."
+            return f"{grid} No improvement is reliably detectable ({self.note}).{power}"
         detect = (
             f"With {counted(per_arm, 'trial')} per problem and condition, the smallest improvement over a "
             f"{self.baseline:.0%} baseline it can detect (paired, 80% power, two-sided alpha 0.05) is "
@@ -41,7 +45,7 @@ class BatchPlan:
         )
         if self.pairs > 1 and self.mdd_holm_pp is not None:
             detect += f"; under Holm's correction over {self.pairs} comparisons the strictest step needs {self.mdd_holm_pp:.1f} pp"
-        return f"{grid} {detect}."
+        return f"{grid} {detect}.{power}"
 
 
 def plan_batch(
@@ -77,14 +81,6 @@ def plan_batch(
 
 def sequential_plan_text(problems: int, per_arm: int, baseline: float, design: Any, comparisons: int) -> str:
     """What a sequential design is expected to save, under the planned difference and under none (simulated)."""
-    from execugraph.sequential.simulate import expected_savings
+    from execugraph.sequential.plan import plan_text
 
-    mdd = design.resolved_mdd(problems, per_arm)
-    got = expected_savings(problems, per_arm, min(baseline, 0.99), design=design, mdd=mdd, comparisons=comparisons)
-    return (
-        f"Sequential: {len(design.look_sizes(problems))} looks, each of {counted(comparisons, 'comparison')} against "
-        f"the first condition at level {design.alpha:g}/{comparisons}. Expected to save about "
-        f"**{got['saved_under_effect']:.0%}** of a comparison's trials if the difference is {mdd * 100:.1f} pp and "
-        f"**{got['saved_under_null']:.0%}** if there is none; power {got['power']:.0%} against "
-        f"{got['fixed_power']:.0%} for the full grid (300 simulated batches)."
-    )
+    return plan_text(problems, per_arm, baseline, design, comparisons)

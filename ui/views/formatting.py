@@ -1,16 +1,34 @@
-"""How numbers and names read on screen: durations, counts, model specs, bounded model text, mapped tracebacks."""
+"""How numbers and names read on screen: durations, counts, model specs, bounded model text, mapped tracebacks.
+
+A missing number reads as `MISSING` (an em dash) through `number`, the same helper the tables, reports and CLI use.
+"""
 
 from __future__ import annotations
 
+import math
 import re
+
+from execugraph.stats.table_format import MISSING, interval, number
+
+__all__ = [  # MISSING, interval and number are re-exported: pages format every possibly missing number with them
+    "MISSING",
+    "bounded_explanation",
+    "counted",
+    "duration",
+    "interval",
+    "map_traceback",
+    "model_label",
+    "number",
+    "without_repeats",
+]
 
 MAX_EXPLANATION_CHARS = 1500
 
 
 def duration(seconds: float | None) -> str:
-    """Seconds as '0.1 ms', '850 ms', '12.3 s' or '4 min 05 s' ('-' for None); never scientific notation."""
-    if seconds is None:
-        return "-"
+    """Seconds as '0.1 ms', '850 ms', '12.3 s' or '4 min 05 s' (MISSING for None or NaN); never scientific notation."""
+    if seconds is None or not math.isfinite(seconds):
+        return MISSING
     if seconds < 0.001:
         return f"{seconds * 1000:.2f} ms" if seconds >= 0.00001 else "<0.01 ms"
     if seconds < 1:

@@ -18,11 +18,18 @@ from execugraph.workflow.problem import Problem
 from ui.views.form_input import TESTS_FROM_ASSERT, TESTS_FROM_TABLE, TESTS_GENERATED
 
 PICK_NONE = "none: write your own"
-PICKABLE = ("internal30", "humaneval")  # the built-in suites `run --problem` loads without a file
 _ROW_KEYS = {"name", "kind", "expr", "expected", "visible"}
 
 
-@lru_cache(maxsize=len(PICKABLE))
+def pickable() -> tuple[str, ...]:
+    """The benchmarks `run --problem` loads without a file: the built-ins and those installed plugins add."""
+    from execugraph.benchmarks import benchmark_names, file_benchmark_names
+
+    files = set(file_benchmark_names())
+    return tuple(name for name in benchmark_names() if name not in files)
+
+
+@lru_cache(maxsize=16)
 def _suite(benchmark: str) -> tuple[Problem, ...]:
     """A built-in suite, loaded once per process (callers get copies)."""
     return tuple(load_benchmark(benchmark))
@@ -37,7 +44,9 @@ def picked_problem(benchmark: str, problem_id: str) -> Problem:
     """The benchmark's problem, as `run --problem BENCHMARK/ID` resolves it; KeyError for an unknown id."""
     for problem in _suite(benchmark):
         if problem.id == problem_id:
-            return problem.model_copy(deep=True)
+            from execugraph.benchmarks.evalplus import with_expected  # HumanEval+/MBPP+: its expected outputs
+
+            return with_expected([problem.model_copy(deep=True)])[0]
     raise KeyError(f"no problem {problem_id!r} in benchmark {benchmark!r}")
 
 

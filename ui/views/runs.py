@@ -89,6 +89,11 @@ def names_of_runs(store: Store, run_ids: Sequence[int]) -> dict[int, str]:
 
 
 
+def active_batch_ids(store: Store) -> list[int]:
+    """Ids of the queued and running batches (a cheap check of whether anything is in flight)."""
+    return [r.id for s in ACTIVE_STATUSES for r in store.list_runs(kind="batch", status=s, limit=50)]
+
+
 def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
     """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
     from execugraph.batch.progress import progress
@@ -99,6 +104,10 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
     waiting = waiting_lines(store, [r.id for r in active])
     active.sort(key=lambda r: r.id)
     finished = [r for r in store.list_runs(kind="batch", limit=recent + len(active)) if r.status not in ACTIVE_STATUSES]
+    from execugraph.store import utcnow
+    from ui.views.batch_cards import card_details
+
+    now = utcnow()
     rows = []
     for run in [*active, *finished[:recent]]:
         p = progress(store, run.id)
@@ -123,6 +132,7 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
                 "waiting": waiting.get(run.id, []),  # `waiting: <endpoint> unreachable since ..., retrying`
                 "sequential": describe(sequential, alpha=alpha_of(run)),  # looks and decisions, in words
                 "sequential_stopped": bool((sequential or {}).get("stopped")),
+                "details": card_details(store, run, now),  # per condition, elapsed, tokens, in flight, subset
             }
         )
     return rows

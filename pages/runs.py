@@ -32,7 +32,7 @@ if not rows:
     else:
         empty_state(
             "No runs yet. Synthesize a problem or launch a batch; every run is kept here.",
-            page="ui/pages/batch.py",
+            page="pages/batch.py",
             label="Launch a batch",
         )
     st.stop()
@@ -53,9 +53,9 @@ link = {"runs": ",".join(map(str, selected))} if selected else None
 # Links, not buttons: st.switch_page(query_params=...) pushed a history entry for the query string on this page
 # and another for the new page, so Back needed two presses; a link is one entry (and opens in a new tab too).
 row = st.container(horizontal=True)  # as wide as their labels, wrapping on a narrow screen
-row.page_link("ui/pages/statistics.py", label="Compare in Statistics", query_params=link, disabled=not selected,
+row.page_link("pages/statistics.py", label="Compare in Statistics", query_params=link, disabled=not selected,
               icon=":material/functions:")
-row.page_link("ui/pages/ablations.py", label="Open in Ablations", query_params=link, disabled=not selected,
+row.page_link("pages/ablations.py", label="Open in Ablations", query_params=link, disabled=not selected,
               icon=":material/science:")
 
 st.divider()
@@ -71,7 +71,7 @@ st.caption(
     f" · created {run.created_at:%Y-%m-%d %H:%M} UTC · host {md_text(run.host or '?')}"
 )
 st.page_link(
-    "ui/pages/trace.py",
+    "pages/trace.py",
     label="Step through its trials in Trace",
     query_params=link_params(store, run.id),  # both ids: Trace need not rewrite the URL (one Back leaves)
     icon=":material/timeline:",

@@ -25,7 +25,7 @@ with export_tab:
     if not has_runs:
         empty_state(
             "No runs to export yet. Synthesize a problem or launch a batch first.",
-            page="ui/pages/batch.py",
+            page="pages/batch.py",
             label="Launch a batch",
         )
     elif export_parts:

@@ -4,11 +4,11 @@ and watch running batches progress, cancel or resume them."""
 import streamlit as st
 
 from execugraph.batch.control import enqueue_batch
-from execugraph.benchmarks import FILE_BENCHMARKS
+from execugraph.benchmarks import file_benchmark_names
 from execugraph.configuration.vocabulary import FEEDBACK_SOURCES
 from ui import keys, protocol_parts, resources, views
 from ui.batch_form import grid_inputs, problem_source, sequential_design, spec_from_form
-from ui.batch_parts import launched_notice, progress_panel, sequential_plan
+from ui.batch_parts import launched_notice, progress_panel, scroll_to_launched, sequential_plan
 from ui.keys import Batch
 from ui.widgets import model_pickers, read_only_notice, show_model_problems
 
@@ -21,6 +21,7 @@ st.caption(
     "by problem for the statistics."
 )
 progress_panel(store)
+scroll_to_launched()
 
 st.subheader("New batch")
 if read_only_notice(store, "Launching a batch"):
@@ -56,7 +57,7 @@ if plan is not None:
         st.info(sequential_plan(plan.problems, plan.seeds * plan.trials_per_seed, st.session_state[Batch.BASELINE],
                                 spec.sequential.model_dump_json(), len(spec.conditions) - 1),
                 icon=":material/fast_forward:")
-elif not problems and benchmark in FILE_BENCHMARKS:
+elif not problems and benchmark in file_benchmark_names():
     st.info(f"Upload a {benchmark} JSONL file to plan the batch.", icon=":material/upload_file:")
 
 if st.button("Launch batch", type="primary", key=Batch.LAUNCH, disabled=plan is None or spec is None,
@@ -66,7 +67,7 @@ if st.button("Launch batch", type="primary", key=Batch.LAUNCH, disabled=plan is 
         show_model_problems(missing)
     else:
         try:
-            st.session_state[Batch.LAUNCHED] = enqueue_batch(store, spec, problems)
+            st.session_state[Batch.LAUNCHED] = st.session_state[Batch.SCROLL_TO] = enqueue_batch(store, spec, problems)
         except ValueError as exc:  # e.g. a technique library that cannot be read: nothing was queued
             st.error(f"Not launched: {exc}", icon=":material/error:")
         else:

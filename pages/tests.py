@@ -5,6 +5,7 @@ import streamlit as st
 from execugraph.amplify.stored import amplified_suites
 from execugraph.safety.inert_text import one_line
 from ui import keys, resources
+from ui.views import tests_help
 from ui.views.amplified_tests import suite_tests
 from ui.widgets import empty_state
 
@@ -14,7 +15,12 @@ st.title("Tests")
 st.caption("Stronger test suites made by `python -m execugraph amplify`: how much they add, and what they catch.")
 suites = amplified_suites(store)
 if not suites:
-    empty_state("No amplified suites yet. Run `python -m execugraph amplify --benchmark internal30`.")
+    empty_state("No amplified suites in this database yet. Make one with a command below (a few minutes, no LLM).")
+    st.markdown(tests_help.WHAT)
+    st.code("\n".join(tests_help.commands()), language="bash")
+    st.caption("`--problems ID ...` amplifies only some problems; `--reference FILE` brings your own reference "
+               "programs; `--no-store` only prints. Then reload this page.")
+    st.markdown(tests_help.AFTERWARDS)
     st.stop()
 name = st.selectbox("Suite", list(suites), format_func=lambda n: one_line(f"{n} ({suites[n]} problems)"), key="tests_suite")
 computed = st.session_state.setdefault("tests_computed", {})

@@ -4,13 +4,14 @@ import streamlit as st
 
 from execugraph.figures import charts
 from execugraph.retrieval import LibraryFormatError
-from execugraph.safety.inert_text import one_line
+from execugraph.safety.inert_text import md_text, one_line
 from execugraph.store import trace_reads
 from execugraph.store.run_names import run_name
 from ui import keys, resources, views
 from ui.keys import Retrieval
 from ui.publish import plot
 from ui.retrieval_parts import live_query, technique_editor
+from ui.views.retrieval_gaps import silent_retrieval_runs
 from ui.widgets import empty_state
 
 keys.init_state(st.session_state)
@@ -55,11 +56,13 @@ with query_tab:
 
 with runs_tab:
     runs = trace_reads.runs_with_hits(store)
+    for line in silent_retrieval_runs(store):  # why a run that used retrieval is not listed
+        st.caption(md_text(line), help="only trials whose logs name the techniques retrieved have hits to show")
     if not runs:
         empty_state(
             "No run has retrieval hits yet. Launch a batch with the multi-rag condition, or synthesize with "
             "retrieval on.",
-            page="ui/pages/batch.py",
+            page="pages/batch.py",
             label="Launch a batch",
         )
     else:

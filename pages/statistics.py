@@ -8,7 +8,17 @@ import streamlit as st
 from execugraph.safety.inert_text import md_text, one_line
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.store import run_reads
-from ui import keys, protocol_parts, resources, sequential_parts, statistics_parts, statistics_url, url_state, views
+from ui import (
+    frontier_parts,
+    keys,
+    protocol_parts,
+    resources,
+    sequential_parts,
+    statistics_parts,
+    statistics_url,
+    url_state,
+    views,
+)
 from ui.family_picker import default_choice, family_picker
 from ui.keys import Statistics
 from ui.widgets import empty_state, run_picker
@@ -19,7 +29,7 @@ st.title("Statistics")
 if not views.run_choices(store, limit=1):
     empty_state(
         "No runs yet. Launch a batch with two or more conditions, then compare them here.",
-        page="ui/pages/batch.py",
+        page="pages/batch.py",
         label="Launch a batch",
     )
     url_state.stop()
@@ -51,7 +61,9 @@ except (UnknownRunError, UnknownConditionError, ValueError) as exc:
 
 for flagged in views.ungraded_flags(report):
     st.warning(f"**{md_text(flagged['arm'])}**: {md_text(flagged['flag'])}", icon=":material/warning:")
+cost = frontier_parts.cost_picker() if report.pairs else "tokens"
 statistics_parts.comparisons(report)
+frontier_parts.frontier(report, cost)
 sequential_parts.stops(store, run_ids)
 if report.pairs:
     protocol_parts.sensitivity_section(store, run_ids, conditions, baseline=baseline, comparable_only=comparable_only)

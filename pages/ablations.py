@@ -22,7 +22,7 @@ if not views.run_choices(store, limit=1):
     empty_state(
         "No runs yet. Launch a batch that compares conditions (e.g. single-oneshot, single-retry, multi-full "
         "and the multi-no-* ablations).",
-        page="ui/pages/batch.py",
+        page="pages/batch.py",
         label="Launch a batch",
     )
     url_state.stop()
@@ -59,7 +59,7 @@ for flagged in views.ungraded_flags(report):
 if not any(a.trials for a in report.arms):
     empty_state(
         "These runs have no finished trials yet. Watch them on the Batch page; this page fills in as they finish.",
-        page="ui/pages/batch.py",
+        page="pages/batch.py",
         label="Batch progress",
     )
     url_state.stop()

@@ -1,0 +1,24 @@
+"""The built-in model providers, registered through the plugin hook like an outside package's."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from execugraph.plugins.hookspecs import hookimpl
+
+DESCRIPTIONS = {
+    "ollama": ("a model served by Ollama (EXECUGRAPH_OLLAMA_HOST)", "model"),
+    "openai": ("any OpenAI-compatible server: vLLM, llama-server, LM Studio (EXECUGRAPH_OPENAI_BASE_URL)", "model"),
+    "llamacpp": ("a GGUF file run in process; `default` is the embedded SmolLM2-135M", "gguf path or 'default'"),
+    "replay": ("the answers a stored run recorded, replayed by prompt", "run id"),
+}
+
+
+@hookimpl
+def register_providers(register: Any) -> None:
+    from execugraph.providers.llm import PROVIDERS, build_built_in
+
+    for prefix in PROVIDERS:
+        description, example = DESCRIPTIONS[prefix]
+        register(prefix, partial(build_built_in, prefix), description=description, example=example)
