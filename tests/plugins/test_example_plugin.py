@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -30,8 +31,10 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lib = next((home / "lib").glob("python3*")) / "site-packages"
     lib.joinpath("execugraph-project.pth").write_text("\n".join([*site.getsitepackages(), str(ROOT)]) + "\n")
     build = tmp_path_factory.mktemp("plugin-build")
+    source = build / "execugraph-toy"  # built from a copy: nothing is written into the checkout
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run([str(home / "bin" / "python"), "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-                    "--no-index", "--quiet", str(EXAMPLE)], check=True, timeout=300, cwd=build,
+                    "--no-index", "--quiet", str(source)], check=True, timeout=300, cwd=build,
                    env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "TMPDIR": str(build)})
     return home
 
