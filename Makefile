@@ -3,7 +3,7 @@ PORT ?= 8501
 HOST ?= 127.0.0.1
 PY := .venv/bin/python
 
-.PHONY: run test bootstrap system-deps lint bench doctor clean
+.PHONY: run test test-fast docs bootstrap system-deps lint bench doctor clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -19,6 +19,14 @@ run: bootstrap
 test: bootstrap system-deps lint
 	$(PY) -m pytest -q --timeout=900 $(PYTEST_ARGS)
 
+# The pure tests (no processes, servers, databases, browsers or sandbox), in parallel: under 2 minutes.
+test-fast: bootstrap
+	$(PY) -m pytest -q -n auto -m "not integration and not browser and not slow and not postgres" $(PYTEST_ARGS)
+
+# The documentation site (MkDocs) into site/; strict: a broken link or a page left out of the nav fails it.
+docs: bootstrap
+	$(PY) -m mkdocs build --strict --site-dir site
+
 lint: bootstrap
 	$(PY) -m ruff check .
 
@@ -29,4 +37,4 @@ bench: bootstrap
 	@for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf .venv .cache .pytest_cache .ruff_cache test-artifacts
+	rm -rf .venv .cache .pytest_cache .ruff_cache test-artifacts site

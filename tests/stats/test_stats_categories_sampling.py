@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from execugraph.stats import build_report_from_records
+from execugraph.stats.all_tables import publication_tables
 from execugraph.stats.family import Family
-from execugraph.stats.tables import MISSING, category_paired_table, category_table, publication_tables, sampling_table
+from execugraph.stats.tables import MISSING, category_paired_table, category_table, sampling_table
 from tests.stats.test_stats_report import META, hand_records
 
 
