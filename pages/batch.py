@@ -7,7 +7,7 @@ from execugraph.batch.control import enqueue_batch
 from execugraph.benchmarks import file_benchmark_names
 from execugraph.configuration.vocabulary import FEEDBACK_SOURCES
 from ui import keys, protocol_parts, resources, views
-from ui.batch_form import grid_inputs, problem_source, sequential_design, spec_from_form
+from ui.batch_form import grid_inputs, model_axis_input, problem_source, sequential_design, spec_from_form
 from ui.batch_parts import launched_notice, progress_panel, scroll_to_launched, sequential_plan
 from ui.keys import Batch
 from ui.widgets import model_pickers, read_only_notice, show_model_problems
@@ -33,6 +33,11 @@ with left:
 with right:
     choices, why_missing = resources.model_choices(settings.ollama_host)
     default_model, models = model_pickers(Batch.DEFAULT_MODEL, Batch.ROLE_MODEL, choices, why_missing)
+    axis_error = None
+    try:
+        model_axis = model_axis_input(choices)
+    except ValueError as exc:  # a model that is no spec: named in the form's error below
+        model_axis, axis_error = {}, exc
     st.selectbox("Feedback tests", FEEDBACK_SOURCES, key=Batch.FEEDBACK)
     protocol_parts.protocol_select(protocol_parts.BATCH_PROTOCOL)
     st.text_input("Title (optional)", key=Batch.TITLE)
@@ -40,7 +45,9 @@ with right:
 
 spec = plan = None
 try:
-    spec = protocol_parts.with_protocol(spec_from_form(benchmark, options, default_model, models),
+    if axis_error is not None:
+        raise axis_error
+    spec = protocol_parts.with_protocol(spec_from_form(benchmark, options, default_model, models, model_axis),
                                         protocol_parts.BATCH_PROTOCOL)
     if problems:
         plan = views.plan_batch(spec, problems, st.session_state[Batch.BASELINE])
@@ -55,14 +62,15 @@ if plan is not None:
     st.info(plan.describe(), icon=":material/straighten:")
     if spec is not None and spec.sequential is not None and plan.problems >= 2:
         st.info(sequential_plan(plan.problems, plan.seeds * plan.trials_per_seed, st.session_state[Batch.BASELINE],
-                                spec.sequential.model_dump_json(), len(spec.conditions) - 1),
+                                spec.sequential.model_dump_json(), len(spec.arms) - 1),
                 icon=":material/fast_forward:")
 elif not problems and benchmark in file_benchmark_names():
     st.info(f"Upload a {benchmark} JSONL file to plan the batch.", icon=":material/upload_file:")
 
 if st.button("Launch batch", type="primary", key=Batch.LAUNCH, disabled=plan is None or spec is None,
              icon=":material/rocket_launch:"):
-    missing = views.model_problems([default_model, *models.values()], settings.ollama_host)
+    axis_models = list(spec.model_axis.values()) if spec is not None and spec.model_axis else [default_model]
+    missing = views.model_problems([*axis_models, *models.values()], settings.ollama_host)
     if missing:
         show_model_problems(missing)
     else:

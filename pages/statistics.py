@@ -7,6 +7,7 @@ import streamlit as st
 
 from execugraph.safety.inert_text import md_text, one_line
 from execugraph.stats import UnknownConditionError, UnknownRunError
+from execugraph.stats.family import Family
 from execugraph.store import run_reads
 from ui import (
     frontier_parts,
@@ -18,6 +19,7 @@ from ui import (
     statistics_url,
     url_state,
     views,
+    window_parts,
 )
 from ui.family_picker import default_choice, family_picker
 from ui.keys import Statistics
@@ -67,6 +69,7 @@ frontier_parts.frontier(report, cost)
 sequential_parts.stops(store, run_ids)
 if report.pairs:
     protocol_parts.sensitivity_section(store, run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
+window_parts.window_section(store, report, run_ids, conditions, Family(baseline=baseline, comparable_only=comparable_only))
 statistics_parts.rates(report)
 statistics_parts.method(report)
 statistics_parts.downloads(report)

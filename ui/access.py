@@ -47,7 +47,7 @@ def unprotected_exposure(address: str, settings: Settings) -> str | None:
     return (f"the dashboard would listen on {address or 'every interface'}, beyond this machine, with no credential: anyone who can "
             "reach the port could delete runs and export everything. Set EXECUGRAPH_DASHBOARD_TOKEN (and, for "
             "read-only colleagues, EXECUGRAPH_DASHBOARD_VIEWER_TOKEN) to long random strings, or listen on "
-            "127.0.0.1 and reach it through an SSH tunnel (see the README, 'Sharing the dashboard')")
+            "127.0.0.1 and reach it through an SSH tunnel (see docs/sharing.md)")
 
 
 def role_for(token: str, settings: Settings) -> Role | None:

@@ -135,10 +135,31 @@ def fault_inputs() -> None:
     )
 
 
-def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, models: dict[str, str]) -> BatchSpec:
+def model_axis_input(choices: list[str]) -> dict[str, str]:
+    """Models to compare: every condition runs on each, as arm `<condition>@<label>`; {} for a one-model batch."""
+    chosen = [m for m in st.session_state[Batch.MODEL_AXIS] if isinstance(m, str)]
+    st.multiselect(
+        "Compare models (two or more; none = the model above)",
+        list(dict.fromkeys([*choices, *chosen])),
+        key=Batch.MODEL_AXIS,
+        format_func=one_line,
+        help="Every condition runs on each model, as arm CONDITION@MODEL, paired by problem: one batch, one "
+        "family of comparisons, one report. Models per role above still apply to their role.",
+    )
+    picked = st.session_state[Batch.MODEL_AXIS]
+    if not picked:
+        return {}
+    from execugraph.configuration.model_axis import parse_models
+
+    return parse_models(",".join(picked))
+
+
+def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, models: dict[str, str],
+                   model_axis: dict[str, str] | None = None) -> BatchSpec:
     """The BatchSpec the form describes (ValueError / ValidationError name the bad field)."""
     s = st.session_state
     return BatchSpec(
+        model_axis=model_axis or {},
         benchmark=benchmark,
         benchmark_options=options,
         categories=s[Batch.CATEGORIES],

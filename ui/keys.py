@@ -66,6 +66,7 @@ class Batch:
     TRIALS = "batch.trials"
     DEFAULT_MODEL = "batch.default_model"
     ROLE_MODEL = "batch.model."  # + role
+    MODEL_AXIS = "batch.model_axis"  # two or more models to compare (every condition on each); empty: one model
     CONCURRENCY = "batch.concurrency"
     ORDER = "batch.order"  # paired (problem by problem, seeded random order) or condition-major
     FEEDBACK = "batch.feedback"
@@ -230,6 +231,7 @@ DEFAULTS: dict[str, object] = {
     Batch.SEEDS: "0",
     Batch.TRIALS: 1,
     **{Batch.ROLE_MODEL + role: SAME_AS_DEFAULT for role in ROLES},
+    Batch.MODEL_AXIS: [],
     Batch.CONCURRENCY: 1,
     Batch.ORDER: "paired",
     Batch.FEEDBACK: "grading",

@@ -23,23 +23,26 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Problem] | None 
 
         problems = load_benchmark(spec.benchmark, **spec.benchmark_options)
     chosen = spec.select(problems)
-    check_grid(len(chosen), len(spec.conditions), len(spec.seeds), spec.trials)  # before anything is written
+    check_grid(len(chosen), len(spec.arms), len(spec.seeds), spec.trials)  # before anything is written
     check_destinations(spec, load_settings())
     from execugraph.benchmarks.evalplus import with_expected
 
     chosen = with_expected(chosen)  # HumanEval+/MBPP+: canonical outputs of the chosen problems only (cached)
-    if any(spec.run_config(c).retrieval for c in spec.conditions):  # every retrieving condition records it
+    if any(spec.run_config(c).retrieval for c in spec.arms):  # every retrieving condition records it
         from execugraph.store.technique_library import pin_library
 
         spec = spec.model_copy(update={"technique_library": pin_library(store, recorded=spec.technique_library)})
     for problem in chosen:
         store.upsert_problem(problem)
-    configs = {c: spec.run_config(c).model_dump() for c in spec.conditions}
-    models = {role: spec.models.get(role, spec.default_model) for role in
+    configs = {c: spec.run_config(c).model_dump() for c in spec.arms}
+    every = ", ".join(spec.model_axis.values()) or spec.default_model  # a model axis: each role runs every model
+    models = {role: spec.models.get(role, every) for role in
               ("planner", "generator", "reviewer", "evaluator", "optimizer", "explainer")}
-    title = spec.title or f"{spec.benchmark}: {', '.join(spec.conditions)} x seeds {spec.seeds}"
-    # `order`: its kind, the seed it resolved to and the problems in the order they run
-    config: JsonObject = {"batch": spec.model_dump(), "conditions": configs, "order": order_record(spec, chosen)}
+    title = spec.title or f"{spec.benchmark}: {', '.join(spec.arms)} x seeds {spec.seeds}"
+    # `order`: its kind, the seed it resolved to and the problems in the order they run; a batch of one model
+    # stores its spec as before the model axis existed
+    stored = spec.model_dump(exclude={k for k in ("model_axis", "model_cutoffs") if not getattr(spec, k)} or None)
+    config: JsonObject = {"batch": stored, "conditions": configs, "order": order_record(spec, chosen)}
     if spec.benchmark_options.get("path"):  # a suite file: recorded by name and SHA-256 (see suite_files)
         from execugraph.grading.suite_files import suite_identity
 

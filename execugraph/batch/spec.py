@@ -114,6 +114,12 @@ class BatchSpec(BaseModel):
     trials: int = Field(default=1, ge=1, le=100)
     models: dict[str, str] = Field(default_factory=dict)
     default_model: str = EMBEDDED_MODEL
+    # Model axis (two or more): label -> model spec; every condition runs on each, as arm `<condition>@<label>`
+    # (execugraph.configuration.model_axis). Empty: one model, `default_model`, and arms named as the conditions.
+    model_axis: dict[str, str] = Field(default_factory=dict)
+    # Training cutoffs, model spec -> YYYY-MM-DD (`--cutoff MODEL=DATE`): kept so `stats` shows each comparison
+    # also on the problems released after the later cutoff of its two models (execugraph.stats.windows)
+    model_cutoffs: dict[str, str] = Field(default_factory=dict)
     concurrency: int = Field(default=1, ge=1, le=64)
     feedback_tests: FeedbackSource = "grading"
     grading_protocol: GradingProtocol = "standalone"  # how programs meet the tests (execugraph.grading.rules)
@@ -148,6 +154,31 @@ class BatchSpec(BaseModel):
         for name in value:
             resolve_condition(name)  # raises a clear UnknownConditionName
         return value
+
+    @field_validator("model_cutoffs")
+    @classmethod
+    def _cutoffs_are_dates(cls, value: dict[str, str]) -> dict[str, str]:
+        from execugraph.stats.windows import parse_date
+
+        return {m: parse_date(d, f"model_cutoffs[{m!r}]") for m, d in value.items()}
+
+    @field_validator("model_axis")
+    @classmethod
+    def _axis_models(cls, value: dict[str, str]) -> dict[str, str]:
+        from execugraph.configuration.model_axis import check_axis
+
+        if len(value) == 1:
+            raise ValueError("a model axis needs at least two models (one model is default_model)")
+        return check_axis(value)
+
+    @property
+    def arms(self) -> list[str]:
+        """The arms every problem runs under: the conditions, or each condition on each model of the axis."""
+        from execugraph.configuration.model_axis import arm_name
+
+        if not self.model_axis:
+            return list(self.conditions)
+        return [arm_name(c, label) for label in self.model_axis for c in self.conditions]
 
     @field_validator("seeds")
     @classmethod
@@ -222,16 +253,24 @@ class BatchSpec(BaseModel):
             return self
         if self.order != "paired":
             raise ValueError("a sequential batch runs in paired order (got order 'condition-major')")
-        if len(self.conditions) < 2:
+        if len(self.arms) < 2:
             raise ValueError("a sequential batch compares conditions: list at least two")
-        if self.sequential.baseline and self.sequential.baseline not in self.conditions:
+        if self.sequential.baseline and self.sequential.baseline not in self.arms:
             raise ValueError(f"sequential baseline {self.sequential.baseline!r} is not one of the batch's conditions "
-                             f"({', '.join(self.conditions)})")
+                             f"({', '.join(self.arms)})")
         return self
 
     def run_config(self, condition: str) -> RunConfig:
-        """The exact RunConfig of one condition in this batch."""
+        """The exact RunConfig of one condition (an arm `<condition>@<label>` with a model axis) in this batch."""
         faults = {"outage_budget_s": self.outage_budget_s, "llm_timeout_s": self.llm_timeout_s}
+        if self.model_axis:
+            from execugraph.configuration.model_axis import split_arm
+
+            loop, label = split_arm(condition)
+            if label not in self.model_axis:
+                raise ValueError(f"arm {condition!r} names no model of this batch's axis ({', '.join(self.model_axis)})")
+            arm = self.model_copy(update={"model_axis": {}, "default_model": self.model_axis[label]})
+            return arm.run_config(loop).model_copy(update={"condition": condition})
         config = resolve_condition(
             condition,
             models=self.models,
@@ -281,10 +320,10 @@ class BatchSpec(BaseModel):
                     "condition": c, "seed": s, "trial_index": t, "feedback_source": self.feedback_tests}
 
         if self.order == "condition-major":
-            return [key(p, c, s, t) for c in self.conditions for s in self.seeds for p in problems
+            return [key(p, c, s, t) for c in self.arms for s in self.seeds for p in problems
                     for t in range(self.trials)]
         return [key(p, c, s, t) for p in self.problem_order(problems) for s in self.seeds
-                for t in range(self.trials) for c in self.conditions]
+                for t in range(self.trials) for c in self.arms]
 
 
 def batch_spec_of(run: Run) -> BatchSpec:
@@ -311,7 +350,7 @@ def condition_configs(run: Run | None, spec: BatchSpec) -> dict[str, RunConfig]:
 
     stored = (getattr(run, "config", None) or {}).get("conditions") or {}
     configs: dict[str, RunConfig] = {}
-    for condition in spec.conditions:
+    for condition in spec.arms:
         if condition not in stored:
             configs[condition] = spec.run_config(condition)
             continue

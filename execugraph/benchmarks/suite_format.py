@@ -26,7 +26,8 @@ STDIO_COMPARE_MODES = ("lines", "lcb")  # sandbox.stdio_compare's: the default, 
 TEST_KINDS = ("call", "assert", "stdio")
 
 OPTIONAL_TEXT_FIELDS = ("signature", "category", "difficulty", "rationale", "source", "benchmark", "reference")
-PROBLEM_FIELDS = ("id", "statement", "tests", "entry_point", "aliases", *OPTIONAL_TEXT_FIELDS)
+PROBLEM_FIELDS = ("id", "statement", "tests", "entry_point", "aliases", *OPTIONAL_TEXT_FIELDS, "release_date")
+RELEASE_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # YYYY-MM-DD: contamination windows compare it as text
 COMMON_TEST_FIELDS = ("kind", "name", "visible", "grading")
 TEST_FIELDS: dict[str, tuple[str, ...]] = {
     "call": (*COMMON_TEST_FIELDS, "expr", "args", "kwargs", "expected", "compare", "tol"),
@@ -56,6 +57,19 @@ def _unknown_field(faults: _Faults, path: str, key: str, known: tuple[str, ...])
     close = difflib.get_close_matches(key, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f"; known fields: {', '.join(known)}"
     faults.add(f"{path}{key}", f"unknown field{hint}")
+
+
+def _is_date(value: Any) -> bool:
+    """A real calendar date written YYYY-MM-DD."""
+    from datetime import date
+
+    if not isinstance(value, str) or not RELEASE_DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_identifier(name: str) -> bool:
@@ -204,6 +218,8 @@ def record_faults(record: Any, line: int | None) -> list[FormatIssue]:
             faults.add(key, f"must be a string, got {_type_name(record[key])}")
     if isinstance(record.get("reference"), str):
         _check_python(faults, "reference", record["reference"], "exec")
+    if "release_date" in record and not _is_date(record["release_date"]):
+        faults.add("release_date", f"{record['release_date']!r} is not a date in YYYY-MM-DD form")
     tests = record.get("tests")
     needs_entry = False
     if "tests" not in record:

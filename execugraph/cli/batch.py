@@ -43,6 +43,9 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", default="0", help="e.g. 0-4 or 0,2,5")
     parser.add_argument("--trials", type=int, default=1, help="trials per problem, condition and seed")
     parser.add_argument("--model", default=None, help="model for every role, e.g. ollama:qwen2.5-coder:7b")
+    parser.add_argument("--models", default=None, metavar="A,B",
+                        help="a model axis: every condition runs on each model, as arm CONDITION@LABEL, paired by "
+                        "problem; items are SPEC or LABEL=SPEC (label default: the spec without its provider)")
     parser.add_argument("--role-model", action="append", default=[], metavar="ROLE=SPEC",
                         help="model for one role (repeatable), e.g. planner=ollama:llama3.1:8b")
     parser.add_argument("--concurrency", type=int, default=1)
@@ -73,6 +76,8 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--title", default="")
     parser.add_argument("--config", type=Path, help="rerun from an exported config.json (other grid flags ignored)")
     parser.add_argument("--wait", action="store_true", help="run here (or wait for the worker) with a progress bar")
+    parser.add_argument("--cutoff", action="append", metavar="MODEL=DATE",
+                        help="a model's training cutoff (repeatable), kept in the run config for `stats`")
 
 
 def add_sequential_flags(parser: argparse.ArgumentParser) -> None:
@@ -131,6 +136,7 @@ def fault_settings(args: argparse.Namespace) -> dict[str, float]:
 def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
     from execugraph.batch.spec import BatchSpec, parse_seeds
     from execugraph.configuration.settings import load_settings
+    from execugraph.stats.windows import parse_cutoffs
 
     if args.config:
         from execugraph.grading.suite_files import locate_suite
@@ -144,6 +150,15 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
             raise ValueError(f"--role-model needs ROLE=SPEC, got {item!r}")
         models[role.strip()] = spec.strip()
     options = {"path": args.benchmark_path} if args.benchmark_path else {}
+    default_model, axis = args.model or load_settings().default_model, {}
+    if getattr(args, "models", None) is not None:
+        from execugraph.configuration.model_axis import parse_models
+
+        if args.model:
+            raise ValueError("give either --model (one model) or --models (a model axis), not both")
+        axis = parse_models(args.models)
+        default_model = next(iter(axis.values()))
+        axis = axis if len(axis) > 1 else {}  # one model: exactly the batch --model would make
     return BatchSpec(
         benchmark=args.benchmark,
         benchmark_options=options,
@@ -155,7 +170,8 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         seeds=parse_seeds(args.seeds),
         trials=args.trials,
         models=models,
-        default_model=args.model or load_settings().default_model,
+        default_model=default_model,
+        model_axis=axis,
         concurrency=args.concurrency,
         feedback_tests=args.feedback_tests,
         grading_protocol=args.grading_protocol,
@@ -169,6 +185,7 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         order=args.order,
         order_seed=args.order_seed,
         sequential=sequential_design(args),
+        model_cutoffs=parse_cutoffs(getattr(args, "cutoff", None)),
         **fault_settings(args),
     )
 

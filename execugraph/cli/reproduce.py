@@ -38,6 +38,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from execugraph.reproduce.amplified import AMPLIFY_HELP
 
     parser.add_argument("--amplify", action="store_true", help=AMPLIFY_HELP)
+    from execugraph.cli.windows import add_window_arguments
+
+    add_window_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,6 +56,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"reproduce: --max-size: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from execugraph.cli.windows import window_from, window_requested
+
+    try:
+        window = window_from(args) if window_requested(args) else None
+    except ValueError as exc:
+        print(f"reproduce: {shown(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.out.exists() and not args.out.is_dir():
         print(f"reproduce: --out {args.out}: exists and is not a folder", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -61,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         study, missing = reproduce_path(store, args.path, args.out, dataset=args.dataset, families=args.families,
                                         max_bytes=limit, listener=listener, workers=args.workers,
-                                        figures=not args.no_figures, amplify=args.amplify)
+                                        figures=not args.no_figures, amplify=args.amplify, window=window)
     except (BundleFormatError, ReproduceError) as exc:
         _end_line(listener)
         print(f"reproduce: nothing imported: {shown(exc.issues[0])}", file=sys.stderr)
@@ -85,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     for family in study.data["families"]:
         for comparison in family["comparisons"]:
             print(shown(comparison["sentence"]), file=sys.stderr)
+        for line in (family.get("contamination_window") or {}).get("lines", []):
+            print(shown(line), file=sys.stderr)
     if missing is not None and not args.no_figures:
         print(f"reproduce: everything but the figures was written to {shown(args.out / REPORT_HTML)}: {shown(missing)}",
               file=sys.stderr)

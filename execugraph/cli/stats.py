@@ -54,6 +54,9 @@ def configure_stats(parser: argparse.ArgumentParser) -> None:
         help="list instead the programs whose verdict was decided within 20%% of a time limit (CPU or wall-clock "
         "backstop), and the timeouts by the limit that ended them",
     )
+    from execugraph.cli.windows import add_window_arguments
+
+    add_window_arguments(parser)
 
 
 def add_family_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,10 +127,24 @@ def run_stats(args: argparse.Namespace) -> int:
     report = load_report(args, "stats")
     if report is None:
         return EXIT_BAD_REQUEST
+    from execugraph.cli.windows import stored_window
+
+    try:  # a contamination window: asked for, or from cutoffs kept with the runs (execugraph.stats.windows)
+        window = stored_window(args, report, args.runs, args.conditions, family_from(args))
+    except ValueError as exc:
+        print(f"stats: {terminal_text(exc)}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
     if args.json:
-        print(json.dumps(report.to_json_dict(), indent=2))
+        data = report.to_json_dict()
+        if window is not None:
+            data["contamination_window"] = window.to_json_dict()
+        print(json.dumps(data, indent=2))
     else:
         print(format_report(report))
+        if window is not None:
+            from execugraph.stats.windows import window_lines
+
+            print("\n" + "\n".join(terminal_text(line) for line in window_lines(window)))
     return 0
 
 

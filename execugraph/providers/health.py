@@ -70,7 +70,7 @@ def check_embedded_model(load: bool = True) -> Check:
         load_llama(str(path))
     except Exception as exc:
         return Check("embedded model", "fail", f"{path} did not load: {type(exc).__name__}: {exc}",
-                     "reinstall llama-cpp-python built portably (see README, Troubleshooting)")
+                     "reinstall llama-cpp-python built portably (see docs/troubleshooting.md)")
     return Check("embedded model", "ok", f"{EMBEDDED_NAME} loaded ({path.name})")
 
 
@@ -118,7 +118,7 @@ def check_openai(base_url: str, api_key: str | None = None) -> Check:
     except (OSError, ValueError, urllib.error.URLError) as exc:
         reason = getattr(exc, "reason", exc)
         return Check("openai server", "warn", f"not reachable at {base_url} ({reason})",
-                     "start an OpenAI-compatible server (vLLM, llama-server, LM Studio; see README) and set "
+                     "start an OpenAI-compatible server (vLLM, llama-server, LM Studio; see docs/models.md) and set "
                      "EXECUGRAPH_OPENAI_BASE_URL, or keep using the embedded model")
     if not models:
         return Check("openai server", "warn", f"reachable at {base_url}, no models listed",

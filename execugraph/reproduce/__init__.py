@@ -72,6 +72,7 @@ def reproduce_path(
     workers: int | None = None,
     figures: bool = True,
     amplify: bool = False,
+    window: tuple[object, dict[str, str]] | None = None,
 ) -> tuple[Study, str | None]:
     """Reproduce the results at `path` (folder or .zip) into `out_dir`; returns the study and why figures are
     missing (None when every file was written). Bad inputs raise before anything is imported."""
@@ -82,6 +83,6 @@ def reproduce_path(
     requests = parse_families(read_small_file(families, limit, "families file"), families.name) if families else None
     progress = Progress(listener)
     with read_input(path, max_bytes=limit) as fileset:
-        inputs = StudyInputs(fileset, bench, requests, families.name if families else None, amplify)
+        inputs = StudyInputs(fileset, bench, requests, families.name if families else None, amplify, window)
         study = run_study(store, inputs, progress=progress, workers=workers)
     return study, write_study(study, out_dir, progress, figures=figures)

@@ -82,6 +82,7 @@ class StudyInputs:
     families: list[FamilyRequest] | None = None
     families_file: str | None = None
     amplify: bool = False  # also grade every run on amplified tests (`reproduce --amplify`)
+    window: tuple[Any, dict[str, str]] | None = None  # (stats.windows.Window, model cutoffs): `--released-after`
 
 
 @dataclass
@@ -394,6 +395,11 @@ def _after_import(store: Store, inputs: StudyInputs, imported: ImportResult, pro
         warnings.extend(f"{family.name}: {note}" for note in family.notes)
         family_sections.append(section)
         family_tables.append(report_tables.family_tables(section, reports))
+        if inputs.window is not None:  # `--released-after` / `--cutoff`: the comparisons again in the window
+            from execugraph.reproduce.windows import family_window
+
+            section["contamination_window"] = family_window(store, family, verdicts, _study_meta(family, rows),
+                                                            *inputs.window, n_boot, seed)
         if children is not None:
             section["suites"] = amplified.family_suites(store, family, children, n_boot, seed)
             family_tables[-1].extend(amplified.suite_tables(section))

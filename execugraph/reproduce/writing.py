@@ -137,6 +137,9 @@ def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
             doc.add(Paragraph(f"Not compared: {x['b']} vs {x['a']} ({x['reason']})."))
         if "suites" in section:
             doc.add(Heading("Conclusions under stronger tests", 3), Paragraph(suites_text(section, data["warnings"])))
+        if "contamination_window" in section:  # `--released-after` / `--cutoff` (execugraph.reproduce.windows)
+            lines = [x.removeprefix("- ") for x in section["contamination_window"]["lines"][1:] if x and x[0] == "-"]
+            doc.add(Heading("Contamination window", 3), Bullets(lines))
         doc.add(Heading("Tables", 3), *(TableBlock(t) for t in tables))
         if figures:
             doc.add(Heading("Figures", 3))

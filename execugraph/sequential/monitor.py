@@ -30,14 +30,14 @@ STATE_KEY = "sequential_state"
 
 def baseline_of(spec: BatchSpec) -> str:
     design = spec.sequential
-    return (design.baseline if design and design.baseline else None) or spec.conditions[0]
+    return (design.baseline if design and design.baseline else None) or spec.arms[0]
 
 
 def initial_state(spec: BatchSpec, planned: int) -> SequentialState:
     """The state before any look: every comparison open."""
     assert spec.sequential is not None
     baseline = baseline_of(spec)
-    arms = [c for c in spec.conditions if c != baseline]
+    arms = [c for c in spec.arms if c != baseline]
     per_arm = len(spec.seeds) * spec.trials
     return {
         "baseline": baseline,

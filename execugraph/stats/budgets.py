@@ -32,9 +32,10 @@ def _defaults(condition: str | None) -> tuple[int | None, int]:
     if condition is None:
         return (None, 1)
     from execugraph.configuration.conditions import UnknownConditionName, resolve_condition
+    from execugraph.configuration.model_axis import split_arm
 
     try:
-        config = resolve_condition(condition)
+        config = resolve_condition(split_arm(condition)[0])  # an arm of a model axis: its condition's budget
     except (UnknownConditionName, ValueError):
         return (None, 1)
     return (config.retry_budget, config.best_of_n)

@@ -120,8 +120,8 @@ def t_interval(diffs: np.ndarray) -> tuple[float | None, float | None, float | N
         return (None, None, None)
     mean = float(diffs.mean())
     se = float(diffs.std(ddof=1)) / math.sqrt(n)
-    if se == 0.0:
-        return (mean, mean, 1.0 if mean == 0.0 else 0.0)  # no spread: every problem differs by the same amount
+    if se == 0.0:  # no spread: every problem differs by the same amount, so a t-interval would have no width
+        return (None, None, None)
     half = float(sps.t.ppf(0.975, n - 1)) * se
     p = float(2 * sps.t.sf(abs(mean) / se, n - 1))
     return (mean - half, mean + half, p)
@@ -151,7 +151,10 @@ def cost_difference(a_means: Mapping[str, float], b_means: Mapping[str, float], 
         "signed_rank_method": method,
         "p_t": p_t,
         "p_holm": None,
-        "note": "one common problem: no interval or test" if len(common) == 1 else "",
+        "note": ("one common problem: no interval or test" if len(common) == 1 else
+                 "every common problem differs by the same amount: no spread to put an interval on"
+                 if lo is None else ""),
+        "no_spread": len(common) > 1 and lo is None,
     }
 
 

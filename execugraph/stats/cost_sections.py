@@ -69,6 +69,8 @@ class CostPair(Section):
     """Holm over the family's comparisons on this metric (adjusts p_signed_rank)."""
     note: str
     """Degenerate-input note."""
+    no_spread: bool = False
+    """Every common problem differs by the same amount: no interval (it would have no width), the sign is sure."""
 
 
 class FrontierPoint(Section):

@@ -45,17 +45,25 @@ def dominance(pairs: Sequence[Mapping], costs: Sequence[Mapping], metric: str, a
     rows = []
     for pair in pairs:
         cost = by_pair.get((pair["a"], pair["b"]))
-        if cost is None or cost["p_holm"] is None or cost["ci_lo"] is None or cost["ci_hi"] is None:
-            continue
-        if cost["p_holm"] >= alpha or not (cost["ci_hi"] < 0 or cost["ci_lo"] > 0):
+        if cost is None or cost["p_holm"] is None or cost["p_holm"] >= alpha or not cost["delta"]:
             continue  # not significantly cheaper either way
-        cheaper_is_b = cost["ci_hi"] < 0
+        if cost["ci_lo"] is None or cost["ci_hi"] is None:
+            if not cost.get("no_spread"):
+                continue
+            cheaper_is_b = cost["delta"] < 0  # the same saving on every problem: its sign is not in doubt
+        elif not (cost["ci_hi"] < 0 or cost["ci_lo"] > 0):
+            continue
+        else:
+            cheaper_is_b = cost["ci_hi"] < 0
         delta, lo, hi, p_acc = _accuracy_of(pair, cheaper_is_b)
         if delta < 0 and p_acc is not None and p_acc < alpha:
             continue  # cheaper, but significantly less accurate: a trade-off, not dominance
         side, other = ("b", "a") if cheaper_is_b else ("a", "b")
         saving = -cost["delta"] if cheaper_is_b else cost["delta"]
-        s_lo, s_hi = (-cost["ci_hi"], -cost["ci_lo"]) if cheaper_is_b else (cost["ci_lo"], cost["ci_hi"])
+        if cost["ci_lo"] is None or cost["ci_hi"] is None:
+            s_lo = s_hi = None
+        else:
+            s_lo, s_hi = (-cost["ci_hi"], -cost["ci_lo"]) if cheaper_is_b else (cost["ci_lo"], cost["ci_hi"])
         row = {
             "metric": metric,
             "dominated": pair[other],

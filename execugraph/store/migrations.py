@@ -158,6 +158,11 @@ def _m0007_technique_library(conn: Connection) -> None:
     metadata.create_all(conn)
 
 
+def _m0008_problem_release_date(conn: Connection) -> None:
+    """Keep a problem's release date (YYYY-MM-DD, "" unknown), so comparisons can be windowed by it."""
+    _add_column(conn, "problem", Column("release_date", String, nullable=False, server_default=""))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _m0001_initial),
     Migration("0002_worker_control", _m0002_worker_control),
@@ -166,6 +171,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0005_grading_protocol", _m0005_grading_protocol),
     Migration("0006_lease_epoch", _m0006_lease_epoch),
     Migration("0007_technique_library", _m0007_technique_library),
+    Migration("0008_problem_release_date", _m0008_problem_release_date),
 )
 LATEST = MIGRATIONS[-1].name
 

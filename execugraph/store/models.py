@@ -290,6 +290,7 @@ class ProblemRecord(SQLModel, table=True):
     rationale: str = Field(default="", sa_type=CleanTextColumn)
     preamble: str = Field(default="", sa_type=CleanTextColumn)
     timeout_s: float | None = None
+    release_date: str = ""  # YYYY-MM-DD the problem was published ("" unknown): contamination windows read it
 
     @classmethod
     def from_problem(cls, problem: Problem) -> ProblemRecord:
@@ -308,6 +309,7 @@ class ProblemRecord(SQLModel, table=True):
             rationale=problem.rationale,
             preamble=problem.preamble,
             timeout_s=problem.timeout_s,
+            release_date=problem.release_date,
         )
 
     def to_problem(self) -> Problem:
@@ -326,6 +328,7 @@ class ProblemRecord(SQLModel, table=True):
             rationale=self.rationale,
             preamble=self.preamble or "",
             timeout_s=self.timeout_s,
+            release_date=self.release_date or "",
         )
 
 

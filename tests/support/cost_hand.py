@@ -50,8 +50,9 @@ def cost_pair(a: str, b: str, metric: str) -> dict:
     mean = sum(diffs) / n
     sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
     half = t_dist.ppf(0.975, n - 1) * sd / math.sqrt(n)
-    return {"n": n, "delta": mean, "lo": mean - half, "hi": mean + half,
-            "p": H.exact_wilcoxon([round(d, 9) for d in diffs])}
+    flat = sd == 0  # every problem differs by the same amount: no interval (it would have no width)
+    return {"n": n, "delta": mean, "lo": None if flat else mean - half, "hi": None if flat else mean + half,
+            "p": H.exact_wilcoxon([round(d, 9) for d in diffs]), "flat": flat}
 
 
 def cost_pairs(pairs: Sequence[tuple[str, str]]) -> dict[str, list[dict]]:
@@ -69,14 +70,23 @@ def dominated(pairs: Sequence[tuple[str, str]], accuracy: list[dict], costs: lis
     """(dominated, by, accuracy of by - dominated, its CI and Holm p, saving, its CI, cost Holm p) per the rule."""
     rows = []
     for (a, b), acc, cost in zip(pairs, accuracy, costs, strict=True):
-        if cost["p_holm"] >= H.ALPHA or not (cost["hi"] < 0 or cost["lo"] > 0):
+        if cost["p_holm"] >= H.ALPHA or not cost["delta"]:
             continue
-        cheaper_b = cost["hi"] < 0
+        if cost["flat"]:
+            cheaper_b = cost["delta"] < 0  # the same saving everywhere: its sign is sure
+        elif not (cost["hi"] < 0 or cost["lo"] > 0):
+            continue
+        else:
+            cheaper_b = cost["hi"] < 0
         delta = acc["delta_pp"] if cheaper_b else -acc["delta_pp"]
         ci = (acc["ci_lo"], acc["ci_hi"]) if cheaper_b else (-acc["ci_hi"], -acc["ci_lo"])
         if delta < 0 and acc["p_holm"] < H.ALPHA:
             continue
-        saving = (-cost["delta"], -cost["hi"], -cost["lo"]) if cheaper_b else (cost["delta"], cost["lo"], cost["hi"])
+        if cost["flat"]:
+            saving = (-cost["delta"] if cheaper_b else cost["delta"], None, None)
+        else:
+            saving = ((-cost["delta"], -cost["hi"], -cost["lo"]) if cheaper_b
+                      else (cost["delta"], cost["lo"], cost["hi"]))
         rows.append({"dominated": a if cheaper_b else b, "by": b if cheaper_b else a, "delta": delta, "ci": ci,
                      "p_holm": acc["p_holm"], "saving": saving[0], "lo": saving[1], "hi": saving[2],
                      "p_cost": cost["p_holm"]})

@@ -63,3 +63,14 @@ def test_resume_shows_the_resumed_batch_at_once_and_the_panel_keeps_its_fragment
     heads = [m for m in texts(at, "markdown") if "cancelled batch (seeded)" in m]
     assert heads and heads[0].endswith("· queued"), heads
     assert not [b for b in at.button if b.key == f"{Batch.RESUME}{seeded_db.cancelled}"]
+
+
+def test_a_batch_listed_by_two_status_queries_gets_one_card() -> None:
+    """Between the queued, running and finished queries a batch can move on and be listed twice: one card."""
+    from types import SimpleNamespace
+
+    from ui.views.runs import first_of_each
+
+    runs = [SimpleNamespace(id=3), SimpleNamespace(id=1), SimpleNamespace(id=3), SimpleNamespace(id=2),
+            SimpleNamespace(id=1)]
+    assert [r.id for r in first_of_each(runs)] == [3, 1, 2]

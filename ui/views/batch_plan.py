@@ -55,7 +55,7 @@ def plan_batch(
     from execugraph.stats import minimum_detectable_difference
 
     chosen = spec.select(problems)
-    k = len(spec.conditions)
+    k = len(spec.arms)  # with a model axis, each condition on each model
     pairs = k * (k - 1) // 2
     per_arm = len(spec.seeds) * spec.trials
     total = check_grid(len(chosen), k, len(spec.seeds), spec.trials)

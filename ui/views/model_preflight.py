@@ -108,7 +108,7 @@ def model_problems(specs: list[str], ollama_host: str, openai_base_url: str | No
                     ModelProblem(
                         spec,
                         why,
-                        "start the server (vLLM, llama-server, LM Studio; see the README) and set "
+                        "start the server (vLLM, llama-server, LM Studio; see docs/models.md) and set "
                         "EXECUGRAPH_OPENAI_BASE_URL, or choose another model",
                     )
                 )

@@ -94,6 +94,13 @@ def active_batch_ids(store: Store) -> list[int]:
     return [r.id for s in ACTIVE_STATUSES for r in store.list_runs(kind="batch", status=s, limit=50)]
 
 
+def first_of_each(runs: list[Any]) -> list[Any]:
+    """Each run once, where it first appears: a batch that changes status between the queries above (queued ->
+    running, running -> done) is listed by two of them, and its card must be drawn once (one key per card)."""
+    seen: set[int] = set()
+    return [r for r in runs if not (r.id in seen or seen.add(r.id))]
+
+
 def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
     """Queued and running batches (oldest first), then the `recent` last finished ones, with live progress."""
     from execugraph.batch.progress import progress
@@ -109,7 +116,7 @@ def active_batches(store: Store, *, recent: int = 3) -> list[dict[str, Any]]:
 
     now = utcnow()
     rows = []
-    for run in [*active, *finished[:recent]]:
+    for run in first_of_each([*active, *finished[:recent]]):
         p = progress(store, run.id)
         sequential = state_of(run)
         rows.append(
