@@ -2,6 +2,8 @@
 PORT ?= 8501
 HOST ?= 127.0.0.1
 PY := .venv/bin/python
+# Test processes of `make test` (pytest-xdist; one test file per process at a time). TEST_WORKERS=0: in this process.
+TEST_WORKERS ?= 3
 
 .PHONY: run test test-fast docs bootstrap system-deps lint bench doctor clean
 
@@ -17,7 +19,7 @@ run: bootstrap
 	$(PY) -m ui.serve --host $(HOST) --port $(PORT)
 
 test: bootstrap system-deps lint
-	$(PY) -m pytest -q --timeout=900 $(PYTEST_ARGS)
+	$(PY) -m pytest -q --timeout=900 -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # The pure tests (no processes, servers, databases, browsers or sandbox), in parallel: under 2 minutes.
 test-fast: bootstrap

@@ -10,12 +10,13 @@ from execugraph.safety.inert_text import md_text, one_line
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.tables import ablation_table, has_sampling_control, sampling_table
 from execugraph.store import run_reads
-from ui import keys, resources, statistics_url, url_state, views
+from ui import access, keys, resources, statistics_url, url_state, views
 from ui.keys import Ablations
 from ui.publish import chart, table_view, tables_download
 from ui.widgets import empty_state, run_picker
 
 keys.init_state(st.session_state)
+access.guard_page()  # nothing of the page before sign-in, routed or not
 store = resources.store()
 st.title("Ablations")
 if not views.run_choices(store, limit=1):

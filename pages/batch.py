@@ -6,13 +6,14 @@ import streamlit as st
 from execugraph.batch.control import enqueue_batch
 from execugraph.benchmarks import file_benchmark_names
 from execugraph.configuration.vocabulary import FEEDBACK_SOURCES
-from ui import keys, protocol_parts, resources, views
+from ui import access, keys, protocol_parts, resources, views
 from ui.batch_form import grid_inputs, model_axis_input, problem_source, sequential_design, spec_from_form
 from ui.batch_parts import launched_notice, progress_panel, scroll_to_launched, sequential_plan
 from ui.keys import Batch
 from ui.widgets import model_pickers, read_only_notice, show_model_problems
 
 keys.init_state(st.session_state)
+access.guard_page()  # nothing of the page before sign-in, routed or not
 store = resources.store()
 settings = resources.settings()
 st.title("Batch")

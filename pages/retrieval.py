@@ -7,7 +7,7 @@ from execugraph.retrieval import LibraryFormatError
 from execugraph.safety.inert_text import md_text, one_line
 from execugraph.store import trace_reads
 from execugraph.store.run_names import run_name
-from ui import keys, resources, views
+from ui import access, keys, resources, views
 from ui.keys import Retrieval
 from ui.publish import plot
 from ui.retrieval_parts import live_query, technique_editor
@@ -15,6 +15,7 @@ from ui.views.retrieval_gaps import silent_retrieval_runs
 from ui.widgets import empty_state
 
 keys.init_state(st.session_state)
+access.guard_page()  # nothing of the page before sign-in, routed or not
 store = resources.store()
 st.title("Retrieval")
 st.caption("Techniques the planner can be reminded of under multi-rag: each hit is stored with its trial.")

@@ -4,7 +4,7 @@ and runs picked for comparison."""
 import streamlit as st
 
 from execugraph.safety.inert_text import md_text, one_line
-from ui import keys, resources, url_state, views
+from ui import access, keys, resources, url_state, views
 from ui.keys import Runs
 from ui.run_parts import (
     derived_sections,
@@ -19,6 +19,7 @@ from ui.trace_picker import link_params
 from ui.widgets import empty_state, read_only_notice
 
 keys.init_state(st.session_state)
+access.guard_page()  # nothing of the page before sign-in, routed or not
 store = resources.store()
 st.title("Runs")
 if notice := st.session_state.get(Runs.NOTICE):

@@ -10,6 +10,7 @@ from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.family import Family
 from execugraph.store import run_reads
 from ui import (
+    access,
     frontier_parts,
     keys,
     protocol_parts,
@@ -26,6 +27,7 @@ from ui.keys import Statistics
 from ui.widgets import empty_state, run_picker
 
 keys.init_state(st.session_state)
+access.guard_page()  # nothing of the page before sign-in, routed or not
 store = resources.store()
 st.title("Statistics")
 if not views.run_choices(store, limit=1):

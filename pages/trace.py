@@ -5,7 +5,7 @@ import streamlit as st
 
 from execugraph.figures import charts
 from execugraph.safety.inert_text import md_text
-from ui import keys, protocol_parts, resources, url_state, views
+from ui import access, keys, protocol_parts, resources, url_state, views
 from ui.keys import Trace
 from ui.publish import plot
 from ui.steps import render_steps
@@ -15,6 +15,7 @@ from ui.views.grading import recorded_grading
 from ui.widgets import duration, empty_state
 
 keys.init_state(st.session_state)
+access.guard_page()  # nothing of the page before sign-in, routed or not
 store = resources.store()
 st.title("Trace")
 trial_id = pick_trial(store)

@@ -117,3 +117,12 @@ def require_access(settings: Settings) -> Role:
         st.error("That token is not valid for this dashboard.", icon=":material/key_off:")
     st.stop()
     raise AssertionError("unreachable")  # st.stop() raises
+
+
+def guard_page() -> Role:
+    """The gate again at the top of every page, so a page script that runs without app.py (Streamlit runs a
+    `pages/` script on its own for a deep link in a fresh server process, and a test harness may rerun the
+    page it last routed to) never draws anything before sign-in; under the router it returns at once."""
+    from ui.resources import settings
+
+    return require_access(settings())
