@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from execugraph.stats.report_model import StatsReport
     from execugraph.stats.windows import Window, WindowSection
+    from execugraph.store import Store
 
 
 def add_window_arguments(parser: argparse.ArgumentParser, *, cutoff: bool = True) -> None:
@@ -39,7 +40,7 @@ def window_from(args: argparse.Namespace) -> tuple[Window, dict[str, str]]:
     return Window(after or None, before or None), parse_cutoffs(getattr(args, "cutoff", None))
 
 
-def stored_cutoffs(store: Any, run_ids: Sequence[str]) -> dict[str, str]:
+def stored_cutoffs(store: Store, run_ids: Sequence[str]) -> dict[str, str]:
     """The training cutoffs the runs were queued with (`batch --cutoff`, kept in the run config)."""
     from execugraph.store import run_reads
 

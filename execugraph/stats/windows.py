@@ -18,13 +18,16 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from execugraph.configuration.json_types import JsonObject
 from execugraph.stats.family import Family
 from execugraph.stats.from_records import build_report_from_records
 from execugraph.stats.records import TrialRecord, to_records
 from execugraph.stats.report_model import PairSection, StatsReport
+
+if TYPE_CHECKING:
+    from execugraph.store import Store
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -257,7 +260,7 @@ def window_lines(section: WindowSection) -> list[str]:
     return out
 
 
-def store_windowed_comparisons(store: Any, full: StatsReport, run_ids: Sequence[str], conditions: Sequence[str] | None,
+def store_windowed_comparisons(store: Store, full: StatsReport, run_ids: Sequence[str], conditions: Sequence[str] | None,
                                *, window: Window | None = None, cutoffs: Mapping[str, str] | None = None,
                                family: Family | None = None) -> WindowSection:
     """`windowed_comparisons` for stored runs: their trials, and release dates from what the store kept."""

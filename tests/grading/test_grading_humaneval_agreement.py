@@ -117,7 +117,7 @@ def test_a_trial_and_its_rescore_give_the_standalone_verdict(pool, problems, pro
 
         with ThreadPoolExecutor(max_workers=2) as threads:
             results = list(threads.map(one, enumerate(programs)))
-        assert all(r.status == "done" for r in results)
+        assert all(r.status == "done" for r in results), [r.message for r in results if r.status != "done"][:3]
         codes = [r.final_code for r in results]
         direct = _grade(pool, problems, programs, "standalone", codes)
         assert [r.passed for r in results] == direct

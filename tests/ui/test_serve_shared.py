@@ -120,9 +120,17 @@ def test_stopping_the_server_stops_its_idle_worker(tmp_path: Path) -> None:
         lock = lock_path(f"sqlite:///{tmp_path / 'runs.db'}").name
         locks = list((tmp_path / "cache" / "workers").glob("*.lock"))
         assert [p.name for p in locks] == [lock]
-        wait_until(lambda: locks[0].read_text().strip().isdigit(), 60, "the worker to write its pid")
-        pid = int(locks[0].read_text())
-        assert _worker_alive(pid) and b"execugraph" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        def worker_pid() -> int | None:
+            """The pid in the lock once it is the worker's own (the starter may hold the lock for a moment)."""
+            text = locks[0].read_text().strip()
+            try:
+                return int(text) if b"execugraph" in Path(f"/proc/{text}/cmdline").read_bytes() else None
+            except (ValueError, OSError):
+                return None
+
+        wait_until(lambda: worker_pid() is not None, 60, "the worker to write its pid")
+        pid = worker_pid()
+        assert pid is not None and _worker_alive(pid)
         out = _stop(process)
         assert process.returncode in (0, -signal.SIGTERM), out
         wait_until(lambda: not _worker_alive(pid), 60, "the idle worker to stop with the server")
