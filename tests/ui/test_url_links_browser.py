@@ -72,6 +72,16 @@ def _pick(page, label: str | re.Pattern, option: str | re.Pattern) -> None:
     settled(page)
 
 
+def _address_has(page, param: str, timeout_s: float = 60) -> None:  # noqa: ANN001
+    """Wait until the address bar holds `param`: the page writes a choice into the URL after its script run, which
+    on a loaded machine lands after the run that drew the widget has settled."""
+    try:
+        page.wait_for_function("p => window.location.href.includes(p)", arg=param, timeout=timeout_s * 1000)
+    except Exception:  # noqa: BLE001 - Playwright's TimeoutError; the assertion below names what is missing
+        pass
+    assert param in page.url, (param, page.url)
+
+
 def _open(browser, url: str, wait_text: str):
     """`url` in a new browser context (no cookies, no session: a colleague's browser), settled."""
     page = browser.new_context(viewport={"width": 1400, "height": 1400}).new_page()
@@ -113,7 +123,7 @@ def test_a_copied_link_opens_the_same_view_in_a_new_context(served):
             _pick(page, "Compared arm", re.compile(rf"arm set 2 #{c}"))
             for param in ("conditions=single-oneshot", f"baseline={b}%3Asingle-oneshot", "verdicts=with-prompt",
                           f"replay_vs={c}%3Asingle-oneshot"):
-                assert param in page.url, (param, page.url)
+                _address_has(page, param)
             view = _same_view(browser, page, "Verdict-set sensitivity")
             assert any(f"arm set 1 #{b} · single-oneshot" in w for w in view), view
             assert any(w.startswith("Verdict set") and "with-prompt" in w for w in view)
@@ -122,7 +132,8 @@ def test_a_copied_link_opens_the_same_view_in_a_new_context(served):
             _pick(page, "Reference arm for the deltas", "single-retry")
             page.locator('[data-testid="stRadio"] label').filter(has_text="tokens").click()
             settled(page)
-            assert "reference=single-retry" in page.url and "cost=tokens" in page.url
+            _address_has(page, "reference=single-retry")
+            _address_has(page, "cost=tokens")
             view = _same_view(browser, page, "Pass rate by arm")
             assert any(w.startswith("Cost measure") and "false,true,false" in w for w in view)
 

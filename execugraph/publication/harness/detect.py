@@ -53,22 +53,27 @@ def _folders(fileset: FileSet) -> dict[str, list[str]]:
 
 
 def find_inputs(fileset: FileSet) -> list[Found]:
-    """Every harness run in the input: the built-in formats', then those of installed plugins' formats, which
-    are asked about the files no built-in format claimed (empty: no harness file)."""
+    """Every harness run in the input, asking each registered format in turn (the built-ins first) about the
+    files no earlier format claimed; a finder shared by several formats is asked once, and a claim that names
+    a registered format keeps it (empty: no harness file)."""
     from execugraph.plugins import registry
 
-    found = builtin_inputs(fileset)
-    used = {path for f in found for path in f.files.values()}
-    for entry in registry().result_formats.values():
-        if entry.plugin.startswith("execugraph:"):
+    formats = registry().result_formats
+    found: list[Found] = []
+    used: set[str] = set()
+    asked: set[int] = set()
+    for entry in formats.values():
+        if id(entry.find) in asked:
             continue
+        asked.add(id(entry.find))
         free = [p for p in sorted(fileset.files) if p not in used]
         if not free:
             break
         for claim in entry.find(fileset, free, used) or []:
             if not isinstance(claim, Found):
                 claim = Found(entry.name, dict(claim))
-            claim.format = entry.name
+            if claim.format not in formats:
+                claim.format = entry.name
             found.append(claim)
             used.update(claim.files.values())
     return found

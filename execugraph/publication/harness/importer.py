@@ -14,9 +14,9 @@ import copy
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.grading.outcome import ResultsMemo
-from execugraph.publication.formats import IssueCollector, Row
+from execugraph.publication.formats import BundleFormatError, IssueCollector, Row
 from execugraph.publication.harness.bigcode import read_bigcode
 from execugraph.publication.harness.common import (
     PLUS_VERDICT_SET,
@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 PASS_AT_K_TOLERANCE = 1e-6
 
 
-def _read(fileset: FileSet, found: Found, options: HarnessOptions, issues: IssueCollector) -> HarnessRun | None:
+def read_built_in(fileset: FileSet, found: Found, options: HarnessOptions, issues: IssueCollector) -> HarnessRun | None:
+    """One run of a built-in format (what `execugraph.publication.harness.formats` registers)."""
     files = found.files
     if found.format == "bigcode":
         return read_bigcode(fileset, files["generations"], files.get("evaluation"), options, issues)
@@ -64,19 +65,14 @@ def _read(fileset: FileSet, found: Found, options: HarnessOptions, issues: Issue
     return read_human_eval(fileset, files.get("samples"), files.get("results"), options, issues)
 
 
-def read_built_in(fileset: FileSet, found: Found, options: HarnessOptions, issues: IssueCollector) -> HarnessRun | None:
-    """One run of a built-in format (what `execugraph.publication.harness.formats` registers)."""
-    return _read(fileset, found, options, issues)
-
-
 def _read_any(fileset: FileSet, found: Found, options: HarnessOptions, issues: IssueCollector) -> HarnessRun | None:
-    """One run, read by the reader its format registered (a plugin's), else by the built-in readers."""
+    """One run, read by the reader its format registered (built-in or a plugin's)."""
     from execugraph.plugins import registry
 
     entry = registry().result_formats.get(found.format)
-    if entry is not None and not entry.plugin.startswith("execugraph:"):
-        return entry.read(fileset, found, options, issues)
-    return _read(fileset, found, options, issues)
+    if entry is None:
+        raise BundleFormatError(f"{found.format}: no installed result format reads these files")
+    return entry.read(fileset, found, options, issues)
 
 
 def _titles(runs: list[HarnessRun]) -> list[str]:
