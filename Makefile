@@ -3,6 +3,7 @@ PORT ?= 8501
 HOST ?= 127.0.0.1
 PY := .venv/bin/python
 # Test processes of `make test` (pytest-xdist; one test file per process at a time). TEST_WORKERS=0: in this process.
+# Files start slowest first (tests/support/schedule.py); --durations prints the times that list is refreshed from.
 TEST_WORKERS ?= 3
 
 .PHONY: run test test-fast docs bootstrap system-deps lint bench doctor clean
@@ -19,7 +20,7 @@ run: bootstrap
 	$(PY) -m ui.serve --host $(HOST) --port $(PORT)
 
 test: bootstrap system-deps lint
-	$(PY) -m pytest -q --timeout=900 -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -q --timeout=900 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30 $(PYTEST_ARGS)
 
 # The pure tests (no processes, servers, databases, browsers or sandbox), in parallel: under 2 minutes.
 test-fast: bootstrap

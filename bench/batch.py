@@ -8,16 +8,20 @@ Phase `capacity`: a batch ({single-oneshot, multi-full} x 2 seeds) against an Op
 stand-in with a fixed latency and 16 slots (continuous batching, as vLLM does; in its own process,
 as a real server is), at concurrency 1, 4 and 16, each level in a fresh process as a worker starts: the share of the server's capacity
 the batch used (requests served x latency / (min(N, slots) x wall time); and busy slot-seconds over
-the same) and the ramp (batch start to the first model request). Modes side by side: `cold` (the
-worker as it is), `batch` (the batch's clients built before its trial threads start:
-`execugraph.providers.clients.warm_models`) and `warm` (that, with the provider modules imported
-when the worker process starts, before the batch: `preload`).
+the same) and the ramp (batch start to the first model request). Modes side by side: `cold` (no
+warming at all), `batch` (the batch's clients built before its trial threads start:
+`execugraph.providers.clients.warm_models`), `warm` (the worker as it is: that, after the worker's
+synchronous warm-up before its first claim, `execugraph.batch.warmup`) and `ray` (the Ray executor,
+one worker actor warmed the same way in `ready()`, timed from when its workers are ready; only
+where Ray is installed), and `warm-1tx` (`warm` with one write transaction per step). The others write steps through the store's group commit
+(`execugraph.store.step_groups`); `steps/tx` says how many steps shared a transaction.
 Target at 16: share >= 0.85, ramp < 0.5 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -36,7 +40,7 @@ from execugraph.batch.local import LocalExecutor  # noqa: E402
 from execugraph.batch.runner import Worker  # noqa: E402
 from execugraph.batch.spec import BatchSpec, condition_configs  # noqa: E402
 from execugraph.grading.rules import build_suite  # noqa: E402
-from execugraph.store import Store  # noqa: E402
+from execugraph.store import Store, leases  # noqa: E402
 from execugraph.workflow.trial import TrialDeps  # noqa: E402
 from standins.ollama_server import OllamaStandIn  # noqa: E402
 from standins.role_responder import role_responder  # noqa: E402
@@ -109,30 +113,68 @@ def openai_server(latency_s: float, slots: int) -> Iterator[tuple[str, Callable[
         process.wait(10)
 
 
-def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots: int, mode: str) -> dict:
-    """One batch in this (fresh) process against the OpenAI-compatible stand-in; what it used of the server."""
-    if mode == "warm":  # as a worker does when it starts, before any batch is queued
-        from execugraph.providers.clients import preload
+def ray_batch(store: Store, run_id: int) -> float:
+    """Drive a claimed Ray batch run to its end; the monotonic time its worker actors were ready (the batch
+    starts there: a cluster's workers start once, as a worker process does, before the batches it serves)."""
+    import threading
 
-        preload()
+    from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions
+    from execugraph.scaleout.executor import worker_db_url
+
+    worker_id = f"bench-{os.getpid()}"
+    if leases.claim_run(store, worker_id, only=run_id) != run_id:
+        raise SystemExit(f"could not claim bench run {run_id}")
+    driver = RayBatchDriver.claimed(store, run_id, worker_id, worker_db_url(store),
+                                    options=ScaleOptions(worker_cpus=0.25, poll_s=0.02))
+    outcome: list[str] = []
+    thread = threading.Thread(target=lambda: outcome.append(driver.run()))
+    thread.start()
+    driver.workers_ready.wait()
+    ready = time.monotonic()
+    thread.join()
+    if outcome != ["done"]:
+        raise SystemExit(f"Ray run ended {outcome}")
+    return ready
+
+
+def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots: int, mode: str) -> dict:
+    """One batch in this (fresh) process against the OpenAI-compatible stand-in; what it used of the server.
+
+    Modes: cold, batch, warm (the local executor; see the module docstring) and ray (the Ray executor on a
+    local cluster started first, one worker actor with `concurrency` slots, timed from its workers' start).
+    """
+    if mode == "ray":
+        from execugraph.scaleout.executor import connect
+
+        connect()  # a local cluster, up before the batch, as a real one is
     from sandbox import SandboxPool
 
     with SandboxPool() as pool, tempfile.TemporaryDirectory() as tmp, openai_server(latency_s, slots) as (url, stats):
         first = problems(1)[0]
         pool.run_suite(GOOD.strip("`").removeprefix("python\n"), build_suite(first, first.tests, "standalone"))
         store = Store.open(f"sqlite:///{tmp}/bench.db")
+        ray = {"executor": "ray", "ray_workers": 1, "endpoints": [url]} if mode == "ray" else {}
         spec = BatchSpec(benchmark="bench", conditions=CAPACITY_CONDITIONS, seeds=[0, 1], default_model="openai:m",
-                         concurrency=concurrency, overrides={"cache": False})
+                         concurrency=concurrency, overrides={"cache": False}, **ray)
         run_id = enqueue_batch(store, spec, problems(problem_count))
 
         def deps() -> TrialDeps:
             return TrialDeps(pool=pool, openai_base_url=url)
 
-        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm") else None
-        worker = Worker(store, deps_factory=deps, executors=executors)
-        started = time.monotonic()
-        worker.run_forever(exit_when_idle=True)
+        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm", "warm-1tx") else None
+        if mode == "warm-1tx":  # as `warm`, but one write transaction per step (as before step_groups)
+            store._step_groups = None
+        groups = store._step_groups
+        if mode == "ray":
+            started = ray_batch(store, run_id)
+        else:
+            worker = Worker(store, deps_factory=deps, executors=executors, preload=mode.startswith("warm"))
+            worker.prepare()  # `warm`: what the worker does when it starts, before any batch is queued
+            started = time.monotonic()
+            worker.run_forever(exit_when_idle=True)
         wall = time.monotonic() - started
+        with store.engine.connect() as conn:
+            steps = conn.exec_driver_sql("SELECT count(*) FROM step").scalar()
         trials = sorted(store.trials_for_run(run_id), key=lambda t: t.id)  # ids follow the queue's order
         done = sum(1 for t in trials if t.status == "done")
         ideal = ideal_share([t.llm_calls for t in trials], min(concurrency, slots), latency_s)
@@ -143,7 +185,10 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
         return {"concurrency": concurrency, "mode": mode, "trials": len(trials), "done": done, "wall_s": wall,
                 "served": served["served"], "ramp_s": ramp, "peak": served["peak_in_flight"],
                 "share": served["served"] * latency_s / (usable * wall),
-                "busy_share": served["busy_slot_s"] / (usable * wall), "ideal": ideal}
+                "busy_share": served["busy_slot_s"] / (usable * wall), "ideal": ideal,
+                # steps per write transaction in this process (the Ray actor's own store is not seen here)
+                "steps_per_tx": groups.steps / groups.transactions if mode != "ray" and groups and groups.transactions
+                else float("nan"), "steps": steps}
 
 
 def capacity(args: argparse.Namespace) -> None:
@@ -153,10 +198,18 @@ def capacity(args: argparse.Namespace) -> None:
           f"{'/'.join(CAPACITY_CONDITIONS)} x 2 seeds; load average {os.getloadavg()[0]:.1f}")
     print("share: requests x latency / (min(N, slots) x wall); busy: busy slot-seconds over the same; "
           "ideal: the share with zero overhead on this queue (only the last wave's tail lost)")
-    print(f"{'concurrency':>11} {'mode':>5} {'trials':>6} {'calls':>5} {'wall s':>7} {'share':>6} {'busy':>6} "
-          f"{'ideal':>6} {'/ideal':>6} {'ramp s':>6} {'peak':>4} {'load':>5}")
+    print("steps/tx: step rows per write transaction (concurrent trials' steps share one, see store/step_groups)")
+    print(f"{'concurrency':>11} {'mode':>8} {'trials':>6} {'calls':>5} {'wall s':>7} {'share':>6} {'busy':>6} "
+          f"{'ideal':>6} {'/ideal':>6} {'ramp s':>6} {'peak':>4} {'steps/tx':>8} {'load':>5}")
+    modes = args.modes.split(",")
+    if "ray" in modes and importlib.util.find_spec("ray") is None:
+        print("ray: not installed in this environment; its row is left out")
+        modes.remove("ray")
+    levels = {int(x) for x in args.levels.split(",")}
     for level, count in zip(CAPACITY_LEVELS, counts, strict=True):
-        for mode in args.modes.split(","):
+        if level not in levels:
+            continue
+        for mode in modes:
             command = [sys.executable, __file__, "--capacity-child", str(level), "--mode", mode,
                        "--problems", str(count), "--latency-ms", str(args.latency_ms), "--slots", str(args.slots)]
             out = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -165,9 +218,9 @@ def capacity(args: argparse.Namespace) -> None:
             r = json.loads(out.stdout.strip().splitlines()[-1])
             if r["done"] != r["trials"]:
                 raise SystemExit(f"only {r['done']}/{r['trials']} trials completed at concurrency {level} ({mode})")
-            print(f"{level:>11} {mode:>5} {r['trials']:>6} {r['served']:>5} {r['wall_s']:>7.2f} {r['share']:>6.2f} "
+            print(f"{level:>11} {mode:>8} {r['trials']:>6} {r['served']:>5} {r['wall_s']:>7.2f} {r['share']:>6.2f} "
                   f"{r['busy_share']:>6.2f} {r['ideal']:>6.2f} {r['share'] / r['ideal']:>6.2f} {r['ramp_s']:>6.2f} "
-                  f"{r['peak']:>4} {os.getloadavg()[0]:>5.1f}", flush=True)
+                  f"{r['peak']:>4} {r['steps_per_tx']:>8.2f} {os.getloadavg()[0]:>5.1f}", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
@@ -179,7 +232,9 @@ def main() -> None:
     parser.add_argument("--phase", choices=("trials", "capacity", "all"), default="all")
     parser.add_argument("--problems", default="4,8,20", help="capacity: problems at concurrency 1, 4 and 16")
     parser.add_argument("--slots", type=int, default=16, help="capacity: requests the stand-in serves at once")
-    parser.add_argument("--modes", default="cold,batch,warm", help="capacity: any of cold, batch, warm")
+    parser.add_argument("--modes", default="cold,batch,warm,ray", help="capacity: any of cold, batch, warm, warm-1tx, ray "
+                        "(ray: only where Ray is installed)")
+    parser.add_argument("--levels", default="1,4,16", help="capacity: which of the concurrency levels 1, 4, 16 to run")
     parser.add_argument("--capacity-child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="cold", help=argparse.SUPPRESS)
     args = parser.parse_args()

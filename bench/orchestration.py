@@ -18,9 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from execugraph.configuration.conditions import resolve_condition  # noqa: E402
+from execugraph.domain.problem import Problem  # noqa: E402
 from execugraph.grading.rules import build_suite  # noqa: E402
 from execugraph.store import Store  # noqa: E402
-from execugraph.workflow.problem import Problem  # noqa: E402
 from execugraph.workflow.trial import TrialDeps, run_trial  # noqa: E402
 from standins.scripted import fenced, scripted  # noqa: E402
 

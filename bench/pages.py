@@ -13,6 +13,7 @@ most done in SQL (what the pages call) and done by loading every trial row into 
 and prints the ratio. Then, with Debian chromium (Playwright), it serves the app as
 `make run` does and times every page in a real browser from navigation until its content
 is drawn and the script run is over, first visit and again (target: under 1.5 s each).
+With --trace-load: only Trace's first load of a 15-step trial, quiet and beside --busy CPU loops (bench/trace_load.py).
 """
 
 from __future__ import annotations
@@ -469,7 +470,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50_000)
     parser.add_argument("--keep", type=Path, help="write the seeded database here instead of a temporary folder")
+    parser.add_argument("--trace-load", action="store_true", help="only Trace's first load, quiet and beside busy "
+                        "loops (bench/trace_load.py)")
+    parser.add_argument("--busy", type=int, default=4, help="with --trace-load: CPU-bound loops beside the dashboard")
     args = parser.parse_args()
+    if args.trace_load:
+        from bench.trace_load import run as trace_load
+
+        return trace_load(args.busy)
     with tempfile.TemporaryDirectory() as tmp:
         db = args.keep or Path(tmp) / "bench.db"
         os.environ["EXECUGRAPH_DB"] = str(db)  # the app reads its database from the environment

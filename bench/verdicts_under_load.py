@@ -38,11 +38,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from execugraph.configuration.conditions import resolve_condition  # noqa: E402
+from execugraph.domain.problem import Problem  # noqa: E402
 from execugraph.stats.near_limit import near_limit  # noqa: E402
 from execugraph.store import Store, Trial, utcnow, verdict_reads  # noqa: E402
 from execugraph.store.bulk_insert import bulk_writes  # noqa: E402
 from execugraph.verdicts import rescore_run  # noqa: E402
-from execugraph.workflow.problem import Problem  # noqa: E402
 from standins.humaneval_mutants import corpus  # noqa: E402
 
 HUMANEVAL_CPU_S = 3.0

@@ -10,23 +10,14 @@ from execugraph.safety.inert_text import md_text, one_line
 from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.tables import ablation_table, has_sampling_control, sampling_table
 from execugraph.store import run_reads
-from ui import access, keys, resources, statistics_url, url_state, views
+from ui import keys, page_start, resources, statistics_url, url_state, views
 from ui.keys import Ablations
 from ui.publish import chart, table_view, tables_download
 from ui.widgets import empty_state, run_picker
 
-keys.init_state(st.session_state)
-access.guard_page()  # nothing of the page before sign-in, routed or not
-store = resources.store()
-st.title("Ablations")
-if not views.run_choices(store, limit=1):
-    empty_state(
-        "No runs yet. Launch a batch that compares conditions (e.g. single-oneshot, single-retry, multi-full "
-        "and the multi-no-* ablations).",
-        page="pages/batch.py",
-        label="Launch a batch",
-    )
-    url_state.stop()
+store = page_start.open_page("Ablations")
+page_start.stop_without_runs(store, "No runs yet. Launch a batch that compares conditions (e.g. single-oneshot, "
+                              "single-retry, multi-full and the multi-no-* ablations).")
 run_ids = run_picker(
     Ablations.RUNS,
     store,

@@ -5,18 +5,15 @@ import streamlit as st
 
 from execugraph.batch.control import enqueue_batch
 from execugraph.benchmarks import file_benchmark_names
-from execugraph.configuration.vocabulary import FEEDBACK_SOURCES
-from ui import access, keys, protocol_parts, resources, views
+from execugraph.domain.vocabulary import FEEDBACK_SOURCES
+from ui import matched_budget_form, page_start, protocol_parts, resources, views
 from ui.batch_form import grid_inputs, model_axis_input, problem_source, sequential_design, spec_from_form
 from ui.batch_parts import launched_notice, progress_panel, scroll_to_launched, sequential_plan
 from ui.keys import Batch
 from ui.widgets import model_pickers, read_only_notice, show_model_problems
 
-keys.init_state(st.session_state)
-access.guard_page()  # nothing of the page before sign-in, routed or not
-store = resources.store()
+store = page_start.open_page("Batch")
 settings = resources.settings()
-st.title("Batch")
 st.caption(
     "Every problem x condition x seed x trial is queued and run by the background worker; results are paired "
     "by problem for the statistics."
@@ -55,6 +52,7 @@ try:
         design = sequential_design(plan.mdd_pp)
         if design is not None:
             spec = type(spec)(**(spec.model_dump() | {"sequential": design.model_dump()}))
+        spec = matched_budget_form.with_matched_budget(spec)  # "Match the budget of condition X"
 except ValueError as exc:  # pydantic's ValidationError is a ValueError
     spec = None  # never launch a batch other than the one the form describes
     st.error(f"Fix the form: {views.readable_error(exc)}", icon=":material/error:")

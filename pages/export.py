@@ -4,13 +4,10 @@ published study (import, rescore under both protocols, report what holds up)."""
 
 import streamlit as st
 
-from ui import access, keys, resources, views
+from ui import page_start, views
 from ui.widgets import empty_state
 
-keys.init_state(st.session_state)
-access.guard_page()  # nothing of the page before sign-in, routed or not
-store = resources.store()
-st.title("Export / Import")
+store = page_start.open_page("Export / Import")
 export_tab, import_tab, rescore_tab, reproduce_tab = st.tabs(["Export", "Import", "Rescore", "Reproduce"])
 try:
     from ui import export_parts

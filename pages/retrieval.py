@@ -2,22 +2,19 @@
 
 import streamlit as st
 
+from execugraph.domain.run_names import run_name
 from execugraph.figures import charts
 from execugraph.retrieval import LibraryFormatError
 from execugraph.safety.inert_text import md_text, one_line
 from execugraph.store import trace_reads
-from execugraph.store.run_names import run_name
-from ui import access, keys, resources, views
+from ui import page_start, resources, views
 from ui.keys import Retrieval
 from ui.publish import plot
 from ui.retrieval_parts import live_query, technique_editor
 from ui.views.retrieval_gaps import silent_retrieval_runs
 from ui.widgets import empty_state
 
-keys.init_state(st.session_state)
-access.guard_page()  # nothing of the page before sign-in, routed or not
-store = resources.store()
-st.title("Retrieval")
+store = page_start.open_page("Retrieval")
 st.caption("Techniques the planner can be reminded of under multi-rag: each hit is stored with its trial.")
 library_tab, query_tab, runs_tab = st.tabs(["Library", "Live query", "Hits per run"])
 

@@ -4,7 +4,7 @@ and runs picked for comparison."""
 import streamlit as st
 
 from execugraph.safety.inert_text import md_text, one_line
-from ui import access, keys, resources, url_state, views
+from ui import keys, page_start, run_cost_parts, url_state, views
 from ui.keys import Runs
 from ui.run_parts import (
     derived_sections,
@@ -18,10 +18,7 @@ from ui.run_parts import (
 from ui.trace_picker import link_params
 from ui.widgets import empty_state, read_only_notice
 
-keys.init_state(st.session_state)
-access.guard_page()  # nothing of the page before sign-in, routed or not
-store = resources.store()
-st.title("Runs")
+store = page_start.open_page("Runs")
 if notice := st.session_state.get(Runs.NOTICE):
     st.success(notice, icon=":material/check:")
     st.session_state[Runs.NOTICE] = None
@@ -78,6 +75,7 @@ st.page_link(
     icon=":material/timeline:",
 )
 summary_panel(store, run, row)
+run_cost_parts.cost_by_condition(store, run, row)  # tokens, calls, wall-clock and model time per trial
 with st.expander("Rename, tag or delete", key=Runs.MANAGE):
     if not read_only_notice(store, "Renaming, tagging and deleting"):
         manage_panel(store, run, row["trials"])

@@ -10,9 +10,9 @@ from execugraph.stats import UnknownConditionError, UnknownRunError
 from execugraph.stats.family import Family
 from execugraph.store import run_reads
 from ui import (
-    access,
+    facet_parts,
     frontier_parts,
-    keys,
+    page_start,
     protocol_parts,
     resources,
     sequential_parts,
@@ -26,17 +26,8 @@ from ui.family_picker import default_choice, family_picker
 from ui.keys import Statistics
 from ui.widgets import empty_state, run_picker
 
-keys.init_state(st.session_state)
-access.guard_page()  # nothing of the page before sign-in, routed or not
-store = resources.store()
-st.title("Statistics")
-if not views.run_choices(store, limit=1):
-    empty_state(
-        "No runs yet. Launch a batch with two or more conditions, then compare them here.",
-        page="pages/batch.py",
-        label="Launch a batch",
-    )
-    url_state.stop()
+store = page_start.open_page("Statistics")
+page_start.stop_without_runs(store, "No runs yet. Launch a batch with two or more conditions, then compare them here.")
 run_ids = run_picker(
     Statistics.RUNS,
     store,
@@ -58,7 +49,8 @@ try:
     statistics_url.adopt_family(arms)
     baseline, comparable_only = family_picker(arms)
     statistics_url.publish_family(baseline, comparable_only, default_choice(arms))
-    report = resources.report(run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
+    report = resources.report(run_ids, conditions, baseline=baseline, comparable_only=comparable_only,
+                              cost=frontier_parts.report_cost())
 except (UnknownRunError, UnknownConditionError, ValueError) as exc:
     st.error(f"Cannot build the report: {md_text(exc)}", icon=":material/error:")
     url_state.stop()
@@ -73,6 +65,7 @@ if report.pairs:
     protocol_parts.sensitivity_section(store, run_ids, conditions, baseline=baseline, comparable_only=comparable_only)
 window_parts.window_section(store, report, run_ids, conditions, Family(baseline=baseline, comparable_only=comparable_only))
 statistics_parts.rates(report)
+facet_parts.breakdowns(store, report, run_ids)  # by difficulty and platform, where the problems carry them
 statistics_parts.method(report)
 statistics_parts.downloads(report)
 sequential_parts.replay_section(store, arms, run_ids)

@@ -3,17 +3,14 @@
 import streamlit as st
 
 from execugraph.safety.inert_text import md_text, one_line
-from ui import access, keys, protocol_parts, resources, views
+from ui import keys, page_start, protocol_parts, resources, views
 from ui.jobs import SynthesisJob
 from ui.keys import Synthesize
 from ui.synthesize_parts import live, problem_inputs, request, result_panel, run_settings
 from ui.views import problem_pick
 from ui.widgets import read_only_notice, show_model_problems
 
-keys.init_state(st.session_state)
-access.guard_page()  # nothing of the page before sign-in, routed or not
-store = resources.store()
-st.title("Synthesize")
+store = page_start.open_page("Synthesize")
 st.caption(
     "Describe a programming problem. The agents plan, write, review, run and explain a solution; "
     "every candidate is judged by running it in the sandbox."

@@ -4,15 +4,12 @@ import streamlit as st
 
 from execugraph.amplify.stored import amplified_suites
 from execugraph.safety.inert_text import one_line
-from ui import access, keys, resources
+from ui import page_start
 from ui.views import tests_help
 from ui.views.amplified_tests import suite_tests
 from ui.widgets import empty_state
 
-keys.init_state(st.session_state)
-access.guard_page()  # nothing of the page before sign-in, routed or not
-store = resources.store()
-st.title("Tests")
+store = page_start.open_page("Tests")
 st.caption("Stronger test suites made by `python -m execugraph amplify`: how much they add, and what they catch.")
 suites = amplified_suites(store)
 if not suites:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 GOOD = "```python\ndef double(x):\n    return 2 * x\n```"
 REPLIES = {

@@ -27,13 +27,18 @@ if str(PROJECT_ROOT) not in sys.path:  # plain `pytest` (not `python -m pytest`)
 from streamlit import config as _streamlit_config  # noqa: E402
 
 from execugraph.store import Store  # noqa: E402
-from tests.support import postgres  # noqa: E402
+from tests.support import postgres, schedule  # noqa: E402
 
 # AppTest reads no .streamlit/config.toml: give it the loopback address a real server gets from there,
 # which the dashboard's access gate (ui/access.py) requires when no token is set.
 _streamlit_config.set_option("server.address", "127.0.0.1")
 
 PG_URL_ENV = "EXECUGRAPH_TEST_PG_URL"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest files first (tests/support/schedule.py), so parallel processes finish together."""
+    schedule.order_items(items)
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ from execugraph.batch.spec import BatchSpec, parse_seeds
 from execugraph.benchmarks import BenchmarkError, benchmark_names, file_benchmark_names
 from execugraph.configuration.conditions import condition_descriptions, condition_names
 from execugraph.safety.inert_text import one_line
-from ui import resources, views
+from ui import release_inputs, resources, views
 from ui.keys import Batch
 
 
@@ -48,6 +48,7 @@ def grid_inputs(problems: list[Any]) -> None:
     categories = sorted({p.category for p in problems})
     st.session_state[Batch.CATEGORIES] = [c for c in st.session_state[Batch.CATEGORIES] if c in categories]
     st.multiselect("Categories (none = all)", categories, key=Batch.CATEGORIES, format_func=one_line)
+    release_inputs.window_inputs(problems)  # released after / before, when the problems carry dates
     a, b = st.columns(2)
     a.number_input("Random subset of N problems (0 = all)", min_value=0, step=1, key=Batch.SUBSET)
     b.number_input("Subset seed", min_value=0, step=1, key=Batch.SUBSET_SEED)
@@ -178,6 +179,7 @@ def spec_from_form(benchmark: str, options: dict[str, str], default_model: str, 
         outage_budget_s=float(s[Batch.OUTAGE_BUDGET_MIN]) * 60.0,
         llm_timeout_s=float(s[Batch.LLM_TIMEOUT_S]),
         title=s[Batch.TITLE].strip(),
+        **release_inputs.window_fields(),
     )
 
 

@@ -7,18 +7,25 @@ import streamlit as st
 
 from execugraph.figures.frontier import frontier_figure
 from execugraph.safety.inert_text import md_text
-from execugraph.stats.cost_compare import FRONTIER_METRICS, UNITS
+from execugraph.stats.cost_compare import FRONTIER_METRICS, MODEL_TIME, MODEL_TIME_CHOICE, UNITS
 from execugraph.stats.cost_tables import matched_budget_table
 from execugraph.stats.report_model import StatsReport
 from ui.keys import Statistics
 from ui.publish import chart, table_view
 
-CHOICES = {"tokens": "tokens", "calls": "LLM calls", "wallclock": "wall-clock seconds"}
+CHOICES = {"tokens": "tokens", "calls": "LLM calls", "wallclock": "wall-clock seconds",
+           MODEL_TIME_CHOICE: "model time (seconds in LLM calls)"}
 
 
 def chosen_metric() -> str:
     """The metric the page's cost choice names (tokens by default)."""
-    return FRONTIER_METRICS.get(str(st.session_state.get(Statistics.COST)), "tokens")
+    choice = str(st.session_state.get(Statistics.COST))
+    return MODEL_TIME if choice == MODEL_TIME_CHOICE else FRONTIER_METRICS.get(choice, "tokens")
+
+
+def report_cost() -> str:
+    """The `cost` to build the page's report with: model-time when chosen (it is read only then), else tokens."""
+    return MODEL_TIME_CHOICE if st.session_state.get(Statistics.COST) == MODEL_TIME_CHOICE else "tokens"
 
 
 def cost_picker() -> str:

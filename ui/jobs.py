@@ -12,9 +12,9 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from execugraph.configuration.config import RunConfig
-from execugraph.workflow.events import TrialEvent
-from execugraph.workflow.problem import Problem
+from execugraph.domain.config import RunConfig
+from execugraph.domain.events import TrialEvent
+from execugraph.domain.problem import Problem
 from execugraph.workflow.single import run_single
 from execugraph.workflow.trial import TrialDeps, TrialResult
 from ui.views import StepRow, duration

@@ -15,8 +15,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from execugraph.configuration.config import ROLES
 from execugraph.configuration.settings import default_model
+from execugraph.domain.config import ROLES
 from ui.views.form_input import CONDITION_DEFAULT, TEST_MODES
 
 TEST_CHAT_MODELS = "test.chat_models"

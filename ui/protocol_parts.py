@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import streamlit as st
 from pydantic import BaseModel
 
+from execugraph.domain.steps import GradeOutput
 from execugraph.grading.rules import DEFAULT_PROTOCOL, PROTOCOLS
 from execugraph.safety.inert_text import md_text, one_line
-from execugraph.workflow.steps import GradeOutput
 from ui.views.grading import recorded_grading, sensitivity_rows
 
 ConfigModel = TypeVar("ConfigModel", bound=BaseModel)  # a RunConfig or a BatchSpec: what comes in goes out

@@ -22,7 +22,7 @@ import streamlit as st
 
 from execugraph.configuration.settings import Settings, load_settings
 from execugraph.providers.health import Check, run_checks
-from execugraph.store import Store, StoreUnavailableError
+from execugraph.store import Store, StoreUnavailableError, open_store
 from ui import keys
 
 if TYPE_CHECKING:
@@ -36,14 +36,14 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner=False)
 def _store(db_url: str) -> Store:
-    return Store.open(db_url)
+    return open_store(db_url, "write")
 
 
 @st.cache_resource(show_spinner=False)
 def _viewer_store(db_url: str) -> Store:
     from ui.access import VIEWER_NOTE
 
-    return Store.open_for_reading(db_url, VIEWER_NOTE)
+    return open_store(db_url, "read", note=VIEWER_NOTE)
 
 
 def store() -> Store:
@@ -128,6 +128,7 @@ WARM_MODULES = (
     "ui.export_parts",
     "ui.statistics_parts",
     "ui.trace_parts",
+    "ui.trace_body",  # the Trace page below its header: plotly, pandas, the step drawers
 )
 
 
@@ -226,12 +227,13 @@ def _report(
     baseline: str | None,
     comparable_only: bool,
     data_version: tuple,
+    cost: str = "tokens",
 ) -> StatsReport:
     from execugraph.stats import build_report
     from execugraph.stats.family import Family
 
     family = Family(baseline=baseline, comparable_only=comparable_only)
-    return build_report(_store(url), [str(r) for r in run_ids], list(conditions) or None, family=family)
+    return build_report(_store(url), [str(r) for r in run_ids], list(conditions) or None, family=family, cost=cost)
 
 
 def report(
@@ -240,10 +242,12 @@ def report(
     *,
     baseline: str | None = None,
     comparable_only: bool = True,
+    cost: str = "tokens",
 ) -> StatsReport:
-    """`execugraph.stats.build_report` for these runs and comparison family, cached until their trials change."""
+    """`execugraph.stats.build_report` for these runs and comparison family, cached until their trials change;
+    `cost` model-time also compares model time (read only then)."""
     ids, conds = tuple(run_ids), tuple(conditions)
-    return _report(settings().db_url, ids, conds, baseline, comparable_only, fingerprint(ids))
+    return _report(settings().db_url, ids, conds, baseline, comparable_only, fingerprint(ids), cost)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -17,10 +17,12 @@ from execugraph.grading.findings import findings_note
 from execugraph.safety.inert_text import md_rich, md_text
 from ui import views
 from ui.views import StepRow, code_diff, test_result_rows
+from ui.views.explanation_gap import explainer_step_gap
 from ui.views.trace import program_after
 
 if TYPE_CHECKING:
-    from execugraph.store import Store
+    from execugraph.store import LLMCall, Store
+    from execugraph.store.models import Execution
 
 DEFAULT_ICON = ":material/radio_button_checked:"  # a step no registered node made (an imported record)
 
@@ -41,10 +43,10 @@ def step_title(step: StepRow) -> str:
     return " · ".join(parts)
 
 
-def _test_results(store: Store, step_id: int | None) -> None:
+def _test_results(store: Store, step_id: int | None, executions: list[Execution] | None = None) -> None:
     if step_id is None:
         return
-    for execution in store.executions_for_step(step_id):
+    for execution in store.executions_for_step(step_id) if executions is None else executions:
         st.caption(
             f"Sandbox run ({md_text(execution.purpose)}): {md_text(execution.verdict)}, {execution.tests_passed}/"
             f"{execution.tests_total} tests in {views.duration(execution.duration_s)}"
@@ -67,10 +69,10 @@ def _unparsed(problem: str, step: StepRow, store: Store) -> None:
     st.code(views.raw_reply(store, step.get("step_id")) or "(no reply recorded)", language="text", wrap_lines=True)
 
 
-def explanation(text: str | None) -> None:
-    """The explainer's text, repeats dropped and length bounded, with a note of what was cut."""
+def explanation(text: str | None, why_none: str | None = None) -> None:
+    """The explainer's text, repeats dropped and length bounded, with a note of what was cut (or why there is none)."""
     if not text:
-        st.markdown("_no explanation_")
+        st.markdown(f"_no explanation_: {md_text(why_none)}." if why_none else "_no explanation_")
         return
     shown, note = views.bounded_explanation(text)
     st.markdown(md_rich(shown))
@@ -78,17 +80,23 @@ def explanation(text: str | None) -> None:
         st.caption(f"Explanation {md_text(note)}.")
 
 
-def render_step(step: StepRow, store: Store, *, previous_code: str = "") -> None:
-    """The body of one step as its node's registered trace view lays it out (plan, code, review, test results...)."""
+def render_step(
+    step: StepRow, store: Store, *, previous_code: str = "", executions: list[Execution] | None = None
+) -> None:
+    """The body of one step as its node's registered trace view lays it out (plan, code, review, test results...).
+
+    `executions`: the step's sandbox runs when the caller read the whole trial's at once (else one query here)."""
     node, out = step["node"], step.get("output") or {}
     error = out.get("error")
     if error:
         st.error(f"This step raised {md_text(error)}", icon=":material/error:")
     for block in trace_of(node).body(out):
-        _draw(block, step, store, previous_code)
+        _draw(block, step, store, previous_code, executions)
 
 
-def _draw(block: Block, step: StepRow, store: Store, previous_code: str) -> None:
+def _draw(
+    block: Block, step: StepRow, store: Store, previous_code: str, executions: list[Execution] | None = None
+) -> None:
     """One block of a step's body (execugraph.agents.registry.Block) as its widget."""
     kind = block.kind
     if kind in ("markdown", "caption", "success", "error"):
@@ -102,18 +110,23 @@ def _draw(block: Block, step: StepRow, store: Store, previous_code: str) -> None
     elif kind == "unparsed":
         _unparsed(block.text, step, store)
     elif kind == "executions":
-        _test_results(store, step.get("step_id"))
+        _test_results(store, step.get("step_id"), executions)
+    elif kind == "explanation" and not block.text and step.get("duration_s") is not None:  # ended: say why not
+        calls = store.llm_calls_for_step(step["step_id"]) if step.get("step_id") is not None else []
+        explanation("", explainer_step_gap(step.get("output") or {}, calls))
+        if calls and calls[-1].response.strip():
+            st.code(calls[-1].response, language="text", wrap_lines=True, height=160)
     elif kind == "explanation":
         explanation(block.text)
     else:
         st.json(dict(block.data))
 
 
-def render_llm_calls(store: Store, step_id: int | None) -> None:
+def render_llm_calls(store: Store, step_id: int | None, calls: list[LLMCall] | None = None) -> None:
     """The step's chat completions: who answered, cost, cache hit, then every message and the reply."""
     if step_id is None:
         return
-    for call in store.llm_calls_for_step(step_id):
+    for call in store.llm_calls_for_step(step_id) if calls is None else calls:
         st.caption(
             f"LLM call · {md_text(call.role)} · {md_text(views.model_label(call.provider, call.model))} · "
             f"{call.tokens_in} in / "
@@ -139,9 +152,20 @@ def render_steps(
     expanded: bool = False,
     highlight_seq: int | None = None,
     calls: bool = False,
+    trial_id: int | None = None,
 ) -> None:
-    """Every step as an expander (with its LLM calls when `calls`), tracking the code for optimizer diffs."""
+    """Every step as an expander (with its LLM calls when `calls`), tracking the code for optimizer diffs.
+
+    With `trial_id` the trial's calls and sandbox runs are read in two queries, not two per step."""
     code = ""
+    by_step_calls: dict[int | None, list[LLMCall]] | None = None
+    by_step_runs: dict[int | None, list[Execution]] | None = None
+    if trial_id is not None:
+        by_step_calls, by_step_runs = {}, {}
+        for call in store.llm_calls_for_trial(trial_id) if calls else []:
+            by_step_calls.setdefault(call.step_id, []).append(call)
+        for run in store.executions_for_trial(trial_id):
+            by_step_runs.setdefault(run.step_id, []).append(run)
     for step in steps:
         title = md_text(step_title(step))
         if step.get("seq") == highlight_seq:
@@ -151,7 +175,9 @@ def render_steps(
             expanded=expanded or step.get("seq") == highlight_seq,
             icon=_icon(step["node"]),
         ):
-            render_step(step, store, previous_code=code)
+            step_id = step.get("step_id")
+            runs = None if by_step_runs is None else by_step_runs.get(step_id, [])
+            render_step(step, store, previous_code=code, executions=runs)
             if calls:
-                render_llm_calls(store, step.get("step_id"))
+                render_llm_calls(store, step_id, None if by_step_calls is None else by_step_calls.get(step_id, []))
         code = program_after(step, code)

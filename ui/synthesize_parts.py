@@ -14,6 +14,7 @@ from ui.jobs import SynthesisJob
 from ui.keys import Synthesize
 from ui.steps import explanation, render_steps
 from ui.views import problem_pick
+from ui.views.explanation_gap import trial_gap
 from ui.widgets import model_pickers
 
 if TYPE_CHECKING:
@@ -223,7 +224,10 @@ def result_panel(job: SynthesisJob, store: Store) -> None:
     )
     if result.final_code:
         st.code(result.final_code, language="python", line_numbers=True)
+    steps = views.step_rows(store, result.trial_id)
     if result.explanation:
         with st.expander("Explanation", icon=":material/chat:"):
             explanation(result.explanation)
-    render_steps(views.step_rows(store, result.trial_id), store)
+    elif why := trial_gap(job.config.explainer, sum(s["node"] == "explainer" for s in steps), result.status):
+        st.caption(f":material/chat: No explanation: {md_text(why)}.")  # an explainer step below says its own why
+    render_steps(steps, store)

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from execugraph.configuration.config import ROLES
 from execugraph.configuration.settings import EMBEDDED_MODEL
+from execugraph.domain.config import ROLES
 from execugraph.safety.inert_text import one_line
 from ui import keys, url_state
 from ui.views.formatting import (

@@ -1,5 +1,5 @@
 """Statistics page: a "released after" date, and each comparison on all problems beside the same comparison on
-the problems released after it (`execugraph.stats.windows`: own n, CI and Holm p, and whether it holds)."""
+the problems released after it (`execugraph.verdicts.windows`: own n, CI and Holm p, and whether it holds)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import streamlit as st
 from execugraph.safety.inert_text import md_text
 from execugraph.stats.family import Family
 from execugraph.stats.report_model import StatsReport
-from execugraph.stats.windows import Window, store_windowed_comparisons
 from execugraph.store import Store
+from execugraph.verdicts.windows import Window, store_windowed_comparisons
+from ui import cutoff_parts
 from ui.publish import literal_rows
 
 RELEASED_AFTER = "stats.released_after"
@@ -37,8 +38,10 @@ def window_section(store: Store, report: StatsReport, run_ids: Sequence[str], co
     if not report.pairs:
         return
     st.subheader("Contamination window")
-    chosen = st.date_input("Released after (compare again on the problems released after this date)", value=None,
-                           key=RELEASED_AFTER, format="YYYY-MM-DD")
+    cutoff_parts.cutoff_table(store, report)  # model -> training cutoff; the later one of the runs' is the default
+    chosen = st.date_input("Released after (compare again on the problems released after this date)",
+                           value=cutoff_parts.default_released_after(store, report), key=RELEASED_AFTER,
+                           format="YYYY-MM-DD")
     if chosen is None:
         st.caption("Pick a date to show each comparison also on the problems released after it.")
         return

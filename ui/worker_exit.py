@@ -46,9 +46,9 @@ def alive(pid: int) -> bool:
 
 def busy_runs(db_url: str, pid: int) -> list[int]:
     """Batches the worker `pid` holds (running, leased to it) or will take (queued), oldest first."""
-    from execugraph.store import Store
+    from execugraph.store import open_store
 
-    with Store.open(db_url) as store:
+    with open_store(db_url, "write") as store:
         running = [r for r in store.list_runs(kind="batch", status="running", limit=1000)
                    if (r.worker_id or "").rsplit(":", 2)[-2:-1] == [str(pid)]]
         queued = store.list_runs(kind="batch", status="queued", limit=1000)

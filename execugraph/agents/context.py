@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
-from execugraph.configuration.config import RunConfig
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.config import RunConfig
+from execugraph.domain.events import NodeFinished, NodeStarted, TrialEvent
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
+from execugraph.domain.steps import NodeName, StepOutput
 from execugraph.providers.model_router import ModelRouter
 from execugraph.store.row_fields import ExecutionFields, HitFields, LLMCallFields
-from execugraph.workflow.events import NodeFinished, NodeStarted, TrialEvent
-from execugraph.workflow.problem import Problem
-from execugraph.workflow.steps import NodeName, StepOutput
 
 if TYPE_CHECKING:
     from execugraph.retrieval.search import Retriever
@@ -64,7 +64,7 @@ class TrialContext:
     def step(self, node: NodeName, attempt: int) -> Iterator[JsonObject]:
         """Collect a node's output, LLM calls and executions; persist them together when it ends, even on error.
 
-        The node fills the yielded dict with its `execugraph.workflow.steps` output type (`out.update(PlannerOutput(...))`).
+        The node fills the yielded dict with its `execugraph.domain.steps` output type (`out.update(PlannerOutput(...))`).
         """
         from execugraph.store import utcnow
 

@@ -17,7 +17,9 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import execute
 from execugraph.agents.prompts import format_feedback, render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
-from execugraph.configuration.json_types import JsonObject
+from execugraph.agents.state import Sample, TrialState
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.steps import Decision, EvaluatorOutput, TestWriting
 from execugraph.grading.rules import (
     SMOKE_TEST,
     GradingSettings,
@@ -28,8 +30,6 @@ from execugraph.grading.rules import (
 from execugraph.grading.rules import grading_tests as rule_grading_tests
 from execugraph.parsing import parse_generated_stdio_tests, parse_generated_tests
 from execugraph.safety.inert_text import md_text
-from execugraph.workflow.state import Sample, TrialState
-from execugraph.workflow.steps import Decision, EvaluatorOutput, TestWriting
 
 
 def write_tests(state: TrialState, ctx: TrialContext, out: JsonObject) -> TrialState:

@@ -10,9 +10,9 @@ from langgraph.runtime import Runtime
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
+from execugraph.agents.state import TrialState
+from execugraph.domain.steps import ExplainerOutput
 from execugraph.parsing import parse_plan
-from execugraph.workflow.state import TrialState
-from execugraph.workflow.steps import ExplainerOutput
 
 MAX_EXPLANATION_CHARS = 4000
 

@@ -23,13 +23,13 @@ from pydantic import PrivateAttr
 
 from execugraph.agents.context import TrialContext
 from execugraph.agents.registry import Block, NodeSpec, TraceView, WrittenCode, register
+from execugraph.agents.state import TrialState
+from execugraph.domain.problem import Problem
 from execugraph.parsing import extract_code
 from execugraph.providers.llm import LLMError, prompt_hash
 from execugraph.providers.model_router import ModelRouter
 from execugraph.store.models import utcnow
 from execugraph.store.row_fields import LLMCallFields
-from execugraph.workflow.problem import Problem
-from execugraph.workflow.state import TrialState
 
 LOOP_NODE = "loop"
 LOOP_COLOUR = "#795548"

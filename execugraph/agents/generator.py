@@ -15,9 +15,9 @@ from langgraph.runtime import Runtime
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import format_review, render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, WrittenCode, register
+from execugraph.agents.state import TrialState
+from execugraph.domain.steps import GeneratorOutput
 from execugraph.parsing import extract_code
-from execugraph.workflow.state import TrialState
-from execugraph.workflow.steps import GeneratorOutput
 
 UNCHANGED_NOTE = (
     "Your last answer repeated this same program unchanged, so it failed the same way again. "

@@ -16,10 +16,10 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.evaluator import grading_tests
 from execugraph.agents.execution import execute
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
+from execugraph.agents.state import Grading, TrialState
+from execugraph.domain.steps import GradeOutput
 from execugraph.grading.rules import protocol_note, suite_digest
 from execugraph.safety.inert_text import md_text
-from execugraph.workflow.state import Grading, TrialState
-from execugraph.workflow.steps import GradeOutput
 
 
 def grade(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:

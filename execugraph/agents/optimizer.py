@@ -11,10 +11,10 @@ from execugraph.agents.context import TrialContext
 from execugraph.agents.execution import execute
 from execugraph.agents.prompts import render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, WrittenCode, register
+from execugraph.agents.state import TrialState
+from execugraph.domain.steps import OptimizerOutcome, OptimizerOutput
 from execugraph.parsing import extract_code
 from execugraph.safety.inert_text import md_text
-from execugraph.workflow.state import TrialState
-from execugraph.workflow.steps import OptimizerOutcome, OptimizerOutput
 
 
 def optimize(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:

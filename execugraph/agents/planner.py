@@ -10,12 +10,12 @@ from langgraph.runtime import Runtime
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render, task_values
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
-from execugraph.configuration.json_types import JsonObject
+from execugraph.agents.state import TrialState
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.steps import PlannerOutput, RetrievalHits
 from execugraph.parsing import parse_plan
 from execugraph.safety.inert_text import md_rich
 from execugraph.store.row_fields import HitFields
-from execugraph.workflow.state import TrialState
-from execugraph.workflow.steps import PlannerOutput, RetrievalHits
 
 
 def retrieve_techniques(ctx: TrialContext, out: JsonObject) -> str:

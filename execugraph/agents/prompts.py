@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from execugraph.agents.registry import inline_template, role_duty
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 PROMPT_DIR = Path(__file__).with_name("prompts")
 PROMPT_NAMES = (

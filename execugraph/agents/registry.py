@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from execugraph.configuration.vocabulary import NODES
+from execugraph.domain.vocabulary import NODES
 
 BlockKind = Literal[
     "markdown",  # Markdown made safe by the spec (md_text / md_rich)
@@ -112,7 +112,7 @@ class NodeSpec:
 
     name: str
     run: Callable[..., Any]  # (state, runtime) -> partial TrialState update, its context in runtime.context
-    output_type: type  # the TypedDict it stores as its step output (execugraph.workflow.steps for the built-ins)
+    output_type: type  # the TypedDict it stores as its step output (execugraph.domain.steps for the built-ins)
     colour: str  # its bars in the step timeline
     prompt: str | None = None  # the template it renders (agents/prompts/<name>.txt, or `template` below)
     template: str | None = None  # the template's text, for a node whose prompt is not a file under prompts/

@@ -10,10 +10,10 @@ from langgraph.runtime import Runtime
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render
 from execugraph.agents.registry import Block, NodeSpec, TraceView, register
+from execugraph.agents.state import TrialState
+from execugraph.domain.steps import ReviewerOutput, severity_of
 from execugraph.parsing import parse_review
 from execugraph.safety.inert_text import md_text
-from execugraph.workflow.state import TrialState
-from execugraph.workflow.steps import ReviewerOutput, severity_of
 
 
 def review(state: TrialState, runtime: Runtime[TrialContext]) -> TrialState:

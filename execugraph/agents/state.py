@@ -1,6 +1,6 @@
 """The typed state that flows through the LangGraph workflow of one trial.
 
-What each node writes to the store is in `execugraph.workflow.steps`; what a trial streams, in `execugraph.workflow.events`.
+What each node writes to the store is in `execugraph.domain.steps`; what a trial streams, in `execugraph.domain.events`.
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypedDict
 
+from execugraph.domain.steps import Decision, OptimizerOutcome, Review
 from execugraph.grading.executed import ExecutionOutcome
 from execugraph.grading.rules import SuiteTest
-from execugraph.workflow.steps import Decision, OptimizerOutcome, Review
 
 __all__ = ["Decision", "Grading", "Sample", "TrialState"]
 

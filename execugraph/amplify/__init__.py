@@ -20,3 +20,12 @@ deterministic from a seed, with no LLM:
 
 Amplified tests only grade (rescoring); they never feed a trial's retry loop.
 """
+
+__all__ = [
+    "adequacy",
+    "agreement",
+    "build",
+    "differential",
+    "references",
+    "stored",
+]

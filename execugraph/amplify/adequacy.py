@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import build_suite, problem_grading_tests
-from execugraph.workflow.problem import Problem
 
 MAX_MUTANTS = 24  # per problem, drawn deterministically from every site
 MUTANT_CPU_S = 0.5  # a mutant that loops is killed by this CPU limit per test

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from execugraph.amplify.expected import Answer
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import build_suite
-from execugraph.workflow.problem import Problem
 
 AGREE_MIN = 0.9  # a witness agrees with the reference on at least this share of the reference's answered inputs
 WITNESS_CPU_S = 0.5

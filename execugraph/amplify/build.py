@@ -23,9 +23,9 @@ from execugraph.amplify.preconditions import RULES_VERSION, preconditions
 from execugraph.amplify.properties import draw_inputs
 from execugraph.amplify.references import reference_digest, reference_for
 from execugraph.amplify.templates import Seed, Template, answers_may_differ, problem_seeds
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import GradingSettings, problem_grading_tests, suite_digest
-from execugraph.workflow.problem import Problem
 
 # 2: no Hypothesis constants from our own modules (same seed, same inputs in any process); 3: numeric strings, space
 # runs, a swapped start, float midpoints, reordered and paired arguments, repeated seeds once, tiny inputs capped;

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from execugraph.amplify.build import candidate_inputs
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import build_suite
-from execugraph.workflow.problem import Problem
 
 if TYPE_CHECKING:
     from execugraph.store import Store

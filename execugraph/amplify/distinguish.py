@@ -18,9 +18,9 @@ from typing import Any, TypedDict
 from execugraph.amplify.adequacy import MUTANT_CPU_S, mutants
 from execugraph.amplify.expected import reference_answers_many
 from execugraph.amplify.references import reference_for
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import build_suite, problem_grading_tests
-from execugraph.workflow.problem import Problem
 
 SEARCH_SEED_OFFSET = 1_000_003  # the search's seed: the amplifier's plus this, so their draws are independent
 SEARCH_BUDGET = 120  # candidate inputs per problem in the search (the amplifier keeps 30)

@@ -17,9 +17,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import GradingSettings, build_suite
-from execugraph.workflow.problem import Problem
 
 REFERENCE_CPU_S = 0.5  # CPU seconds the reference may use on one new input
 TRUNCATED = "more chars]"

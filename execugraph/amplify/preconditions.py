@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execugraph.amplify.templates import Seed, problem_seeds
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 RULES_VERSION = "preconditions-1"  # part of the generator version: other rules, other inputs, another digest
 VOCABULARY_MAX = 12  # a list of strings (or a string's words) keeps to the words of the originals when few

@@ -20,8 +20,8 @@ from typing import Any
 
 from execugraph.amplify.adequacy import MUTANT_CPU_S, mutants
 from execugraph.amplify.references import reference_for
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import GradingSettings, build_suite, problem_grading_tests
-from execugraph.workflow.problem import Problem
 
 MUTANTS_PER_PROBLEM = 24
 PLUS_CPU_S = 20.0  # CPU seconds per HumanEval+ chunk (a few hundred inputs in one test)

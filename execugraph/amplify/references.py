@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from execugraph.configuration.settings import DATA_DIR
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 REFERENCES_DIR = DATA_DIR / "references"
 

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 
 @dataclass(frozen=True)

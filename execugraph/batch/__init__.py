@@ -11,7 +11,25 @@
 - `local`: LocalExecutor, a claimed run's trials on threads in this process.
 - `runner`: Worker, which claims runs and hands each to the executor its spec names.
 - `worker_process`: the detached singleton worker process of a database.
+- `warmup`: what a worker (or a Ray worker actor) imports before its first claim.
+- `matched_budget_spec`, `matched_plan`: `--match-budget`, extra seeds of a cheaper arm planned from stored costs.
 
 Executors other than `local` are passed to the Worker by whoever builds it (the CLI
 passes `execugraph.scaleout`'s Ray executor): nothing here imports `execugraph.scaleout`.
 """
+
+__all__ = [
+    "control",
+    "destinations",
+    "lease",
+    "leased_run",
+    "matched_budget_spec",
+    "matched_plan",
+    "outcome",
+    "progress",
+    "release_window",
+    "runner",
+    "spec",
+    "warmup",
+    "worker_process",
+]

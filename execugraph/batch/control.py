@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 from execugraph.batch.destinations import check_destinations
 from execugraph.batch.order import order_record
 from execugraph.batch.spec import BatchSpec, check_grid
-from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import load_settings
+from execugraph.domain.json_types import JsonObject
 from execugraph.store import leases
 
 if TYPE_CHECKING:
+    from execugraph.domain.problem import Problem
     from execugraph.store import Store
-    from execugraph.workflow.problem import Problem
 
 
 def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Problem] | None = None) -> int:
@@ -25,9 +25,13 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Problem] | None 
     chosen = spec.select(problems)
     check_grid(len(chosen), len(spec.arms), len(spec.seeds), spec.trials)  # before anything is written
     check_destinations(spec, load_settings())
-    from execugraph.benchmarks.evalplus import with_expected
+    if spec.matched_budget is not None and spec.matched_budget.samples is None:  # planned once, from stored costs
+        from execugraph.batch.matched_plan import plan_matched_budget
 
-    chosen = with_expected(chosen)  # HumanEval+/MBPP+: canonical outputs of the chosen problems only (cached)
+        spec = plan_matched_budget(store, spec, len(chosen))
+    from execugraph.benchmarks import ready_to_grade
+
+    chosen = ready_to_grade(chosen)  # e.g. HumanEval+/MBPP+: canonical outputs of the chosen problems only
     if any(spec.run_config(c).retrieval for c in spec.arms):  # every retrieving condition records it
         from execugraph.store.technique_library import pin_library
 
@@ -41,8 +45,13 @@ def enqueue_batch(store: Store, spec: BatchSpec, problems: list[Problem] | None 
     title = spec.title or f"{spec.benchmark}: {', '.join(spec.arms)} x seeds {spec.seeds}"
     # `order`: its kind, the seed it resolved to and the problems in the order they run; a batch of one model
     # stores its spec as before the model axis existed
-    stored = spec.model_dump(exclude={k for k in ("model_axis", "model_cutoffs") if not getattr(spec, k)} or None)
+    stored = spec.model_dump(exclude={k for k in ("model_axis", "model_cutoffs", "released_after", "released_before",
+                                                  "matched_budget") if not getattr(spec, k)} or None)
     config: JsonObject = {"batch": stored, "conditions": configs, "order": order_record(spec, chosen)}
+    from execugraph.batch.release_window import candidates_of, window_record
+
+    if (released := window_record(spec, candidates_of(spec, problems), chosen)) is not None:
+        config["release_window"] = released  # the window, its problems and the undated ones it left out
     if spec.benchmark_options.get("path"):  # a suite file: recorded by name and SHA-256 (see suite_files)
         from execugraph.grading.suite_files import suite_identity
 

@@ -28,9 +28,9 @@ from execugraph.workflow.trial import TrialDeps, run_trial
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from execugraph.configuration.config import RunConfig
+    from execugraph.domain.config import RunConfig
+    from execugraph.domain.problem import Problem
     from execugraph.store import Store, Trial
-    from execugraph.workflow.problem import Problem
 
 log = logging.getLogger("execugraph.batch")
 

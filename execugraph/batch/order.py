@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar
 
 if TYPE_CHECKING:
-    from execugraph.workflow.problem import Problem
+    from execugraph.domain.problem import Problem
 
 T = TypeVar("T")
 

@@ -57,7 +57,9 @@ class Worker:
         executors: Mapping[str, Executor] | None = None,
         stale_after_s: float = STALE_AFTER_S,
         heartbeat_s: float = HEARTBEAT_S,
+        preload: bool = True,
     ) -> None:
+        """`preload`: warm this process (`warmup.warm_worker`) before the first claim, not during a batch."""
         self.store = store
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.local = LocalExecutor(deps_factory)
@@ -65,6 +67,15 @@ class Worker:
         self.stale_after_s = stale_after_s  # this worker's lease length
         self.heartbeat_s = heartbeat_s
         self.stop = threading.Event()
+        self.preload = preload
+        self.warm_s: float | None = None  # how long the warm-up took, once done
+
+    def prepare(self) -> None:
+        """Warm this process once, synchronously, before anything is claimed (see `warmup`)."""
+        if self.preload and self.warm_s is None:
+            from execugraph.batch.warmup import warm_worker
+
+            self.warm_s = warm_worker()
 
     def run_forever(self, poll_s: float = 1.0, exit_when_idle: bool = False, idle_exit_s: float | None = None) -> int:
         """Serve queued runs until stopped (or when idle, or after `idle_exit_s` without work).
@@ -74,6 +85,7 @@ class Worker:
         renewed (their worker is alive). Returns 0, or 1 when `exit_when_idle` and
         the database stayed unusable past the retry budget.
         """
+        self.prepare()
         idle_since = time.monotonic()
         watch = TakeoverWatch(self.store, self.worker_id, self.stale_after_s)
         while not self.stop.is_set():
@@ -141,6 +153,7 @@ class Worker:
         If another worker holds the run, its progress is followed instead, and the
         run is taken over should that worker die (its lease runs out).
         """
+        self.prepare()
         while (claimed_at := claim_or_wait(self.store, run_id, self.worker_id, self.stale_after_s,
                                            on_progress=on_progress)) is not None:
             self.process_run(run_id, claimed_at=claimed_at, on_progress=on_progress)

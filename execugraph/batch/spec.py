@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from execugraph.batch.matched_budget_spec import MatchedBudgetPlan
 from execugraph.configuration.conditions import resolve_condition
-from execugraph.configuration.config import FeedbackSource, GradingProtocol, RunConfig, TechniqueLibraryRef
-from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import EMBEDDED_MODEL
-from execugraph.configuration.vocabulary import TrialOrder
+from execugraph.domain.config import FeedbackSource, GradingProtocol, RunConfig, TechniqueLibraryRef
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.vocabulary import TrialOrder
 from execugraph.sequential.design import SequentialDesign
 
 if TYPE_CHECKING:
+    from execugraph.domain.problem import Problem
     from execugraph.store import Run
-    from execugraph.workflow.problem import Problem
 
 DEFAULT_OUTAGE_BUDGET_S = RunConfig.model_fields["outage_budget_s"].default
 DEFAULT_LLM_TIMEOUT_S = RunConfig.model_fields["llm_timeout_s"].default
@@ -118,8 +119,12 @@ class BatchSpec(BaseModel):
     # (execugraph.configuration.model_axis). Empty: one model, `default_model`, and arms named as the conditions.
     model_axis: dict[str, str] = Field(default_factory=dict)
     # Training cutoffs, model spec -> YYYY-MM-DD (`--cutoff MODEL=DATE`): kept so `stats` shows each comparison
-    # also on the problems released after the later cutoff of its two models (execugraph.stats.windows)
+    # also on the problems released after the later cutoff of its two models (execugraph.verdicts.windows)
     model_cutoffs: dict[str, str] = Field(default_factory=dict)
+    # Release window (`--released-after/--released-before`, YYYY-MM-DD, strict): only the problems released in it
+    # run; undated problems are left out and counted (execugraph.batch.release_window)
+    released_after: str | None = None
+    released_before: str | None = None
     concurrency: int = Field(default=1, ge=1, le=64)
     feedback_tests: FeedbackSource = "grading"
     grading_protocol: GradingProtocol = "standalone"  # how programs meet the tests (execugraph.grading.rules)
@@ -145,6 +150,8 @@ class BatchSpec(BaseModel):
     order_seed: int | None = None
     # Sequential (opt-in): interim looks that stop each comparison once it is decided (execugraph.sequential)
     sequential: SequentialDesign | None = None
+    # Matched budget (opt-in, `--match-budget`): extra seeds of a cheaper arm, planned from stored costs
+    matched_budget: MatchedBudgetPlan | None = None
 
     @field_validator("conditions")
     @classmethod
@@ -158,9 +165,23 @@ class BatchSpec(BaseModel):
     @field_validator("model_cutoffs")
     @classmethod
     def _cutoffs_are_dates(cls, value: dict[str, str]) -> dict[str, str]:
-        from execugraph.stats.windows import parse_date
+        from execugraph.verdicts.windows import parse_date
 
         return {m: parse_date(d, f"model_cutoffs[{m!r}]") for m, d in value.items()}
+
+    @field_validator("released_after", "released_before")
+    @classmethod
+    def _window_dates(cls, value: str | None, info: ValidationInfo) -> str | None:
+        from execugraph.verdicts.windows import parse_date
+
+        return None if value is None else parse_date(value, info.field_name or "released")
+
+    @model_validator(mode="after")
+    def _window_not_empty(self) -> BatchSpec:
+        from execugraph.verdicts.windows import Window
+
+        Window(self.released_after, self.released_before)  # raises on an empty window
+        return self
 
     @field_validator("model_axis")
     @classmethod
@@ -260,6 +281,22 @@ class BatchSpec(BaseModel):
                              f"({', '.join(self.arms)})")
         return self
 
+    @model_validator(mode="after")
+    def _matched_budget_arms(self) -> BatchSpec:
+        if self.matched_budget is None:
+            return self
+        from execugraph.batch.matched_budget_spec import check_plan
+
+        check_plan(self.matched_budget, self.arms)
+        if self.sequential is not None:
+            raise ValueError("match_budget: a sequential batch stops arms early, so it cannot plan a matched budget")
+        return self
+
+    def seeds_of(self, arm: str) -> list[int]:
+        """The seeds one arm runs: the batch's, and for a matched budget's cheaper arm its extra ones."""
+        plan = self.matched_budget
+        return self.seeds + plan.extra_seeds if plan is not None and arm == plan.cheap else list(self.seeds)
+
     def run_config(self, condition: str) -> RunConfig:
         """The exact RunConfig of one condition (an arm `<condition>@<label>` with a model axis) in this batch."""
         faults = {"outage_budget_s": self.outage_budget_s, "llm_timeout_s": self.llm_timeout_s}
@@ -284,14 +321,16 @@ class BatchSpec(BaseModel):
         return config
 
     def select(self, problems: list[Problem]) -> list[Problem]:
-        """Apply the id list, category filter and seeded subset, in that order."""
+        """Apply the id list, category filter, release window and seeded subset, in that order."""
+        from execugraph.batch.release_window import in_window
         from execugraph.benchmarks import select_problems
 
         try:
-            chosen = select_problems(problems, ids=self.problem_ids or None, categories=self.categories or None,
-                                     n=self.subset, seed=self.subset_seed)
+            chosen = select_problems(problems, ids=self.problem_ids or None, categories=self.categories or None)
         except KeyError as exc:
             raise ValueError(f"{self.benchmark}: {exc.args[0]}") from None
+        chosen = in_window(chosen, self.released_after, self.released_before, self.benchmark)
+        chosen = select_problems(chosen, n=self.subset, seed=self.subset_seed)
         if not chosen:
             raise ValueError("the filters leave no problems to run")
         return chosen
@@ -320,10 +359,12 @@ class BatchSpec(BaseModel):
                     "condition": c, "seed": s, "trial_index": t, "feedback_source": self.feedback_tests}
 
         if self.order == "condition-major":
-            return [key(p, c, s, t) for c in self.arms for s in self.seeds for p in problems
+            return [key(p, c, s, t) for c in self.arms for s in self.seeds_of(c) for p in problems
                     for t in range(self.trials)]
-        return [key(p, c, s, t) for p in self.problem_order(problems) for s in self.seeds
-                for t in range(self.trials) for c in self.arms]
+        extra = self.matched_budget.extra_seeds if self.matched_budget is not None else []
+        return [key(p, c, s, t) for p in self.problem_order(problems)
+                for s, arms in [(s, self.arms) for s in self.seeds] + [(s, [self.matched_budget.cheap]) for s in extra]
+                for t in range(self.trials) for c in arms]
 
 
 def batch_spec_of(run: Run) -> BatchSpec:

@@ -28,7 +28,7 @@ from execugraph.benchmarks.internal30 import INTERNAL30, load_internal30
 from execugraph.benchmarks.livecodebench import load_livecodebench
 from execugraph.benchmarks.published import load_published, parse_published_jsonl
 from execugraph.benchmarks.user import load_user_suite, parse_user_jsonl
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 # name -> loader; the file-based suites (FILE_BENCHMARKS) need `path=`.
 _LOADERS: dict[str, Callable[..., list[Problem]]] = {
@@ -60,6 +60,19 @@ BUILT_IN_DESCRIPTIONS: dict[str, str] = {
     "mbpp-plus": "MBPP+ v0.2.0 (EvalPlus): 378 MBPP problems with more inputs",
     "livecodebench": "a LiveCodeBench problem file (code_generation_lite test*.jsonl)",
 }
+# name -> the benchmark's reference program for a problem id, kept apart from its Problems (calibration reads it)
+BUILT_IN_REFERENCES: dict[str, Callable[[str], str]] = {"humaneval": canonical_solution}
+
+
+def _plus_expected(problems: list[Problem]) -> list[Problem]:
+    from execugraph.benchmarks.evalplus import with_expected
+
+    return with_expected(problems)  # HumanEval+/MBPP+: canonical outputs of these problems only (cached)
+
+
+# name -> what makes a benchmark's chosen problems ready to grade, run once before any grading
+BUILT_IN_PREPARE: dict[str, Callable[[list[Problem]], list[Problem]]] = {
+    "humaneval-plus": _plus_expected, "mbpp-plus": _plus_expected}
 
 
 def _registered() -> dict[str, Any]:
@@ -96,6 +109,24 @@ def load_benchmark(name: str, **opts: Any) -> list[Problem]:
     if entry.needs_path and "path" not in opts:
         raise TypeError(f"benchmark {key!r} reads a file: pass path=...")
     return entry.loader(**opts)
+
+
+def ready_to_grade(problems: Iterable[Problem]) -> list[Problem]:
+    """The problems, each made ready to grade by its benchmark's registered `prepare` (in order; others as
+    they are). Why here: a benchmark whose tests need work before grading (expected outputs to compute) does
+    it for the chosen problems only, whichever door (batch, run, the dashboard) chose them."""
+    chosen = list(problems)
+    entries = _registered()
+    by_benchmark: dict[str, list[int]] = {}
+    for i, problem in enumerate(chosen):
+        entry = entries.get(problem.benchmark)
+        if entry is not None and entry.prepare is not None:
+            by_benchmark.setdefault(problem.benchmark, []).append(i)
+    for name, where in by_benchmark.items():
+        ready = entries[name].prepare([chosen[i] for i in where])
+        for i, problem in zip(where, ready, strict=True):
+            chosen[i] = problem
+    return chosen
 
 
 def select_problems(
@@ -161,4 +192,16 @@ __all__ = [
     "select_problems",
     "to_problem_id",
     "to_task_id",
+]
+
+# The submodules (and names) other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "errors",
+    "evalplus",
+    "humaneval",
+    "internal30",
+    "livecodebench",
+    "published",
+    "ready_to_grade",
+    "suite_format",
 ]

@@ -19,8 +19,8 @@ from typing import Any
 from execugraph.benchmarks.errors import FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import problem_from_record
 from execugraph.benchmarks.user import parse_jsonl_records
-from execugraph.configuration.json_types import JsonObject
-from execugraph.workflow.problem import Problem
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 
 BENCHMARK = "apps"
 

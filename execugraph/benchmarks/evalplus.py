@@ -27,9 +27,9 @@ from typing import Any
 from execugraph.benchmarks import evalplus_data as data
 from execugraph.benchmarks import plus_expected
 from execugraph.benchmarks.humaneval import HumanEvalTask, _check_source, _signature, _visible_tests
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import WITH_PROMPT_SOURCE
-from execugraph.workflow.problem import Problem
 
 HUMANEVAL_PLUS = "humaneval-plus"
 MBPP_PLUS = "mbpp-plus"

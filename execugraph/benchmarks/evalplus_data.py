@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from execugraph.benchmarks.errors import BenchmarkError, BenchmarkUnavailableError
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "evalplus"
 HUMANEVAL_PLUS = "HumanEvalPlus.jsonl.gz"

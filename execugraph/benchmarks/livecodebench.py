@@ -34,8 +34,8 @@ from execugraph.benchmarks.errors import FormatIssue, read_suite_file
 from execugraph.benchmarks.lcb_pickle import PickleRefused, decode_private_tests
 from execugraph.benchmarks.suite_format import ID_PATTERN, problem_from_record
 from execugraph.benchmarks.user import parse_jsonl_records
-from execugraph.configuration.json_types import JsonObject
-from execugraph.workflow.problem import Problem
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 
 BENCHMARK = "livecodebench"
 PLATFORMS = ("leetcode", "atcoder", "codeforces")
@@ -99,6 +99,19 @@ def choice(row: JsonObject, field: str, allowed: tuple[str, ...]) -> str:
         raise RowFault(field, "required field missing" if missing else
                        f"must be one of {', '.join(allowed)}, got {json.dumps(value)[:60]}")
     return str(value)
+
+
+def row_header(row: JsonObject) -> tuple[str, str, str, str]:
+    """(question id, platform, difficulty, release date) that every LiveCodeBench row and output record
+    carries; RowFault names the first field at fault."""
+    qid = question_id_of(row.get("question_id")) if "question_id" in row else None
+    if qid is None:
+        raise RowFault("question_id", "required field missing")
+    platform = choice(row, "platform", PLATFORMS)
+    difficulty = choice(row, "difficulty", DIFFICULTIES)
+    if "contest_date" not in row:
+        raise RowFault("contest_date", "required field missing")
+    return qid, platform, difficulty, release_date(row["contest_date"])
 
 
 def _text(row: JsonObject, field: str, required: bool = True) -> str:
@@ -213,14 +226,7 @@ def problem_of_row(row: Any, benchmark: str = BENCHMARK) -> Problem:
     """The Problem of one LiveCodeBench row; RowFault names the first field at fault."""
     if not isinstance(row, dict):
         raise RowFault("(record)", f"each row must be a JSON object, got {type(row).__name__}")
-    qid = question_id_of(row.get("question_id")) if "question_id" in row else None
-    if qid is None:
-        raise RowFault("question_id", "required field missing")
-    platform = choice(row, "platform", PLATFORMS)
-    difficulty = choice(row, "difficulty", DIFFICULTIES)
-    if "contest_date" not in row:
-        raise RowFault("contest_date", "required field missing")
-    date = release_date(row["contest_date"])
+    qid, platform, difficulty, date = row_header(row)
     content = _text(row, "question_content")
     title = _text(row, "question_title", required=False)
     starter = _text(row, "starter_code", required=False)

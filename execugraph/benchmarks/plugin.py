@@ -16,4 +16,5 @@ def register_benchmarks(register: Any) -> None:
         spellings.setdefault(name, []).append(spelling)
     for name, loader in benchmarks.BUILT_IN_LOADERS.items():
         register(name, loader, needs_path=name in benchmarks.FILE_BENCHMARKS, spellings=spellings.get(name, ()),
-                 description=benchmarks.BUILT_IN_DESCRIPTIONS.get(name, ""))
+                 description=benchmarks.BUILT_IN_DESCRIPTIONS.get(name, ""),
+                 reference=benchmarks.BUILT_IN_REFERENCES.get(name), prepare=benchmarks.BUILT_IN_PREPARE.get(name))

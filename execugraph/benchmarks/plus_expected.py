@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from execugraph.benchmarks.errors import BenchmarkError
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 
 DRIVER_VERSION = "2"
 MBPP_OUTPUT_NOT_NONE = ("check_str", "text_match_three", "text_starta_endb")  # EvalPlus keeps only `out is not None`

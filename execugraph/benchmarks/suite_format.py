@@ -17,8 +17,8 @@ import re
 from typing import Any
 
 from execugraph.benchmarks.errors import FormatIssue
-from execugraph.configuration.json_types import JsonObject
-from execugraph.workflow.problem import Problem
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$")
 COMPARE_MODES = ("exact", "float", "unordered", "set")

@@ -14,8 +14,8 @@ from typing import Any
 
 from execugraph.benchmarks.errors import BenchmarkFormatError, FormatIssue, read_suite_file
 from execugraph.benchmarks.suite_format import parse_json_value, problem_from_record
+from execugraph.domain.problem import Problem
 from execugraph.inputs.readers import split_lines
-from execugraph.workflow.problem import Problem
 
 MAX_ISSUES = 200  # stop collecting after this many; the file is refused either way
 

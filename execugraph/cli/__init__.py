@@ -167,3 +167,11 @@ def database_problem(exc: BaseException, db: str | None) -> str | None:
         except Exception:  # an unparseable URL: say at least what the driver said
             return f"cannot use the database {where} ({' '.join(str(exc).split())[:300]})"
     return None
+
+__all__ = [
+    "Command",
+    "build_parser",
+    "command_parser",
+    "database_problem",
+    "main",
+]

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execugraph.configuration.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS, TRIAL_ORDERS
+from execugraph.domain.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS, TRIAL_ORDERS
 from execugraph.safety.inert_text import terminal_text
 
 if TYPE_CHECKING:
@@ -78,6 +78,14 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--wait", action="store_true", help="run here (or wait for the worker) with a progress bar")
     parser.add_argument("--cutoff", action="append", metavar="MODEL=DATE",
                         help="a model's training cutoff (repeatable), kept in the run config for `stats`")
+    parser.add_argument("--released-after", metavar="DATE",
+                        help="run only the problems released strictly after DATE (YYYY-MM-DD); undated ones are "
+                        "left out and counted")
+    parser.add_argument("--released-before", metavar="DATE", help="... and strictly before DATE (YYYY-MM-DD)")
+    parser.add_argument("--match-budget", metavar="CHEAP=COSTLY[:MEASURE]",
+                        help="queue enough samples (seeds) of the cheaper condition per problem to match the costlier "
+                        "one's budget per trial, on tokens (default), calls, time or model-time, planned from stored "
+                        "trials of this benchmark and models; `stats` then reports its pass@k at that budget")
 
 
 def add_sequential_flags(parser: argparse.ArgumentParser) -> None:
@@ -136,7 +144,7 @@ def fault_settings(args: argparse.Namespace) -> dict[str, float]:
 def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
     from execugraph.batch.spec import BatchSpec, parse_seeds
     from execugraph.configuration.settings import load_settings
-    from execugraph.stats.windows import parse_cutoffs
+    from execugraph.verdicts.windows import parse_cutoffs, parse_date
 
     if args.config:
         from execugraph.grading.suite_files import locate_suite
@@ -186,8 +194,20 @@ def _spec_from_args(args: argparse.Namespace) -> BatchSpec:
         order_seed=args.order_seed,
         sequential=sequential_design(args),
         model_cutoffs=parse_cutoffs(getattr(args, "cutoff", None)),
+        released_after=(args.released_after and parse_date(args.released_after, "--released-after")) or None,
+        released_before=(args.released_before and parse_date(args.released_before, "--released-before")) or None,
+        matched_budget=matched_budget_of(args),
         **fault_settings(args),
     )
+
+
+def matched_budget_of(args: argparse.Namespace):
+    """The unplanned MatchedBudgetPlan `--match-budget` asks for, or None."""
+    if not getattr(args, "match_budget", None):
+        return None
+    from execugraph.batch.matched_budget_spec import parse_match_budget
+
+    return parse_match_budget(args.match_budget)
 
 
 def print_progress(p) -> None:
@@ -231,7 +251,14 @@ def run_batch(args: argparse.Namespace) -> int:
     except (ValueError, LookupError, OSError) as exc:
         print(f"batch: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps({"run_id": run_id, "trials": store.get_run(run_id).progress_total}))
+    from execugraph.batch.release_window import window_line
+
+    queued = store.get_run(run_id)
+    if line := window_line((queued.config or {}).get("release_window")):
+        print(f"batch: {terminal_text(line)}", file=sys.stderr)
+    if planned := (queued.config or {}).get("batch", {}).get("matched_budget"):  # the plan in words
+        print(f"batch: matched budget: {terminal_text(planned['text'])}", file=sys.stderr)
+    print(json.dumps({"run_id": run_id, "trials": queued.progress_total}))
     if not args.wait:
         from execugraph.batch.worker_process import ensure_worker
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from execugraph.safety.inert_text import terminal_text
 
 if TYPE_CHECKING:
-    from execugraph.configuration.json_types import JsonObject
+    from execugraph.domain.json_types import JsonObject
     from execugraph.store import Store
 
 EXIT_BAD_REQUEST = 2

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execugraph.configuration.json_types import JsonObject
-from execugraph.configuration.vocabulary import GRADING_PROTOCOLS
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.vocabulary import GRADING_PROTOCOLS
 from execugraph.safety.inert_text import terminal_text as shown
 
 if TYPE_CHECKING:

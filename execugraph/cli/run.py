@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from execugraph.configuration.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS
+from execugraph.domain.vocabulary import FEEDBACK_SOURCES, GRADING_PROTOCOLS
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -42,9 +42,9 @@ def _problem(args: argparse.Namespace):
         found = [p for p in load_benchmark(bench) if p.id == pid]
         if not found:
             raise ValueError(f"no problem {pid!r} in benchmark {bench!r}")
-        from execugraph.benchmarks.evalplus import with_expected
+        from execugraph.benchmarks import ready_to_grade
 
-        return with_expected(found)[0]  # HumanEval+/MBPP+: this problem's canonical outputs (cached)
+        return ready_to_grade(found)[0]  # e.g. HumanEval+/MBPP+: this problem's canonical outputs (cached)
     if not args.statement:
         raise ValueError("give --problem BENCHMARK/ID or --statement TEXT")
     from execugraph.grading.suite_files import SUITE_FILE_MAX_BYTES, TEXT_FILE_MAX_BYTES, read_capped
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     def show(event: dict) -> None:
         if args.json or event["type"] != "node_finished":
             return
-        from execugraph.workflow.steps import brief as step_brief  # the reviewer's severity is nested under `review`
+        from execugraph.domain.steps import brief as step_brief  # the reviewer's severity is nested under `review`
 
         brief = step_brief(event["node"], event.get("output", {}))
         print(f"  {event['node']:<10} attempt {event['attempt']}  {json.dumps(brief)}", file=sys.stderr)

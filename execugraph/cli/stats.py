@@ -69,9 +69,10 @@ def add_family_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--cost",
-        choices=("tokens", "calls", "wallclock"),
-        default="tokens",
-        help="the cost the accuracy-cost frontier and matched budgets are shown on (default: tokens)",
+        choices=("tokens", "calls", "wallclock", "model-time"),
+        default=None,
+        help="the cost the accuracy-cost frontier and matched budgets are shown on (default: the measure a batch's "
+        "--match-budget planned, else tokens); model-time: the summed duration of a trial's LLM calls",
     )
     parser.add_argument(
         "--across-benchmarks",
@@ -95,8 +96,16 @@ def load_report(args: argparse.Namespace, command: str) -> StatsReport | None:
 
     store = open_store(args, writes=False)  # a bad --db: one line and exit 2, from cli.main
     try:
-        report = build_report(store, args.runs, args.conditions, family=family_from(args),
-                              cost=getattr(args, "cost", "tokens"))
+        from execugraph.stats.planned_budget import planned_cost, plans_of
+
+        plans = plans_of({r: getattr(store.get_run(int(r)), "config", None) if str(r).isdigit() else None
+                          for r in args.runs})
+        cost = getattr(args, "cost", None) or planned_cost(plans) or "tokens"
+        report = build_report(store, args.runs, args.conditions, family=family_from(args), cost=cost)
+        if plans:  # `batch --match-budget`: its pair's pass@k at the budget, shown without being asked
+            from execugraph.stats.planned_budget import planned_results
+
+            args.planned_budgets = planned_results(report, plans)
         report = report.with_sections(
             protocol_sensitivity=protocol_sensitivity(store, args.runs, args.conditions, family=family_from(args))
         )
@@ -129,20 +138,35 @@ def run_stats(args: argparse.Namespace) -> int:
         return EXIT_BAD_REQUEST
     from execugraph.cli.windows import stored_window
 
-    try:  # a contamination window: asked for, or from cutoffs kept with the runs (execugraph.stats.windows)
+    try:  # a contamination window: asked for, or from cutoffs kept with the runs (execugraph.verdicts.windows)
         window = stored_window(args, report, args.runs, args.conditions, family_from(args))
     except ValueError as exc:
         print(f"stats: {terminal_text(exc)}", file=sys.stderr)
         return EXIT_BAD_REQUEST
+    from execugraph.cli.facets import stored_facets
+
+    facets = stored_facets(args, report, args.runs)  # difficulty / platform, where the problems carry them
     if args.json:
         data = report.to_json_dict()
+        if facets:
+            data["breakdowns"] = facets
         if window is not None:
             data["contamination_window"] = window.to_json_dict()
+        if getattr(args, "planned_budgets", None):
+            data["planned_matched_budgets"] = args.planned_budgets
         print(json.dumps(data, indent=2))
     else:
         print(format_report(report))
+        if facets:
+            from execugraph.stats.facets import facet_lines
+
+            print("\n".join(terminal_text(line) for line in facet_lines(facets)))
+        if getattr(args, "planned_budgets", None):
+            from execugraph.stats.planned_budget import planned_lines
+
+            print("\n".join(terminal_text(line) for line in planned_lines(args.planned_budgets)))
         if window is not None:
-            from execugraph.stats.windows import window_lines
+            from execugraph.verdicts.windows import window_lines
 
             print("\n" + "\n".join(terminal_text(line) for line in window_lines(window)))
     return 0

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 def open_store(args: argparse.Namespace, *, writes: bool) -> Store:
     """The Store for `--db` (or EXECUGRAPH_DB); `writes` says whether the command will record anything."""
-    from execugraph.store import Store
+    from execugraph.store import open_store as open_database
 
-    store = Store.open(getattr(args, "db", None))
+    store = open_database(getattr(args, "db", None), "write")
     if store.read_only:
         if writes:
             try:

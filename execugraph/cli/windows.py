@@ -1,5 +1,5 @@
 """`--released-after`, `--released-before` and `--cutoff MODEL=DATE`: the contamination-window flags of
-`stats`, `reproduce` and `batch`, and the windowed section they add (`execugraph.stats.windows`)."""
+`stats`, `reproduce` and `batch`, and the windowed section they add (`execugraph.verdicts.windows`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from execugraph.stats.report_model import StatsReport
-    from execugraph.stats.windows import Window, WindowSection
     from execugraph.store import Store
+    from execugraph.verdicts.windows import Window, WindowSection
 
 
 def add_window_arguments(parser: argparse.ArgumentParser, *, cutoff: bool = True) -> None:
@@ -33,7 +33,7 @@ def window_requested(args: argparse.Namespace) -> bool:
 
 def window_from(args: argparse.Namespace) -> tuple[Window, dict[str, str]]:
     """The explicit window and the cutoffs the flags give; ValueError naming the bad flag."""
-    from execugraph.stats.windows import Window, parse_cutoffs, parse_date
+    from execugraph.verdicts.windows import Window, parse_cutoffs, parse_date
 
     after = args.released_after and parse_date(args.released_after, "--released-after")
     before = args.released_before and parse_date(args.released_before, "--released-before")
@@ -56,15 +56,20 @@ def stored_cutoffs(store: Store, run_ids: Sequence[str]) -> dict[str, str]:
 
 def stored_window(args: argparse.Namespace, report: StatsReport, run_ids: Sequence[str],
                   conditions: Sequence[str] | None, family: Any = None) -> WindowSection | None:
-    """The windowed comparisons of stored runs (cutoffs given here override those kept with the runs), or None
-    when no window is asked for and no run keeps a cutoff; ValueError for bad flags."""
+    """The windowed comparisons of stored runs (cutoffs given here override those kept with the runs, which override
+    the dashboard's cutoff table), or None when no window is asked for and no compared model has a cutoff;
+    ValueError for bad flags."""
     from execugraph.cli.store import open_store
-    from execugraph.stats.windows import store_windowed_comparisons
+    from execugraph.verdicts.windows import store_windowed_comparisons
 
     window, cutoffs = window_from(args)
     store = open_store(args, writes=False)
     try:
-        cutoffs = stored_cutoffs(store, run_ids) | cutoffs
+        from execugraph.store.model_cutoffs import model_cutoffs
+
+        compared = {a.model for a in report.arms if a.model}  # the dashboard's table, for the models compared here
+        table = {m: d for m, d in model_cutoffs(store).items() if m in compared}
+        cutoffs = table | stored_cutoffs(store, run_ids) | cutoffs
         if window.open and not cutoffs:
             return None
         return store_windowed_comparisons(store, report, run_ids, conditions, window=window, cutoffs=cutoffs,

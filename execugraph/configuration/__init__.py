@@ -1,1 +1,8 @@
-"""Configuration and the project's words: RunConfig, named conditions, environment settings, vocabulary."""
+"""Configuration: named conditions, environment settings, the model axis (RunConfig and the words are in `domain`)."""
+
+__all__ = [
+    "conditions",
+    "model_axis",
+    "settings",
+    "validation_errors",
+]

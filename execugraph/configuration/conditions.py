@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from execugraph.configuration.config import RunConfig
+from execugraph.domain.config import RunConfig
 
 Overrides = dict[str, str | int | float | bool]  # RunConfig field -> the value a condition sets
 

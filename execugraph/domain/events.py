@@ -8,7 +8,7 @@ are written with their step and read from the store.
 
 from typing import Literal, TypedDict
 
-from execugraph.workflow.steps import NodeName, StepOutput
+from execugraph.domain.steps import NodeName, StepOutput
 
 
 class NodeStarted(TypedDict):

@@ -11,15 +11,26 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from execugraph.store.models import Run
-    from execugraph.store.run_reads import RunHeader
+from typing import Any, Protocol
 
 MAX_TITLE_WORDS = 8
 MAX_CONDITIONS_SHOWN = 3
 ARM_SEPARATOR = " · "
+
+
+class NamedRun(Protocol):
+    """What naming reads of a run: a stored Run and a run's header (`store.run_reads.RunHeader`) both have it."""
+
+    @property
+    def id(self) -> Any: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def benchmark(self) -> str | None: ...
+    @property
+    def config(self) -> Any: ...
+    @property
+    def created_at(self) -> datetime | str | None: ...
 
 
 def conditions_of(config: Mapping[str, Any] | None) -> list[str]:
@@ -60,7 +71,7 @@ def run_name(
     return f"{text} #{run_id}"
 
 
-def name_of(run: Run | RunHeader) -> str:
+def name_of(run: NamedRun) -> str:
     """`run_name` of a stored Run, or of a run's header (`run_reads.RunHeader`)."""
     return run_name(
         str(run.id),

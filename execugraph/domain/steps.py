@@ -11,9 +11,9 @@ exist at all and what they hold.
 from collections.abc import Mapping
 from typing import Any, Literal, NotRequired, TypedDict
 
-from execugraph.configuration.json_types import JsonObject
-from execugraph.configuration.vocabulary import NODES as NODES  # re-exported: the trace and the graph read them here
-from execugraph.configuration.vocabulary import NodeName as NodeName
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.vocabulary import NODES as NODES  # re-exported: the trace and the graph read them here
+from execugraph.domain.vocabulary import NodeName as NodeName
 
 RECORD_NODE = "reference_record"  # the one step of a trial imported from a published results tree
 Decision = Literal["evaluate", "retry", "revise", "optimize", "grade", "sample"]

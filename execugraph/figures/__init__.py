@@ -3,3 +3,10 @@
 `report_figures` draws the figures of one statistics report for the Statistics and
 Ablations pages and the export.
 """
+
+__all__ = [
+    "charts",
+    "frontier",
+    "report_figures",
+    "static",
+]

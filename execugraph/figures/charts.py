@@ -3,7 +3,7 @@
 No streamlit here, so every chart is unit-tested on its own (given rows, the
 figure carries the right traces, values and error bars) and the same figure is
 drawn on a page and written as SVG/PDF (`execugraph.figures.static`). Arms are
-named (`execugraph.store.run_names`) and always sit on categorical axes, so a run
+named (`execugraph.domain.run_names`) and always sit on categorical axes, so a run
 called "8" is never placed at x = 8. Plotly reads a subset of HTML (`<a href>`,
 `<br>`) and `$math$` in every label, so each chart's text (names, categories,
 titles) is made literal once, by `inert_text`, as the figure is built.

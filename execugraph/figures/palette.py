@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 
+from execugraph.domain.run_names import ARM_SEPARATOR
 from execugraph.figures.theme import COLORWAY
-from execugraph.store.run_names import ARM_SEPARATOR
 
 CONDITION_COLOURS: dict[str, str] = {
     "single-oneshot": "#83c9ff",

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import GradingSettings, Suite, SuiteTest, build_suite, cpu_floor
-from execugraph.workflow.problem import Problem
 
 if TYPE_CHECKING:
     from sandbox import Limits, SuiteResult
@@ -92,17 +92,18 @@ class TimeLimits:
 
 
 def reference_program(problem: Problem) -> str | None:
-    """The problem's reference solution: its own `reference`, else HumanEval's canonical one, else None."""
+    """The problem's reference solution: its own `reference`, else the one its benchmark's entry keeps, else None."""
     if problem.reference.strip():
         return problem.reference
-    if problem.benchmark == "humaneval":
-        from execugraph.benchmarks.humaneval import canonical_solution
+    from execugraph.plugins import registry
 
-        try:
-            return canonical_solution(problem.id)
-        except (KeyError, LookupError, OSError):
-            return None
-    return None
+    entry = registry().benchmarks.get(problem.benchmark)
+    if entry is None or entry.reference is None:
+        return None
+    try:
+        return entry.reference(problem.id)
+    except (KeyError, LookupError, OSError):
+        return None
 
 
 def _digest(value: object) -> str:

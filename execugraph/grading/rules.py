@@ -24,14 +24,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeAlias
 
-from execugraph.configuration.json_types import JsonObject
-from execugraph.configuration.vocabulary import GRADING_PROTOCOLS as PROTOCOLS
-from execugraph.configuration.vocabulary import GradingProtocol
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
+from execugraph.domain.vocabulary import GRADING_PROTOCOLS as PROTOCOLS
+from execugraph.domain.vocabulary import GradingProtocol
 from execugraph.grading.outcome import SuiteOutcome
-from execugraph.workflow.problem import Problem
 
 if TYPE_CHECKING:
-    from execugraph.configuration.config import RunConfig
+    from execugraph.domain.config import RunConfig
     from sandbox import Limits
 
 SuiteTest: TypeAlias = JsonObject

@@ -20,8 +20,8 @@ import hashlib
 from pathlib import Path
 from typing import TypedDict
 
-from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import format_size
+from execugraph.domain.json_types import JsonObject
 from execugraph.inputs.readers import FileRefused, read_capped_file
 
 SUITE_FILE_MAX_BYTES = 16 * 1024**2

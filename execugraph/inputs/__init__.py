@@ -29,3 +29,9 @@ __all__ = [
     "read_json_object",
     "split_lines",
 ]
+
+# The submodules other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "diagnostics",
+    "readers",
+]

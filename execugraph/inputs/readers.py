@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.inputs.diagnostics import IssueCollector
 
 TOO_DEEP = "JSON nested too deeply to read (lists or objects inside each other thousands of levels down)"

@@ -22,7 +22,7 @@ from execugraph.parsing.result import Parsed, add_repair
 from execugraph.parsing.suite_tests import CallTest, Comparison
 
 if TYPE_CHECKING:
-    from execugraph.configuration.json_types import JsonObject
+    from execugraph.domain.json_types import JsonObject
 
 MAX_TESTS = 20
 MAX_NAME_CHARS = 80

@@ -16,7 +16,7 @@ from execugraph.parsing.model_text import clean_model_text, strip_bullet
 from execugraph.parsing.result import Parsed, add_repair
 
 if TYPE_CHECKING:
-    from execugraph.configuration.json_types import JsonObject
+    from execugraph.domain.json_types import JsonObject
 
 
 def _key_form(key: str) -> str:

@@ -24,7 +24,7 @@ from execugraph.parsing.model_text import find_fenced_blocks
 from execugraph.parsing.result import add_repair
 
 if TYPE_CHECKING:
-    from execugraph.configuration.json_types import JsonObject
+    from execugraph.domain.json_types import JsonObject
 
 MAX_DEPTH = 64
 MAX_START_POSITIONS = 24

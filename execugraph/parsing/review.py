@@ -15,8 +15,8 @@ from execugraph.parsing.model_text import LIST_MARKER, clean_model_text, strip_b
 from execugraph.parsing.result import Parsed, add_repair
 
 if TYPE_CHECKING:
-    from execugraph.configuration.json_types import JsonObject
-    from execugraph.workflow.steps import Review, Severity
+    from execugraph.domain.json_types import JsonObject
+    from execugraph.domain.steps import Review, Severity
 
 MAX_REVIEW_ITEMS = 12
 MAX_REVIEW_ITEM_CHARS = 300

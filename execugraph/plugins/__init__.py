@@ -35,3 +35,9 @@ __all__ = [
     "registry",
     "use_registry",
 ]
+
+# The submodules other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "entries",
+    "hookspecs",
+]

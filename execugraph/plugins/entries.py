@@ -17,6 +17,8 @@ class BenchmarkEntry:
     spellings: tuple[str, ...] = ()
     description: str = ""
     plugin: str = ""
+    reference: Callable[[str], str] | None = None  # problem id -> reference program, when the Problem lacks one
+    prepare: Callable[[list[Any]], list[Any]] | None = None  # the chosen problems -> ready to grade (once, cached)
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,13 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 @hookspec
 def register_benchmarks(register: Any) -> None:
-    """Add problem sources: `register(name, loader, *, needs_path=False, spellings=(), description="")`.
+    """Add problem sources: `register(name, loader, *, needs_path=False, spellings=(), description="", reference=None,
+    prepare=None)`.
 
-    `loader(**opts) -> list[Problem]`; a file benchmark (`needs_path=True`) gets `path=`.
+    `loader(**opts) -> list[Problem]`; a file benchmark (`needs_path=True`) gets `path=`. `reference(problem_id)`,
+    when given, returns the reference program of a problem whose `Problem.reference` is empty (CPU-time
+    calibration runs it; it is never shown to a model). `prepare(problems) -> problems`, when given, makes the
+    problems a batch or run chose ready to grade (e.g. computes expected outputs), once, before any grading.
     """
 
 

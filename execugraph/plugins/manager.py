@@ -77,10 +77,12 @@ def _collect(pm: pluggy.PluginManager, registry: Registry) -> None:
 
     def registrar(kind: str, plugin: str) -> Callable[..., Any]:
         def benchmarks(name: str, loader: Callable[..., list[Any]], *, needs_path: bool = False,
-                       spellings: tuple[str, ...] | list[str] = (), description: str = "") -> None:
+                       spellings: tuple[str, ...] | list[str] = (), description: str = "",
+                       reference: Callable[[str], str] | None = None,
+                       prepare: Callable[[list[Any]], list[Any]] | None = None) -> None:
             add("benchmark", registry.benchmarks, name.strip().lower(),
                 BenchmarkEntry(name.strip().lower(), loader, needs_path, tuple(s.lower() for s in spellings),
-                               description, plugin), plugin)
+                               description, plugin, reference, prepare), plugin)
 
         def providers(prefix: str, factory: Callable[..., Any], *, description: str = "", example: str = "") -> None:
             if ":" in prefix:

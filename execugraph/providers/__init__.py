@@ -1,1 +1,9 @@
 """Model providers and endpoint health: the chat-model factory, the per-trial router, outages, failure classes, doctor checks."""
+
+__all__ = [
+    "clients",
+    "health",
+    "llm",
+    "model_router",
+    "outages",
+]

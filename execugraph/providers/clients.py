@@ -23,7 +23,7 @@ from execugraph.providers.llm import load_llama, make_chat_model
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
 
-    from execugraph.configuration.config import RunConfig
+    from execugraph.domain.config import RunConfig
 
 log = logging.getLogger("execugraph.providers")
 
@@ -154,8 +154,8 @@ def warm_models(configs: Iterable[RunConfig], deps: Endpoints | None = None) -> 
     Never raises: a client that cannot be built fails its trials with the usual message instead.
     Returns how many clients this call built.
     """
-    from execugraph.configuration.config import ROLES
     from execugraph.configuration.settings import load_settings
+    from execugraph.domain.config import ROLES
 
     before = constructions()
     injected = set(getattr(deps, "chat_models", None) or {})

@@ -28,10 +28,10 @@ class Check:
 
 
 def check_database(settings: Settings) -> Check:
-    from execugraph.store import Store, StoreUnavailableError
+    from execugraph.store import StoreUnavailableError, open_store
 
     try:
-        store = Store.open(settings.db_url)
+        store = open_store(settings.db_url, "write")
     except StoreUnavailableError as exc:  # already one sentence saying what to do
         return Check("database", "fail", str(exc))
     except Exception as exc:  # any other driver error is reported, not raised

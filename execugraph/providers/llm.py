@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -235,59 +236,45 @@ def make_chat_model(
                          replay_answers=replay_answers, repeat_penalty=repeat_penalty)
 
 
-def build_built_in(
-    provider: str,
-    name: str,
-    *,
-    role: str = "generator",
-    temperature: float = 0.0,
-    seed: int | None = 0,
-    max_tokens: int = 768,
-    timeout_s: float = 900.0,
-    ollama_host: str | None = None,
-    openai_base_url: str | None = None,
-    stop: list[str] | None = None,
-    replay_answers: dict[str, list[str]] | None = None,
-    repeat_penalty: float | None = None,
-) -> BaseChatModel:
-    """The chat model of a built-in provider (`execugraph.providers.plugin` registers one factory per prefix)."""
-    parsed = ModelSpec(provider, name)
-    if parsed.provider == "llamacpp":
-        path = embedded_model_path() if parsed.name == "default" else Path(parsed.name).expanduser()
-        if not path.is_file():
-            raise LLMError(f"GGUF model file not found: {path} (use llamacpp:default for the embedded model)")
-        from execugraph.configuration.settings import load_settings
+def _llamacpp(name: str, *, temperature: float, seed: int | None, max_tokens: int,
+              repeat_penalty: float | None = None, **_: Any) -> BaseChatModel:
+    path = embedded_model_path() if name == "default" else Path(name).expanduser()
+    if not path.is_file():
+        raise LLMError(f"GGUF model file not found: {path} (use llamacpp:default for the embedded model)")
+    from execugraph.configuration.settings import load_settings
 
-        return LlamaCppChat(
-            model_path=str(path),
-            n_threads=load_settings().llama_threads,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            seed=seed or 0,
-            repeat_penalty=repeat_penalty,
-        )
-    if parsed.provider == "ollama":
-        from execugraph.configuration.settings import load_settings
+    return LlamaCppChat(model_path=str(path), n_threads=load_settings().llama_threads, temperature=temperature,
+                        max_tokens=max_tokens, seed=seed or 0, repeat_penalty=repeat_penalty)
 
-        host = ollama_host or load_settings().ollama_host
-        return _seeded_ollama()(
-            model=parsed.name,
-            base_url=host,
-            temperature=temperature,
-            seed=seed,
-            num_predict=max_tokens,
-            stop=stop,
-            repeat_penalty=repeat_penalty,
-            client_kwargs={"timeout": timeout_s},
-        )
-    if parsed.provider == "openai":
-        return _openai_chat(parsed.name, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                            timeout_s=timeout_s, base_url=openai_base_url, stop=stop)
+
+def _ollama(name: str, *, temperature: float, seed: int | None, max_tokens: int, timeout_s: float,
+            stop: list[str] | None = None, ollama_host: str | None = None, repeat_penalty: float | None = None,
+            **_: Any) -> BaseChatModel:
+    from execugraph.configuration.settings import load_settings
+
+    return _seeded_ollama()(model=name, base_url=ollama_host or load_settings().ollama_host, temperature=temperature,
+                            seed=seed, num_predict=max_tokens, stop=stop, repeat_penalty=repeat_penalty,
+                            client_kwargs={"timeout": timeout_s})
+
+
+def _openai(name: str, *, temperature: float, seed: int | None, max_tokens: int, timeout_s: float,
+            stop: list[str] | None = None, openai_base_url: str | None = None, **_: Any) -> BaseChatModel:
+    return _openai_chat(name, temperature=temperature, seed=seed, max_tokens=max_tokens, timeout_s=timeout_s,
+                        base_url=openai_base_url, stop=stop)
+
+
+def _replay(name: str, *, role: str, replay_answers: dict[str, list[str]] | None = None, **_: Any) -> BaseChatModel:
     try:
-        run_id = int(parsed.name)
+        run_id = int(name)
     except ValueError as exc:
-        raise LLMError(f"replay needs a run id, got {parsed.name!r}") from exc
+        raise LLMError(f"replay needs a run id, got {name!r}") from exc
     return ReplayChat(run_id=run_id, role=role).load(replay_answers or {})
+
+
+# The built-in providers' factories (`execugraph.providers.plugin` registers one per prefix): each takes the
+# model name and `make_chat_model`'s options, using those its server understands.
+BUILT_IN_FACTORIES: dict[str, Callable[..., BaseChatModel]] = {
+    "ollama": _ollama, "openai": _openai, "llamacpp": _llamacpp, "replay": _replay}
 
 
 # What a local server gets as the bearer token when no key is configured (the client insists on one).

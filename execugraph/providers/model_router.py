@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from execugraph.configuration.config import RunConfig
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.config import RunConfig
+from execugraph.domain.json_types import JsonObject
 from execugraph.providers.clients import client_key, seed_kwargs, shared_chat_model
 from execugraph.providers.llm import EndpointUnreachableError, LLMError, make_chat_model, parse_spec, prompt_hash
 from execugraph.providers.outages import EndpointWaiter, GiveUp, TrialInterrupted

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from execugraph.plugins.hookspecs import hookimpl
@@ -17,8 +16,8 @@ DESCRIPTIONS = {
 
 @hookimpl
 def register_providers(register: Any) -> None:
-    from execugraph.providers.llm import PROVIDERS, build_built_in
+    from execugraph.providers.llm import BUILT_IN_FACTORIES
 
-    for prefix in PROVIDERS:
+    for prefix, factory in BUILT_IN_FACTORIES.items():
         description, example = DESCRIPTIONS[prefix]
-        register(prefix, partial(build_built_in, prefix), description=description, example=example)
+        register(prefix, factory, description=description, example=example)

@@ -33,3 +33,15 @@ __all__ = [
     "import_zip_bytes",
     "zip_bytes",
 ]
+
+# The submodules other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "formats",
+    "harness",
+    "importing",
+    "layout",
+    "published_problems",
+    "published_records",
+    "results",
+    "source",
+]

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.run_names import conditions_of, run_name
 from execugraph.publication import layout
 from execugraph.publication.formats import Row, dumps_pretty, jsonl_bytes
 from execugraph.publication.meta import build_run_meta, run_entry
@@ -35,7 +36,6 @@ from execugraph.publication.privacy import Scrubber, endpoint_hosts, suite_path,
 from execugraph.safety.inert_text import md_text
 from execugraph.store import bundle_rows
 from execugraph.store.bundle_rows import BundleRows
-from execugraph.store.run_names import conditions_of, run_name
 
 if TYPE_CHECKING:
     from execugraph.store import Store

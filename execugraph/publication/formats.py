@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.inputs.diagnostics import MAX_REPORTED_ISSUES, InputError, Issue
 from execugraph.inputs.diagnostics import IssueCollector as BaseIssueCollector
 from execugraph.inputs.readers import TOO_DEEP, read_json_lines, read_json_object

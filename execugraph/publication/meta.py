@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.domain.json_types import JsonObject
 
 _DIGEST_KEYS = ("digests", "model_digests", "ollama_digests")
 _COMMIT_KEYS = ("commit", "git_commit", "project_commit")

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.domain.json_types import JsonObject
 from execugraph.publication.formats import Row
 
 PRIVATE_ROOTS = ("/home", "/Users", "/root", "/tmp", "/var/tmp", "/private", "/run/user", "/mnt", "/media")

@@ -47,7 +47,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.publication.formats import IssueCollector, Row
 from execugraph.publication.published_problems import BenchmarkFile, find_benchmark_files, problem_rows
 from execugraph.publication.published_records import (

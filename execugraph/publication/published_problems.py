@@ -17,10 +17,10 @@ from typing import Any, TypedDict
 
 from execugraph.benchmarks.errors import BenchmarkFormatError
 from execugraph.benchmarks.published import looks_published, parse_published_jsonl, published_warnings
+from execugraph.domain.problem import Problem
 from execugraph.inputs.readers import read_json_lines
 from execugraph.publication.formats import IssueCollector, Row
 from execugraph.publication.source import FileSet
-from execugraph.workflow.problem import Problem
 
 TRIALS_FILE = "trials.jsonl"
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.publication.formats import IssueCollector, Row, decode_datetime, load_json_object
 from execugraph.publication.source import FileSet
 

@@ -35,8 +35,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import DEFAULT_IMPORT_MAX_BYTES, format_size, parse_size
+from execugraph.domain.json_types import JsonObject
 from execugraph.inputs.readers import FileRefused, read_capped_stream, read_json_lines
 from execugraph.publication.formats import BundleFormatError, Issue, IssueCollector
 

@@ -86,3 +86,9 @@ def reproduce_path(
         inputs = StudyInputs(fileset, bench, requests, families.name if families else None, amplify, window)
         study = run_study(store, inputs, progress=progress, workers=workers)
     return study, write_study(study, out_dir, progress, figures=figures)
+
+# The submodules other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "amplified",
+    "progress",
+]

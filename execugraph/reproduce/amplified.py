@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.reproduce import naming
 from execugraph.reproduce.families import StudyFamily, StudyRun
 from execugraph.reproduce.progress import Progress

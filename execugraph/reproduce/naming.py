@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from execugraph.store.run_names import conditions_of, run_name
+from execugraph.domain.run_names import conditions_of, run_name
 
 
 def unique_names(titles: Sequence[str], places: Sequence[str]) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.grading.rules import PROTOCOLS
 from execugraph.reproduce.sections import RunSection
 from execugraph.stats.all_tables import publication_tables

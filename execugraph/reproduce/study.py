@@ -27,7 +27,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.figures import charts
 from execugraph.figures.report_figures import report_figures
 from execugraph.grading.outcome import ResultsMemo
@@ -82,7 +82,7 @@ class StudyInputs:
     families: list[FamilyRequest] | None = None
     families_file: str | None = None
     amplify: bool = False  # also grade every run on amplified tests (`reproduce --amplify`)
-    window: tuple[Any, dict[str, str]] | None = None  # (stats.windows.Window, model cutoffs): `--released-after`
+    window: tuple[Any, dict[str, str]] | None = None  # (verdicts.windows.Window, model cutoffs): `--released-after`
 
 
 @dataclass
@@ -400,6 +400,10 @@ def _after_import(store: Store, inputs: StudyInputs, imported: ImportResult, pro
 
             section["contamination_window"] = family_window(store, family, verdicts, _study_meta(family, rows),
                                                             *inputs.window, n_boot, seed)
+        from execugraph.reproduce.facets import family_facets
+
+        if (facets := family_facets(store, family, verdicts, _study_meta(family, rows), n_boot, seed)) is not None:
+            section["breakdowns"] = facets  # by difficulty and platform, where the problems carry them
         if children is not None:
             section["suites"] = amplified.family_suites(store, family, children, n_boot, seed)
             family_tables[-1].extend(amplified.suite_tables(section))

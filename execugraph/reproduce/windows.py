@@ -1,7 +1,7 @@
 """A family's comparisons on all problems and on the problems released in a window (`reproduce --released-after`).
 
 The published verdicts (the reference set) of the family's runs, with the release dates the
-import kept, go through `stats.windows`; runs are named by the study, never by database id.
+import kept, go through `verdicts.windows`; runs are named by the study, never by database id.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.stats.from_records import build_report_from_records
-from execugraph.stats.windows import Window, window_lines, windowed_comparisons
 from execugraph.store.release_dates import release_dates
 from execugraph.verdicts.verdict_sets import PUBLISHED
+from execugraph.verdicts.windows import Window, window_lines, windowed_comparisons
 
 if TYPE_CHECKING:
     from execugraph.reproduce.families import StudyFamily

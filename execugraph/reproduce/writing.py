@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.grading.rules import PROTOCOLS
 from execugraph.reproduce.document import Bullets, Document, Figure, Heading, Paragraph, TableBlock
 from execugraph.reproduce.progress import Progress
@@ -140,6 +140,9 @@ def build_document(study: Study, svgs: dict[str, str | None]) -> Document:
         if "contamination_window" in section:  # `--released-after` / `--cutoff` (execugraph.reproduce.windows)
             lines = [x.removeprefix("- ") for x in section["contamination_window"]["lines"][1:] if x and x[0] == "-"]
             doc.add(Heading("Contamination window", 3), Bullets(lines))
+        if "breakdowns" in section:  # difficulty / platform (execugraph.reproduce.facets)
+            doc.add(Heading("By difficulty and platform", 3),
+                    Bullets([x.removeprefix("- ") for x in section["breakdowns"]["lines"] if x.startswith("- ")]))
         doc.add(Heading("Tables", 3), *(TableBlock(t) for t in tables))
         if figures:
             doc.add(Heading("Figures", 3))

@@ -48,3 +48,9 @@ __all__ = [
     "with_added",
     "with_updated",
 ]
+
+# The submodules other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "library",
+    "search",
+]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from execugraph.domain.steps import HitRow
 from execugraph.retrieval.embedder import Embedder, get_embedder
 from execugraph.retrieval.index import IndexLoad, cache_key, limit_faiss_threads, load_or_build
 from execugraph.retrieval.library import (
@@ -29,7 +30,6 @@ from execugraph.retrieval.library import (
     load_library,
     serialise_library,
 )
-from execugraph.workflow.steps import HitRow
 
 DEFAULT_K = 3
 DEFAULT_QUERY_CACHE = 512

@@ -12,3 +12,7 @@
 Attempts write through `Store.fenced` (`execugraph.store.fencing`), so a superseded attempt can
 never write into its trial. docs/scale-out.md explains the design.
 """
+
+__all__ = [
+    "executor",
+]

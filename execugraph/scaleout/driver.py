@@ -42,18 +42,18 @@ from ray.exceptions import RayError, RayTaskError
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.spec import BatchSpec, batch_spec_of, condition_configs
-from execugraph.configuration.config import ROLES, RunConfig
-from execugraph.configuration.json_types import JsonObject
 from execugraph.configuration.settings import load_settings
+from execugraph.domain.config import ROLES, RunConfig
+from execugraph.domain.json_types import JsonObject
 from execugraph.providers.llm import parse_spec
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
-from execugraph.scaleout.messages import TrialOutcome, TrialTask
+from execugraph.scaleout.messages import TrialOutcome, TrialTask, WarmRequest
 from execugraph.scaleout.workers import WorkerPool, WorkerSlot
 from execugraph.store import StoreBusyError, leases, utcnow
 
 if TYPE_CHECKING:
+    from execugraph.domain.problem import Problem
     from execugraph.store import Store, Trial
-    from execugraph.workflow.problem import Problem
 
 log = logging.getLogger("execugraph.scaleout")
 
@@ -188,7 +188,8 @@ class RayBatchDriver:
         self.balancer.start()
         count = min(spec.ray_workers or max(1, len(cluster_nodes())), spec.concurrency)
         slots = math.ceil(spec.concurrency / count)
-        self.pool = WorkerPool(count, slots, self.db_url, cpus=self.options.worker_cpus)
+        warm = WarmRequest(tuple(configs.values()), tuple(hosts), self.kind)  # clients built before trial one
+        self.pool = WorkerPool(count, slots, self.db_url, cpus=self.options.worker_cpus, warm=warm)
         started = time.monotonic()
         self.pool.start(self.options.worker_start_timeout_s)
         self.timings["workers_start_s"] = time.monotonic() - started

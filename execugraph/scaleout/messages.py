@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from execugraph.configuration.config import RunConfig
-    from execugraph.workflow.problem import Problem
+    from execugraph.domain.config import RunConfig
+    from execugraph.domain.problem import Problem
 
 
 @dataclass(frozen=True)
@@ -52,3 +52,12 @@ class TrialOutcome:
     passed: bool | None = None  # its verdict
     error_class: str | None = None  # why it failed (its verdict), None when it passed
     unreachable: str | None = None  # the endpoint that stopped answering its calls, if one did
+
+
+@dataclass(frozen=True)
+class WarmRequest:
+    """What a worker actor warms before its first trial: the batch's conditions and where their calls go."""
+
+    configs: tuple[RunConfig, ...]  # every condition's RunConfig
+    endpoints: tuple[str, ...]  # the endpoint URLs the driver balances over
+    kind: str = "ollama"  # of those endpoints: ollama | openai

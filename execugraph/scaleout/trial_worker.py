@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from execugraph.scaleout.messages import TrialOutcome, TrialTask, WorkerInfo
+from execugraph.scaleout.messages import TrialOutcome, TrialTask, WarmRequest, WorkerInfo
 from execugraph.store.fencing import SupersededError
 
 if TYPE_CHECKING:
@@ -36,28 +36,44 @@ class TrialWorker:
         self._lock = threading.Lock()
         self._store: Store | None = None
         self._pool: SandboxPool | None = None
+        self._warmed = False
 
     # -- per-process resources, created on first use and reused by every call
 
     def _resources(self) -> tuple[Store, SandboxPool]:
         with self._lock:
             if self._store is None:
-                from execugraph.store import Store, make_engine
+                from execugraph.store import open_store
 
                 # The driver migrated the database already; N workers migrating at once would only contend.
-                self._store = Store(make_engine(self.db_url), migrate=False)
+                self._store = open_store(self.db_url, "worker")
             if self._pool is None:
                 from sandbox import SandboxPool
 
                 self._pool = SandboxPool(workers=min(self.sandbox_workers, os.cpu_count() or 1))
             return self._store, self._pool
 
-    def ready(self) -> WorkerInfo:
-        """Warm up (imports, engine, sandbox pool) and say where this worker runs."""
-        import execugraph.workflow.trial  # noqa: F401  (the first trial should not pay for the imports)
+    def ready(self, warm: WarmRequest | None = None) -> WorkerInfo:
+        """Warm up and say where this worker runs: imports and providers (as a batch worker does before its
+        first claim, `batch.warmup`), engine, sandbox pool, and the shared model clients of `warm`'s
+        conditions on each of its endpoints, so no trial builds one."""
+        from execugraph.batch.warmup import warm_worker
 
+        with self._lock:
+            first = not self._warmed
+            self._warmed = True
+        if first:
+            warm_worker()
         store, _ = self._resources()
         store.check_connection()
+        if warm is not None:
+            from execugraph.providers.clients import warm_models
+            from execugraph.workflow.trial import TrialDeps
+
+            for url in warm.endpoints:
+                where = TrialDeps(ollama_host=url if warm.kind == "ollama" else None,
+                                  openai_base_url=url if warm.kind == "openai" else None)
+                warm_models(warm.configs, where)
         return WorkerInfo(host=socket.gethostname(), pid=os.getpid(), node=_ray_node_id())
 
     def run(self, task: TrialTask) -> TrialOutcome:

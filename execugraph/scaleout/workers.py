@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import ray
 
-from execugraph.scaleout.messages import TrialTask, WorkerInfo
+from execugraph.scaleout.messages import TrialTask, WarmRequest, WorkerInfo
 from execugraph.scaleout.trial_worker import TrialWorker
 
 if TYPE_CHECKING:
@@ -51,10 +51,14 @@ class WorkerSlot:
 class WorkerPool:
     """Creates the actors, books their slots (least busy first) and tears them down."""
 
-    def __init__(self, count: int, slots: int, db_url: str, *, cpus: float = 1.0) -> None:
+    def __init__(
+        self, count: int, slots: int, db_url: str, *, cpus: float = 1.0, warm: WarmRequest | None = None
+    ) -> None:
+        """`warm`: the clients each actor builds in `ready()`, before its first trial (and again after a restart)."""
         if count < 1 or slots < 1:
             raise ValueError(f"need at least one worker with one slot, got {count} x {slots}")
         self.count, self.slots, self.db_url, self.cpus = count, slots, db_url, cpus
+        self.warm = warm
         self.workers: list[WorkerSlot] = []
 
     def start(self, timeout_s: float) -> None:
@@ -75,7 +79,7 @@ class WorkerPool:
                 scheduling_strategy="SPREAD",
             ).remote(self.db_url, self.slots)
             self.workers.append(WorkerSlot(index, actor, self.slots))
-        refs = [w.actor.ready.remote() for w in self.workers]
+        refs = [w.actor.ready.remote(self.warm) for w in self.workers]
         ready, pending = ray.wait(refs, num_returns=len(refs), timeout=timeout_s)
         if pending:
             cpus = ray.cluster_resources().get("CPU", 0)
@@ -114,7 +118,7 @@ class WorkerPool:
 
     def _ask(self, worker: WorkerSlot) -> None:
         if worker.pending_info is None:
-            worker.pending_info = worker.actor.ready.remote()
+            worker.pending_info = worker.actor.ready.remote(self.warm)
             worker.next_ask = time.monotonic() + ASK_AGAIN_S
 
     def refresh(self) -> None:

@@ -5,3 +5,11 @@ from the per-problem differences, `monitor` what a running batch stores at each 
 `replay` the same rule run over finished runs in many problem orders; `plan` is the Batch form's
 sentence about a design before launch.
 """
+
+__all__ = [
+    "design",
+    "monitor",
+    "plan",
+    "replay",
+    "summary",
+]

@@ -56,3 +56,31 @@ __all__ = [
     "to_records",
     "wilcoxon_p",
 ]
+
+# The submodules other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "all_tables",
+    "bootstrap",
+    "cost_compare",
+    "cost_sections",
+    "cost_tables",
+    "cost_text",
+    "facets",
+    "family",
+    "from_records",
+    "group_sequential",
+    "loading",
+    "near_limit",
+    "paired",
+    "passk",
+    "planned_budget",
+    "power",
+    "records",
+    "report",
+    "report_model",
+    "report_rows",
+    "report_sections",
+    "sensitivity_sections",
+    "table_format",
+    "tables",
+]

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.run_names import arm_name
 from execugraph.stats.budgets import condition_budget
 from execugraph.stats.records import ArmData, ProblemTally, Tally
-from execugraph.store.run_names import arm_name
 
 
 class UnknownRunError(ValueError):
@@ -117,5 +117,5 @@ class RunInfo:
     config: JsonObject | None  # the run's stored config, as its JSON column holds it
     conditions: dict[str, Tally]
     not_counted: dict[str, int]
-    name: str = ""  # execugraph.store.run_names.run_name of the run
+    name: str = ""  # execugraph.domain.run_names.run_name of the run
     model: str | None = None  # the generator's model spec

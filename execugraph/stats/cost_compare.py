@@ -8,24 +8,32 @@ problem - a's), in the same units a reader pays in (tokens, LLM calls, seconds).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import stats as sps
 
-from execugraph.stats.paired import holm, wilcoxon_p
+from execugraph.stats.paired import holm
 from execugraph.stats.records import ArmData, CostColumns
+from execugraph.stats.row_stats import row_stats
+from execugraph.stats.signed_rank_batch import wilcoxon_many
 
 METRICS = ("tokens", "tokens_in", "tokens_out", "llm_calls", "wallclock_s")
 # The costs a frontier can be drawn on: the CLI's `--cost` word -> the metric.
 FRONTIER_METRICS = {"tokens": "tokens", "calls": "llm_calls", "wallclock": "wallclock_s"}
+# Model time (summed LLM call durations per trial) is compared only when asked for (`--cost model-time`), so
+# reports that do not ask keep their shape; its values are loaded apart (`CostColumns.model_time_s`).
+MODEL_TIME = "model_time_s"
+MODEL_TIME_CHOICE = "model-time"
 UNITS = {
     "tokens": "tokens",
     "tokens_in": "input tokens",
     "tokens_out": "output tokens",
     "llm_calls": "LLM calls",
     "wallclock_s": "seconds",
+    MODEL_TIME: "seconds of model time",
 }
 METHOD = (
     "cost per arm: mean per trial over the trials that recorded it, with a 95% interval that treats problems as "
@@ -43,7 +51,17 @@ def metric_from_choice(choice: str) -> str:
         return FRONTIER_METRICS[choice]
     if choice in FRONTIER_METRICS.values():
         return choice
-    raise ValueError(f"cost {choice!r} is not one of: {', '.join(FRONTIER_METRICS)}")
+    if choice in (MODEL_TIME_CHOICE, MODEL_TIME):
+        return MODEL_TIME
+    raise ValueError(f"cost {choice!r} is not one of: {', '.join([*FRONTIER_METRICS, MODEL_TIME_CHOICE])}")
+
+
+def metrics_for(chosen: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(metrics compared per arm and pair, metrics with a frontier and matched budgets) for the chosen metric:
+    the usual ones, and model time too only when it is the one chosen."""
+    if chosen == MODEL_TIME:
+        return (*METRICS, MODEL_TIME), (*FRONTIER_METRICS.values(), MODEL_TIME)
+    return METRICS, tuple(FRONTIER_METRICS.values())
 
 
 def trial_values(costs: CostColumns, metric: str) -> list[float | None]:
@@ -51,6 +69,8 @@ def trial_values(costs: CostColumns, metric: str) -> list[float | None]:
     if metric == "tokens":
         return [None if i is None or o is None else float(i + o) for i, o in zip(costs.tokens_in, costs.tokens_out,
                                                                                   strict=True)]
+    if metric == MODEL_TIME:
+        return [None if v is None else float(v) for v in costs.model_time_s]
     if metric not in METRICS:
         raise ValueError(f"unknown cost metric {metric!r}")
     return [None if v is None else float(v) for v in getattr(costs, metric)]
@@ -62,10 +82,11 @@ def problem_sums(costs: CostColumns, metric: str) -> dict[str, tuple[float, int]
     Sums are exact (`math.fsum`), so they do not depend on the order the trials were read in (SQL or records).
     """
     values = trial_values(costs, metric)
-    if len(costs.problem_ids) != len(values):
+    problem_ids = costs.model_time_problems if metric == MODEL_TIME else costs.problem_ids
+    if len(problem_ids) != len(values):
         return {}  # costs loaded without their problems (an older loader): nothing can be paired
     seen: dict[str, list[float]] = {}
-    for problem, value in zip(costs.problem_ids, values, strict=True):
+    for problem, value in zip(problem_ids, values, strict=True):
         if value is not None and math.isfinite(value):
             seen.setdefault(problem, []).append(value)
     return {p: (math.fsum(v), len(v)) for p, v in sorted(seen.items())}
@@ -74,9 +95,9 @@ def problem_sums(costs: CostColumns, metric: str) -> dict[str, tuple[float, int]
 Sums = dict[str, dict[str, tuple[float, int]]]  # metric -> problem -> (summed cost, trials)
 
 
-def arm_sums(arm: ArmData) -> Sums:
+def arm_sums(arm: ArmData, metrics: Sequence[str] = METRICS) -> Sums:
     """`problem_sums` of every metric of one arm (computed once, read by the intervals and the pairs)."""
-    return {metric: problem_sums(arm.costs, metric) for metric in METRICS}
+    return {metric: problem_sums(arm.costs, metric) for metric in metrics}
 
 
 def problem_means(sums: Mapping[str, tuple[float, int]]) -> dict[str, float]:
@@ -93,7 +114,7 @@ def ratio_interval(totals: np.ndarray, counts: np.ndarray) -> tuple[float | None
     ratio = math.fsum(totals) / math.fsum(counts)
     residual = totals - ratio * counts
     se = math.sqrt(m / (m - 1) * float(np.sum(residual**2))) / float(counts.sum())
-    half = float(sps.t.ppf(0.975, m - 1)) * se
+    half = _t_quantile(m - 1) * se
     return (ratio - half, ratio + half)
 
 
@@ -101,7 +122,7 @@ def arm_cost_intervals(arm: ArmData, all_sums: Sums | None = None) -> dict[str, 
     """metric -> {recorded, problems, mean, ci_lo, ci_hi}: mean per trial with a 95% interval over problems."""
     all_sums = all_sums or arm_sums(arm)
     out = {}
-    for metric in METRICS:
+    for metric in all_sums:
         sums = all_sums[metric]
         problems = sorted(sums)
         totals = np.array([sums[p][0] for p in problems], dtype=float)
@@ -115,62 +136,118 @@ def arm_cost_intervals(arm: ArmData, all_sums: Sums | None = None) -> dict[str, 
 
 def t_interval(diffs: np.ndarray) -> tuple[float | None, float | None, float | None]:
     """(lower, upper, two-sided p) of the one-sample t-test of mean 0; Nones with fewer than two values."""
-    n = diffs.size
-    if n < 2:
-        return (None, None, None)
-    mean = float(diffs.mean())
-    se = float(diffs.std(ddof=1)) / math.sqrt(n)
-    if se == 0.0:  # no spread: every problem differs by the same amount, so a t-interval would have no width
-        return (None, None, None)
-    half = float(sps.t.ppf(0.975, n - 1)) * se
-    p = float(2 * sps.t.sf(abs(mean) / se, n - 1))
-    return (mean - half, mean + half, p)
+    return t_intervals([np.asarray(diffs, dtype=float)])[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def _t_quantile(df: int) -> float:
+    return float(sps.t.ppf(0.975, df))
+
+
+def t_intervals(vectors: Sequence[np.ndarray], means: Sequence[float] | None = None,
+                ) -> list[tuple[float | None, float | None, float | None]]:
+    """`t_interval` of each vector, computed for all at once (the same floats: tests/stats/test_signed_rank_batch.py);
+    `means` are the vectors' `row_stats` means when already known."""
+    means, sds = row_stats(vectors, None) if means is None else means, row_stats(vectors, 1)
+    out: list[tuple[float | None, float | None, float | None]] = [(None, None, None)] * len(vectors)
+    tested, stats, dfs = [], [], []
+    for i, v in enumerate(vectors):
+        n = v.size
+        if n < 2:
+            continue
+        se = sds[i] / math.sqrt(n)
+        if se == 0.0:  # no spread: every problem differs by the same amount, so a t-interval would have no width
+            continue
+        half = _t_quantile(n - 1) * se
+        out[i] = (means[i] - half, means[i] + half, None)
+        tested.append(i)
+        stats.append(abs(means[i]) / se)
+        dfs.append(n - 1)
+    if tested:
+        p = (2 * sps.t.sf(np.array(stats), np.array(dfs))).tolist()
+        for i, value in zip(tested, p, strict=True):
+            out[i] = (out[i][0], out[i][1], float(value))
+    return out
 
 
 def cost_difference(a_means: Mapping[str, float], b_means: Mapping[str, float], *, metric: str) -> dict:
     """b - a over the problems where both recorded the metric: mean, t-interval, signed-rank p, t-test p."""
+    return cost_differences([(a_means, b_means)], metric=metric)[0]
+
+
+def _common_arrays(a_means: Mapping[str, float], b_means: Mapping[str, float],
+                   memo: dict[int, tuple[list[str], np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Both arms' means over their common problems (sorted); `memo` (by mapping, for one call) keeps each arm's
+    sorted problems and means, used as they are when both arms recorded the same problems."""
+    known = []
+    for means in (a_means, b_means):
+        if id(means) not in memo:
+            keys = sorted(means)
+            memo[id(means)] = (keys, np.array([means[p] for p in keys], dtype=float))
+        known.append(memo[id(means)])
+    (keys_a, values_a), (keys_b, values_b) = known
+    if keys_a == keys_b:
+        return (values_a, values_b)
     common = sorted(set(a_means) & set(b_means))
-    if not common:
-        return {"metric": metric, "n": 0, "a_mean": None, "b_mean": None, "delta": None, "ci_lo": None,
-                "ci_hi": None, "p_signed_rank": None, "signed_rank_method": "none", "p_t": None, "p_holm": None,
-                "note": f"no common problem recorded {UNITS[metric]}"}
-    a = np.array([a_means[p] for p in common], dtype=float)
-    b = np.array([b_means[p] for p in common], dtype=float)
-    diffs = b - a
-    lo, hi, p_t = t_interval(diffs)
-    p_w, method, _ = wilcoxon_p(np.round(diffs, 9))
-    return {
-        "metric": metric,
-        "n": len(common),
-        "a_mean": float(a.mean()),
-        "b_mean": float(b.mean()),
-        "delta": float(diffs.mean()),
-        "ci_lo": lo,
-        "ci_hi": hi,
-        "p_signed_rank": p_w,
-        "signed_rank_method": method,
-        "p_t": p_t,
-        "p_holm": None,
-        "note": ("one common problem: no interval or test" if len(common) == 1 else
-                 "every common problem differs by the same amount: no spread to put an interval on"
-                 if lo is None else ""),
-        "no_spread": len(common) > 1 and lo is None,
-    }
+    return (np.array([a_means[p] for p in common], dtype=float), np.array([b_means[p] for p in common], dtype=float))
+
+
+def cost_differences(pairs: Sequence[tuple[Mapping[str, float], Mapping[str, float]]], *, metric: str) -> list[dict]:
+    """`cost_difference` of each (a_means, b_means), with all signed-rank tests and t-intervals computed at once."""
+    memo: dict[int, tuple[list[str], np.ndarray]] = {}
+    arrays = [_common_arrays(a, b, memo) for a, b in pairs]
+    diffs = [b - a for a, b in arrays]
+    lengths = np.cumsum([d.size for d in diffs])[:-1]
+    rounded = np.split(np.round(np.concatenate(diffs), 9), lengths) if diffs else []  # one call, the same floats
+    tests = wilcoxon_many(rounded)
+    deltas = row_stats(diffs, None)
+    intervals = t_intervals(diffs, deltas)
+    distinct = list({id(v): v for pair in arrays for v in pair}.values())  # arms' arrays are shared between pairs
+    mean_of = dict(zip([id(v) for v in distinct], row_stats(distinct, None), strict=True))
+    a_means, b_means = [mean_of[id(a)] for a, _ in arrays], [mean_of[id(b)] for _, b in arrays]
+    rows = []
+    for k, (a, _) in enumerate(arrays):
+        n = a.size
+        if not n:
+            rows.append({"metric": metric, "n": 0, "a_mean": None, "b_mean": None, "delta": None, "ci_lo": None,
+                         "ci_hi": None, "p_signed_rank": None, "signed_rank_method": "none", "p_t": None,
+                         "p_holm": None, "note": f"no common problem recorded {UNITS[metric]}"})
+            continue
+        lo, hi, p_t = intervals[k]
+        p_w, method, _ = tests[k]
+        rows.append({
+            "metric": metric,
+            "n": n,
+            "a_mean": a_means[k],
+            "b_mean": b_means[k],
+            "delta": deltas[k],
+            "ci_lo": lo,
+            "ci_hi": hi,
+            "p_signed_rank": p_w,
+            "signed_rank_method": method,
+            "p_t": p_t,
+            "p_holm": None,
+            "note": ("one common problem: no interval or test" if n == 1 else
+                     "every common problem differs by the same amount: no spread to put an interval on"
+                     if lo is None else ""),
+            "no_spread": n > 1 and lo is None,
+        })
+    return rows
 
 
 def cost_pairs(arms: Sequence[ArmData], planned: Sequence[tuple[int, int]],
-               sums: Mapping[str, Sums] | None = None) -> list[dict]:
+               sums: Mapping[str, Sums] | None = None, metrics: Sequence[str] = METRICS) -> list[dict]:
     """Every planned pair's cost difference for every metric, Holm-adjusted within each metric over the family."""
-    sums = sums or {arm.label: arm_sums(arm) for arm in arms}
-    means = [{m: problem_means(sums[arm.label][m]) for m in METRICS} for arm in arms]
+    sums = sums or {arm.label: arm_sums(arm, metrics) for arm in arms}
+    means = [{m: problem_means(sums[arm.label][m]) for m in metrics} for arm in arms]
     rows = []
-    for metric in METRICS:
-        mine = []
-        for i, j in planned:
-            row = {"a": arms[i].label, "b": arms[j].label, "a_name": arms[i].name or arms[i].label,
-                   "b_name": arms[j].name or arms[j].label,
-                   **cost_difference(means[i][metric], means[j][metric], metric=metric)}
-            mine.append(row)
+    for metric in metrics:
+        found = cost_differences([(means[i][metric], means[j][metric]) for i, j in planned], metric=metric)
+        mine = [
+            {"a": arms[i].label, "b": arms[j].label, "a_name": arms[i].name or arms[i].label,
+             "b_name": arms[j].name or arms[j].label, **row}
+            for (i, j), row in zip(planned, found, strict=True)
+        ]
         tested = [r for r in mine if r["p_signed_rank"] is not None]
         for row, p in zip(tested, holm([r["p_signed_rank"] for r in tested]), strict=True):
             row["p_holm"] = p

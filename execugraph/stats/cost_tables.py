@@ -12,7 +12,7 @@ from execugraph.stats.report_model import StatsReport
 from execugraph.stats.tables import CI_PP, INT, NUM1, NUM2, PCT, PP, TEXT, Column, P, Table
 
 SHOWN = {"tokens": "tokens", "tokens_in": "tokens in", "tokens_out": "tokens out", "llm_calls": "LLM calls",
-         "wallclock_s": "wall-clock s"}
+         "wallclock_s": "wall-clock s", "model_time_s": "model time s"}
 _KIND = {"llm_calls": NUM2}
 
 

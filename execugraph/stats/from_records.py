@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from execugraph.domain.run_names import conditions_of, run_name
 from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, generator_model, plan_arms
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.family import Family
 from execugraph.stats.records import UNKNOWN, Tally, TrialRecord, arm_from_records, to_records
 from execugraph.stats.report import report_from_arms
 from execugraph.stats.report_model import StatsReport
-from execugraph.store.run_names import conditions_of, run_name
 
 
 def _first_appearance(records: Iterable[TrialRecord], run_id: str) -> list[str]:
@@ -61,11 +61,15 @@ def build_report_from_records(
         for r in run_ids
     }
     models = {r: generator_model(meta[r].get("models")) for r in run_ids}
-    specs = plan_arms(run_ids, conditions, {r: _first_appearance(records, r) for r in run_ids}, configs, names)
+    by_run: dict[str, list[TrialRecord]] = {}
+    for x in records:  # each run and arm reads only its run's records, in their order (not every record each time)
+        by_run.setdefault(x.run_id, []).append(x)
+    specs = plan_arms(run_ids, conditions, {r: _first_appearance(by_run.get(r, []), r) for r in run_ids}, configs,
+                      names)
     wanted = set(conditions) if conditions else None
     arms = [
         arm_from_records(
-            (x for x in records if _in_arm(x, spec)),
+            (x for x in by_run.get(spec.run_id, ()) if _in_arm(x, spec)),
             label=spec.label,
             run_id=spec.run_id,
             condition=spec.condition,
@@ -80,7 +84,7 @@ def build_report_from_records(
     for r in run_ids:
         per_condition: dict[str, Tally] = {}
         not_counted: dict[str, int] = {}
-        for x in records:
+        for x in by_run.get(r, ()):
             if x.run_id != r or (wanted is not None and x.condition not in wanted):
                 continue
             if not x.counted:

@@ -127,10 +127,10 @@ def frontier_points(arms: Sequence[Mapping], arm_costs: Mapping[str, Mapping], d
 
 
 def frontier_section(arms: Sequence[Mapping], arm_costs: Mapping[str, Mapping], pairs: Sequence[Mapping],
-                     costs: Sequence[Mapping]) -> tuple[list[dict], list[dict]]:
-    """(points, dominance rows) for every frontier metric (tokens, LLM calls, wall-clock)."""
+                     costs: Sequence[Mapping], metrics: Sequence[str] | None = None) -> tuple[list[dict], list[dict]]:
+    """(points, dominance rows) for every frontier metric (tokens, LLM calls, wall-clock; `metrics` if given)."""
     points, rows = [], []
-    for metric in FRONTIER_METRICS.values():
+    for metric in metrics or FRONTIER_METRICS.values():
         mine = dominance(pairs, costs, metric)
         rows += mine
         points += frontier_points(arms, arm_costs, mine, metric)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.run_names import conditions_of, run_name
 from execugraph.stats.arms import ArmSpec, RunInfo, UnknownRunError, generator_model, plan_arms
 from execugraph.stats.records import (
     COUNTED_STATUSES,
@@ -25,7 +26,6 @@ from execugraph.stats.records import (
 )
 from execugraph.store import run_reads
 from execugraph.store.report_reads import ReportReads, report_reads
-from execugraph.store.run_names import conditions_of, run_name
 from execugraph.store.run_reads import RunHeader
 
 if TYPE_CHECKING:

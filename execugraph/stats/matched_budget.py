@@ -14,10 +14,12 @@ from collections.abc import Mapping, Sequence
 
 from execugraph.stats.cost_compare import FRONTIER_METRICS, UNITS
 from execugraph.stats.frontier import amount
-from execugraph.stats.paired import compare_paired
+from execugraph.stats.paired import PairedComparison, PairedCore, compare_paired, paired_arrays, paired_core
 from execugraph.stats.passk import pass_at_k
 from execugraph.stats.rates import per_problem_rates
 from execugraph.stats.records import ArmData
+from execugraph.stats.row_stats import row_stats
+from execugraph.stats.signed_rank_batch import wilcoxon_many
 
 METHOD = (
     "for an arm with two or more samples on some problem (trials, or a best-of-N arm's recorded samples) and each "
@@ -38,29 +40,60 @@ def samples_of(arm: ArmData) -> tuple[dict[str, tuple[int, int]], float]:
     return {p: (t.trials, t.passed) for p, t in arm.tallies.items() if t.trials}, 1.0
 
 
-def matched_row(sampler: ArmData, reference: ArmData, metric: str,
-                costs: Mapping[str, Mapping[str, Mapping]]) -> dict | None:
-    """The sampler at the reference's budget on `metric`, or None when it is not cheaper or has no repeats."""
+Budget = tuple[ArmData, ArmData, str, float, float, float, int, dict[str, float], int, int]
+
+
+def _budget(sampler: ArmData, reference: ArmData, metric: str, costs: Mapping[str, Mapping[str, Mapping]],
+            memo: dict) -> Budget | None:
+    """What the sampler buys at the reference's budget (k, its per-problem pass@k), or None (not cheaper, no
+    repeats); `memo` keeps each arm's samples and each (arm, k)'s pass@k across the rows of one report."""
     s_cost, r_cost = costs[sampler.label][metric]["mean"], costs[reference.label][metric]["mean"]
     if not s_cost or r_cost is None or s_cost <= 0 or r_cost <= s_cost:
         return None
-    samples, per_trial = samples_of(sampler)
-    if max((n for n, _ in samples.values()), default=0) < 2:
+    if ("samples", sampler.label) not in memo:
+        samples, per_trial = samples_of(sampler)
+        memo["samples", sampler.label] = (samples, per_trial, max((n for n, _ in samples.values()), default=0))
+    samples, per_trial, most = memo["samples", sampler.label]
+    if most < 2:
         return None
     per_sample = s_cost / per_trial
     if r_cost <= s_cost:
         return None
     k_exact = r_cost / per_sample
     k = max(1, math.floor(k_exact + 1e-9))
-    values = {p: pass_at_k(n, c, min(k, n)) for p, (n, c) in samples.items()}
-    clipped = sum(1 for n, _ in samples.values() if n < k)
-    comp = compare_paired(per_problem_rates(reference.tallies), values, a=reference.label, b=sampler.label)
+    if ("pass@k", sampler.label, k) not in memo:
+        memo["pass@k", sampler.label, k] = (
+            {p: pass_at_k(n, c, min(k, n)) for p, (n, c) in samples.items()},
+            sum(1 for n, _ in samples.values() if n < k),
+        )
+    values, clipped = memo["pass@k", sampler.label, k]
+    return (sampler, reference, metric, r_cost, per_sample, k_exact, k, values, clipped, most)
+
+
+def _rates(arm: ArmData, memo: dict) -> dict[str, float]:
+    if ("rates", arm.label) not in memo:
+        memo["rates", arm.label] = per_problem_rates(arm.tallies)
+    return memo["rates", arm.label]
+
+
+def matched_row(sampler: ArmData, reference: ArmData, metric: str,
+                costs: Mapping[str, Mapping[str, Mapping]]) -> dict | None:
+    """The sampler at the reference's budget on `metric`, or None when it is not cheaper or has no repeats."""
+    budget = _budget(sampler, reference, metric, costs, {})
+    if budget is None:
+        return None
+    values = budget[7]
+    return _row(budget, compare_paired(per_problem_rates(reference.tallies), values, a=reference.label,
+                                       b=sampler.label))
+
+
+def _row(budget: Budget, comp: PairedComparison | PairedCore) -> dict | None:
+    sampler, reference, metric, r_cost, per_sample, k_exact, k, values, clipped, most = budget
     if comp.n == 0:
         return None
     common = sorted(set(values) & set(reference.tallies))
     at_k = sum(values[p] for p in common) / len(common)
     ref_rate = sum(reference.tallies[p].rate for p in common) / len(common)
-    most = max(n for n, _ in samples.values())
     row = {
         "metric": metric,
         "sampler": sampler.label,
@@ -104,13 +137,19 @@ def sentence(row: Mapping) -> str:
 
 
 def matched_budgets(arms: Sequence[ArmData], planned: Sequence[tuple[int, int]],
-                    costs: Mapping[str, Mapping[str, Mapping]]) -> list[dict]:
+                    costs: Mapping[str, Mapping[str, Mapping]], metrics: Sequence[str] | None = None) -> list[dict]:
     """Every family pair where one arm has repeats and the other costs more, on tokens, calls and wall-clock."""
-    rows = []
-    for metric in FRONTIER_METRICS.values():
-        for i, j in planned:
-            for s, r in ((arms[i], arms[j]), (arms[j], arms[i])):
-                row = matched_row(s, r, metric, costs)
-                if row is not None:
-                    rows.append(row)
-    return rows
+    memo: dict = {}
+    budgets = [
+        budget
+        for metric in metrics or FRONTIER_METRICS.values()
+        for i, j in planned
+        for s, r in ((arms[i], arms[j]), (arms[j], arms[i]))
+        if (budget := _budget(s, r, metric, costs, memo)) is not None
+    ]
+    # only the core of each comparison is shown (n, delta, CI, p, note): no majority outcomes or explanation
+    inputs = [paired_arrays(_rates(b[1], memo), b[7]) for b in budgets]
+    tests = wilcoxon_many([diffs for *_, diffs in inputs])
+    means = row_stats([diffs for *_, diffs in inputs])
+    comps = [paired_core(*args) for args in zip(inputs, tests, means, strict=True)]
+    return [row for b, comp in zip(budgets, comps, strict=True) if (row := _row(b, comp)) is not None]

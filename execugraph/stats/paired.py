@@ -22,17 +22,20 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from scipy import stats as sps
 
 from execugraph.stats.intervals import paired_rates_interval
 from execugraph.stats.power import power_sentence
+from execugraph.stats.row_stats import row_stats
+from execugraph.stats.signed_rank_batch import wilcoxon_many
 from execugraph.stats.wilcoxon import EXACT_WILCOXON_MAX_N, wilcoxon_p, wilcoxon_p_min
 
 __all__ = [
-    "ALPHA", "EXACT_WILCOXON_MAX_N", "PairedComparison", "adjust_family", "compare_paired", "explain", "holm",
+    "ALPHA", "EXACT_WILCOXON_MAX_N", "PairedComparison", "PairedCore", "adjust_family", "compare_arrays",
+    "compare_many", "compare_paired", "explain", "holm", "paired_arrays", "paired_core",
     "majority_passed", "mcnemar_exact_p", "mcnemar_p_min", "wilcoxon_p", "wilcoxon_p_min",
 ]
 
@@ -110,8 +113,9 @@ class PairedComparison:
     trials: int = 1  # fewest trials per problem and arm: sizes the power sentence (not part of the report)
 
     def as_dict(self) -> dict:
-        out = asdict(self)
-        del out["trials"]
+        """The fields as `dataclasses.asdict` gives them (lists copied), without `trials`."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "trials"}
+        out["a_only"], out["b_only"] = list(self.a_only), list(self.b_only)
         return out
 
 
@@ -131,38 +135,98 @@ def compare_paired(
     `trials` (the fewest trials a problem has per arm) sizes the power sentence of
     the explanation. Degenerate inputs give defined values and a `note`, never an exception.
     """
+    inputs = paired_arrays(rates_a, rates_b)
+    return compare_arrays(inputs, wilcoxon_p(inputs[3]), a=a, b=b, trials=trials)
+
+
+PairedArrays = tuple[list[str], np.ndarray, np.ndarray, np.ndarray]  # common problems, rates a, rates b, differences
+
+
+def compare_many(
+    jobs: Sequence[tuple[Mapping[str, float], Mapping[str, float], str, str, int]],
+) -> list[PairedComparison]:
+    """`compare_paired(rates_a, rates_b, a=a, b=b, trials=trials)` for each job (rates_a, rates_b, a, b, trials),
+    with every signed-rank test and mean difference of the batch computed at once: the same numbers."""
+    inputs = [paired_arrays(ra, rb) for ra, rb, *_ in jobs]
+    tests = wilcoxon_many([diffs for *_, diffs in inputs])
+    means = row_stats([diffs for *_, diffs in inputs])
+    return [
+        compare_arrays(arrays, test, a=a, b=b, trials=trials, mean=mean)
+        for arrays, test, mean, (_, _, a, b, trials) in zip(inputs, tests, means, jobs, strict=True)
+    ]
+
+
+def paired_arrays(rates_a: Mapping[str, float], rates_b: Mapping[str, float]) -> PairedArrays:
+    """The common problems (sorted), both arms' rates on them and the differences b - a that the tests rank."""
     common = sorted(set(rates_a) & set(rates_b))
-    if not common:
-        return PairedComparison(a, b, 0, 0, 0, 0.0, 0.0, 0.0, 1.0, 1.0, "none", note="no common problems")
     ra = np.array([rates_a[p] for p in common], dtype=float)
     rb = np.array([rates_b[p] for p in common], dtype=float)
     # Round away float noise so equal rational gaps (2/3 - 1/3 vs 1/3 - 0) tie in the ranks.
-    diffs = np.round(rb - ra, 12)
-    p_w, method, nonzero = wilcoxon_p(diffs)
-    a_only = [p for p, x, y in zip(common, ra, rb, strict=True) if majority_passed(x) and not majority_passed(y)]
-    b_only = [p for p, x, y in zip(common, ra, rb, strict=True) if majority_passed(y) and not majority_passed(x)]
+    return common, ra, rb, np.round(rb - ra, 12)
+
+
+@dataclass(frozen=True)
+class PairedCore:
+    """The numbers of a comparison that do not need the majority outcomes: n, delta and CI in pp, Wilcoxon, notes."""
+
+    n: int
+    delta_pp: float
+    ci_lo: float
+    ci_hi: float
+    p_wilcoxon: float
+    wilcoxon_method: str
+    problems_differ: int
+    note: str
+
+
+def paired_core(inputs: PairedArrays, wilcoxon: tuple[float, str, int], mean: float | None = None) -> PairedCore:
+    """The core of `compare_arrays` (what a matched-budget row shows); `mean` is diffs.mean() when known."""
+    common, ra, rb, diffs = inputs
+    if not common:
+        return PairedCore(0, 0.0, 0.0, 0.0, 1.0, "none", 0, "no common problems")
+    p_w, method, nonzero = wilcoxon
     notes = []
     if len(common) == 1:
         notes.append("one common problem: the tests carry no information and the CI is wide")
     if nonzero == 0:
         notes.append("all per-problem differences are zero")
     lo, hi = paired_rates_interval(rb.tolist(), ra.tolist()) or (0.0, 0.0)
+    delta = float(diffs.mean()) if mean is None else mean
+    return PairedCore(len(common), delta * 100.0, lo * 100.0, hi * 100.0, p_w, method, nonzero, "; ".join(notes))
+
+
+def compare_arrays(
+    inputs: PairedArrays, wilcoxon: tuple[float, str, int], *, a: str = "a", b: str = "b", trials: int = 1,
+    mean: float | None = None,
+) -> PairedComparison:
+    """`compare_paired` from its `paired_arrays` and the `wilcoxon_p` of their differences (computed apart, so a
+    report can rank all its pairs at once: `signed_rank_batch.wilcoxon_many`); `mean` is diffs.mean() if known."""
+    common, ra, rb, diffs = inputs
+    if not common:
+        return PairedComparison(a, b, 0, 0, 0, 0.0, 0.0, 0.0, 1.0, 1.0, "none", note="no common problems")
+    core = paired_core(inputs, wilcoxon, mean)
+    solved_a, solved_b = ra > 0.5, rb > 0.5  # majority_passed, for all problems at once
+    a_only = [common[i] for i in np.flatnonzero(solved_a & ~solved_b).tolist()]
+    b_only = [common[i] for i in np.flatnonzero(solved_b & ~solved_a).tolist()]
+    nonzero = core.problems_differ
     comp = PairedComparison(
         a=a,
         b=b,
-        n=len(common),
+        n=core.n,
         problems_differ=nonzero,
         majority_discordant=len(a_only) + len(b_only),
-        delta_pp=float(diffs.mean() * 100.0),
-        ci_lo=lo * 100.0,
-        ci_hi=hi * 100.0,
-        p_wilcoxon=p_w,
+        delta_pp=core.delta_pp,
+        ci_lo=core.ci_lo,
+        ci_hi=core.ci_hi,
+        p_wilcoxon=core.p_wilcoxon,
         p_mcnemar=mcnemar_exact_p(len(a_only), len(b_only)),
-        wilcoxon_method=method,
+        wilcoxon_method=core.wilcoxon_method,
         a_only=a_only,
         b_only=b_only,
-        note="; ".join(notes),
-        p_min_wilcoxon=wilcoxon_p_min(diffs),
+        note=core.note,
+        # all one way: 2 / 2^n for the exact test (what wilcoxon_p_min gives, without counting again)
+        p_min_wilcoxon=(float(min(1.0, 2.0 * 0.5**nonzero)) if nonzero else 1.0)
+        if nonzero <= EXACT_WILCOXON_MAX_N else wilcoxon_p_min(diffs),
         p_min_mcnemar=mcnemar_p_min(len(a_only) + len(b_only)),
         trials=max(1, trials),
     )

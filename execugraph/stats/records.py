@@ -129,6 +129,9 @@ class CostColumns:
     tokens_out: list[int | None] = field(default_factory=list)
     llm_calls: list[int | None] = field(default_factory=list)
     problem_ids: list[str] = field(default_factory=list)  # the problem of each trial (for paired cost differences)
+    # Model time (summed LLM call seconds) per trial and its problem: loaded only for `--cost model-time`
+    model_time_s: list[float | None] = field(default_factory=list)
+    model_time_problems: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -144,7 +147,7 @@ class ArmData:
     condition: str | None
     retry_budget: int | None = None
     best_of_n: int = 1
-    name: str = ""  # how people see the arm (execugraph.store.run_names); `label` is the stable key
+    name: str = ""  # how people see the arm (execugraph.domain.run_names); `label` is the stable key
     model: str | None = None  # the generator's model spec, when the run recorded it
     benchmarks: set[str] = field(default_factory=set)  # benchmarks of its counted trials ('' = not recorded)
     tallies: dict[str, ProblemTally] = field(default_factory=dict)

@@ -20,13 +20,13 @@ from execugraph.stats.arms import RunInfo, merge_tallies
 from execugraph.stats.bootstrap import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from execugraph.stats.budgets import ran_retries
 from execugraph.stats.category_pairs import METHOD as CATEGORY_METHOD
-from execugraph.stats.category_pairs import category_comparisons
+from execugraph.stats.category_pairs import category_comparisons_many
 from execugraph.stats.cost_report import METHODS as COST_METHODS
 from execugraph.stats.cost_report import cost_comparison
 from execugraph.stats.costs import cost_accuracy_point, cost_summary
 from execugraph.stats.family import BASELINE, CHOSEN_PAIRS, Family, describe, plan_family
 from execugraph.stats.intervals import NEWCOMBE
-from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, compare_paired
+from execugraph.stats.paired import EXACT_WILCOXON_MAX_N, adjust_family, compare_many
 from execugraph.stats.passk import pass_at_k_table
 from execugraph.stats.rates import METHOD as RATE_METHOD
 from execugraph.stats.rates import category_rates, per_problem_rates, rate_summary
@@ -43,8 +43,20 @@ if TYPE_CHECKING:
 MAJORITY_RULE = "a problem counts as solved when more than half of its trials passed (an exact split is not solved)"
 
 
+_PLAIN = (str, int, bool, type(None))
+
+
 def _clean(value: Any) -> Any:
     """Make the report JSON-safe and stable: numpy scalars to Python, NaN/inf to None."""
+    kind = type(value)  # the common exact types first (a report has ~200,000 values); subclasses take the long way
+    if kind in _PLAIN:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {k if type(k) is str else str(k): _clean(v) for k, v in value.items()}
+    if kind is list:
+        return [_clean(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -194,10 +206,10 @@ def report_from_arms(
     family = family or Family()
     rates = [per_problem_rates(a.tallies) for a in arms]
     planned, excluded = plan_family(arms, family)
-    pairs = [
-        compare_paired(rates[i], rates[j], a=arms[i].label, b=arms[j].label, trials=fewest_trials(arms[i], arms[j]))
-        for i, j in planned
-    ]
+    pairs = compare_many(
+        [(rates[i], rates[j], arms[i].label, arms[j].label, fewest_trials(arms[i], arms[j])) for i, j in planned]
+    )
+    categories = category_comparisons_many([(arms[i].tallies, arms[j].tallies) for i, j in planned])
     adjust_family(pairs)
     flagged = {a.label for a in arms if ungraded_section(a)["flag"]}
     costs = {a.label: cost_summary(a.costs) for a in arms}
@@ -214,8 +226,8 @@ def report_from_arms(
         "pairs": [
             {**p.as_dict(), "a_name": names[p.a], "b_name": names[p.b],
              "ungraded_arms": [x for x in (p.a, p.b) if x in flagged],
-             "categories": category_comparisons(arms[i].tallies, arms[j].tallies)}
-            for p, (i, j) in zip(pairs, planned, strict=True)
+             "categories": rows}
+            for p, rows in zip(pairs, categories, strict=True)
         ],
         "excluded": excluded,
         "retry_budgets": sweep.rows,
@@ -305,4 +317,8 @@ def build_report(
     from execugraph.stats.loading import load_report_inputs
 
     runs, arms = load_report_inputs(store, run_ids, conditions)
+    if cost in ("model-time", "model_time_s"):  # read only when asked: the join over every LLM call costs time
+        from execugraph.stats.model_time import attach_model_time
+
+        attach_model_time(store, arms)
     return report_from_arms(runs, arms, conditions=conditions, family=family, n_boot=n_boot, seed=seed, cost=cost)

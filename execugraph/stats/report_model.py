@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, model_serializer
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.stats.cost_sections import CostComparison
 from execugraph.stats.report_sections import (
     Agreement,

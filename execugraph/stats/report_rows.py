@@ -2,7 +2,7 @@
 
 The report is the single source of the numbers; these functions only reshape
 it, so the Statistics and Ablations pages can never disagree with the CLI or
-the exported summary. Arms are shown by their names (`execugraph.store.run_names`);
+the exported summary. Arms are shown by their names (`execugraph.domain.run_names`);
 `label` stays the stable key a report uses internally.
 """
 

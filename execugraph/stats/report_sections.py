@@ -52,7 +52,7 @@ class RunSection(Section):
     title: str | None = None
     """The run's title as stored."""
     name: str = ""
-    """Display name (`store.run_names.run_name`); readers fall back to the title, then the id."""
+    """Display name (`domain.run_names.run_name`); readers fall back to the title, then the id."""
     kind: str | None = None
     """The run's kind (batch, rescore, ...)."""
     model: str | None = None

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_serializer, model_validator
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.stats.report_sections import Section
 
 __all__ = [

@@ -69,7 +69,16 @@ def exact_signed_rank_p(nonzero: np.ndarray) -> float:
     if n == 0:
         return 1.0
     ranks = average_ranks(np.abs(d))
-    r_plus = float(np.sum((d > 0).astype(np.float64) * ranks))
+    return p_of_statistic(n, float(np.sum((d > 0).astype(np.float64) * ranks)))
+
+
+@functools.lru_cache(maxsize=65_536)
+def p_of_statistic(n: int, r_plus: float) -> float:
+    """The two-sided exact p for signed-rank sum `r_plus` (a multiple of 1/2) of n non-zero differences.
+
+    The p depends on the data only through (n, R+), so it is cached: a report's thousands of tests
+    share a few hundred statistics (`signed_rank_batch` computes R+ for many vectors at once).
+    """
     pmf = null_pmf(n)
     mean = n * (n + 1) / 4
     upper = _sf(pmf, math.floor(r_plus), mean)

@@ -1,9 +1,9 @@
 """The run store: every run, trial, step, LLM call, sandbox execution and retrieval hit, persisted.
 
 This package owns the tables and every read and write of them: no SQL lives outside it
-(`tests/store/test_store_boundary.py` checks). Import from here: `Store` (open with
-`Store.open(db)`), `RunFilter` (which runs `Store.list_runs` lists), `make_engine`, the table
-models, `utcnow` (the only timestamps the store accepts are aware UTC) and the errors
+(`tests/store/test_store_boundary.py` checks). Import from here: `Store` (open it with
+`open_store(url, mode)`: `write`, `read` for viewers, `worker` for Ray workers; see `access`),
+`RunFilter` (which runs `Store.list_runs` lists), `make_engine`, the table models, `utcnow` (the only timestamps the store accepts are aware UTC) and the errors
 (`SupersededError` for a fenced attempt that lost its trial, `StoreBusyError` for a write
 that stayed locked out past the retry budget).
 
@@ -26,6 +26,7 @@ What lives where:
   (each table's shape for the bundle codecs).
 """
 
+from execugraph.store.access import open_store
 from execugraph.store.engine import make_engine
 from execugraph.store.fencing import SupersededError
 from execugraph.store.migrations import LATEST as LATEST_MIGRATION
@@ -68,5 +69,35 @@ __all__ = [
     "TechniqueLibrarySnapshot",
     "Trial",
     "make_engine",
+    "open_store",
     "utcnow",
+]
+
+# The submodules other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "amplified_reads",
+    "batch_cards",
+    "batch_reads",
+    "bulk_insert",
+    "bundle_rows",
+    "columns",
+    "cost_history",
+    "errors",
+    "fencing",
+    "leases",
+    "model_cutoffs",
+    "model_time_reads",
+    "models",
+    "opening",
+    "problem_facets",
+    "provenance",
+    "release_dates",
+    "report_reads",
+    "retry",
+    "row_fields",
+    "run_reads",
+    "sequential_rows",
+    "technique_library",
+    "trace_reads",
+    "verdict_reads",
 ]

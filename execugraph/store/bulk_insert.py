@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, insert, select, update
 from sqlmodel import SQLModel
 
+from execugraph.domain.problem import Problem
 from execugraph.store.dialect_insert import insert_for
 from execugraph.store.engine import writer
 from execugraph.store.models import ProblemRecord, Run
 from execugraph.store.validation import table_of
-from execugraph.workflow.problem import Problem
 
 if TYPE_CHECKING:
     from execugraph.store.store import Store

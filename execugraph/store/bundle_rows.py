@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from sqlalchemy import select
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.store.models import Execution, LLMCall, ProblemRecord, RetrievalHit, Run, Step, Trial
 from execugraph.store.validation import table_of
 

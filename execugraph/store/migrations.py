@@ -163,6 +163,17 @@ def _m0008_problem_release_date(conn: Connection) -> None:
     _add_column(conn, "problem", Column("release_date", String, nullable=False, server_default=""))
 
 
+def _m0009_model_cutoff(conn: Connection) -> None:
+    """Keep each model's training cutoff, edited in the dashboard, as the default contamination window."""
+    Table(
+        "model_cutoff",
+        MetaData(),
+        Column("model", String, primary_key=True),
+        Column("cutoff", String, nullable=False),
+        Column("updated_at", DateTime(timezone=True), nullable=False),
+    ).create(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial", _m0001_initial),
     Migration("0002_worker_control", _m0002_worker_control),
@@ -172,6 +183,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0006_lease_epoch", _m0006_lease_epoch),
     Migration("0007_technique_library", _m0007_technique_library),
     Migration("0008_problem_release_date", _m0008_problem_release_date),
+    Migration("0009_model_cutoff", _m0009_model_cutoff),
 )
 LATEST = MIGRATIONS[-1].name
 

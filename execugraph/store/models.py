@@ -21,13 +21,13 @@ from sqlalchemy import JSON, Index, Text, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-from execugraph.configuration.json_types import JsonObject
-from execugraph.configuration.vocabulary import (
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
+from execugraph.domain.vocabulary import (
     FEEDBACK_SOURCES as FEEDBACK_SOURCES,  # re-exported for the store's checks
 )
-from execugraph.configuration.vocabulary import GRADING_PROTOCOLS as GRADING_PROTOCOLS
+from execugraph.domain.vocabulary import GRADING_PROTOCOLS as GRADING_PROTOCOLS
 from execugraph.safety import redaction
-from execugraph.workflow.problem import Problem
 
 RUN_KINDS = ("single", "batch", "import", "rescore")
 RUN_STATUSES = ("queued", "running", "done", "failed", "cancelled")
@@ -390,6 +390,16 @@ class TechniqueLibrarySnapshot(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class ModelCutoff(SQLModel, table=True):
+    """A model's training cutoff (YYYY-MM-DD), edited in the dashboard: the default window of its runs' comparisons."""
+
+    __tablename__ = "model_cutoff"
+
+    model: str = Field(primary_key=True)  # the model spec as runs record it, e.g. ollama:qwen2.5-coder:7b
+    cutoff: str
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
 class SchemaMigration(SQLModel, table=True):
     """One applied migration; the newest name is the schema version."""
 
@@ -401,5 +411,5 @@ class SchemaMigration(SQLModel, table=True):
 
 STORE_TABLES = (
     Run, Trial, Step, LLMCall, Execution, RetrievalHit, ProblemRecord, LLMCacheEntry, EndpointWait, SchemaMigration,
-    TechniqueEdit, TechniqueLibrarySnapshot,
+    TechniqueEdit, TechniqueLibrarySnapshot, ModelCutoff,
 )

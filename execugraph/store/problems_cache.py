@@ -6,11 +6,11 @@ from collections.abc import Mapping
 
 from sqlmodel import Session, SQLModel, select
 
+from execugraph.domain.problem import Problem
 from execugraph.store.dialect_insert import insert_for
 from execugraph.store.models import LLMCacheEntry, ProblemRecord, utcnow
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import table_of
-from execugraph.workflow.problem import Problem
 
 
 class ProblemCacheRecords(StoreCore):

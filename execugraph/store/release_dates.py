@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
+from execugraph.domain.steps import RECORD_NODE
 from execugraph.store.models import ProblemRecord, Step, Trial
 from execugraph.store.validation import table_of
-from execugraph.workflow.steps import RECORD_NODE
 
 if TYPE_CHECKING:
     from execugraph.store.store import Store

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TypedDict
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 
 
 class LLMCallFields(TypedDict, total=False):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, case, cast, func, select
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.store.models import RUN_STATUSES, Run, Trial
 from execugraph.store.queries import FINISHED_STATUSES
 from execugraph.store.validation import table_of

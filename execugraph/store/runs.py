@@ -10,7 +10,7 @@ from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.store import queries, waits
 from execugraph.store.models import EndpointWait, Execution, LLMCall, RetrievalHit, Run, Step, Trial, utcnow
 from execugraph.store.provenance import hostname, runtime_versions

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execugraph.configuration.config import RunConfig, TechniqueLibraryRef
 from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.domain.config import RunConfig, TechniqueLibraryRef
 from execugraph.retrieval.library import (
     DEFAULT_LIBRARY_PATH,
     LibraryFormatError,

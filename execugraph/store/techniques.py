@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.store.dialect_insert import insert_for
 from execugraph.store.models import TechniqueEdit, TechniqueLibrarySnapshot, utcnow
 from execugraph.store.transactions import StoreCore

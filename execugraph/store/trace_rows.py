@@ -10,9 +10,10 @@ from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, select
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.store.models import Execution, LLMCall, RetrievalHit, Step, Trial
 from execugraph.store.row_fields import ExecutionFields, HitFields, LLMCallFields
+from execugraph.store.step_groups import PendingStep
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import check_fields, check_messages, table_of
 
@@ -77,12 +78,13 @@ class TraceRecords(StoreCore):
         executions: Iterable[ExecutionFields] = (),
         hits: Iterable[HitFields] = (),
     ) -> int:
-        """Write a finished step with its LLM calls, executions and retrieval hits in ONE transaction.
+        """Write a finished step with its LLM calls, executions and retrieval hits in one transaction.
 
-        `output` is the node's step output (`execugraph.workflow.steps`) as its JSON column stores it.
+        `output` is the node's step output (`execugraph.domain.steps`) as its JSON column stores it.
 
-        The agent loop's hot path: one commit per node instead of one per row, and a
-        crash still loses at most the step in flight. Returns the step id.
+        The agent loop's hot path: one commit per node instead of one per row (on SQLite, one for
+        all the steps other trials have queued meanwhile: `step_groups`), committed before this
+        returns, so a crash still loses at most the step in flight. Returns the step id.
         """
         calls, runs, found = list(llm_calls), list(executions), list(hits)
         for model, rows, frozen in ((LLMCall, calls, ("id", "trial_id", "step_id")),
@@ -111,8 +113,14 @@ class TraceRecords(StoreCore):
             session.add_all([RetrievalHit(trial_id=trial_id, **h) for h in found])
             return step_id
 
-        return self._transact(f"record the {node} step of trial {trial_id}", work,
-                              found=lambda session: _same_step(session, trial_id, node, attempt, started_at))
+        what = f"record the {node} step of trial {trial_id}"
+
+        def stored(session: Session) -> int | None:
+            return _same_step(session, trial_id, node, attempt, started_at)
+
+        if self._step_groups is not None:  # SQLite: committed with whatever other steps are queued (step_groups)
+            return self._step_groups.submit(PendingStep(what, work, stored, self._fence), self.retry_policy)
+        return self._transact(what, work, found=stored)
 
     def steps_for_trial(self, trial_id: int) -> list[Step]:
         """The trial's steps in `seq` order."""

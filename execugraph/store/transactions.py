@@ -25,6 +25,7 @@ from execugraph.store.engine import display_url, writer
 from execugraph.store.errors import StoreUnavailableError
 from execugraph.store.fencing import Fence
 from execugraph.store.retry import DEFAULT_POLICY, Reruns, RetryPolicy, run_with_retry
+from execugraph.store.step_groups import StepGroups
 from execugraph.store.validation import table_of
 
 T = TypeVar("T")
@@ -60,6 +61,8 @@ class StoreCore:
         self._where: str | None = None
         self.retry_policy = retry_policy or DEFAULT_POLICY
         self._fence: Fence | None = None
+        # SQLite: concurrent trials' steps share write transactions (fenced views share this queue)
+        self._step_groups = StepGroups(engine) if self._dialect == "sqlite" else None
         if migrate and not read_only:
             try:
                 migrations.migrate(engine)

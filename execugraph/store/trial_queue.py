@@ -34,7 +34,7 @@ class TrialKey(TypedDict):
     trial_index: int  # which repetition of (problem, condition, seed)
     category: NotRequired[str]
     benchmark: NotRequired[str]
-    feedback_source: NotRequired[str | None]  # execugraph.configuration.vocabulary.FEEDBACK_SOURCES
+    feedback_source: NotRequired[str | None]  # execugraph.domain.vocabulary.FEEDBACK_SOURCES
     test_source: NotRequired[str | None]  # problem | generated | smoke
 
 

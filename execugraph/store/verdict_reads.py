@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from sqlalchemy import and_, func, select
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.store.models import Execution, ProblemRecord, Step, Trial
 from execugraph.store.validation import table_of
 

@@ -9,10 +9,25 @@ protocol, under stronger tests. This package owns all of it:
 - `compare`: one family's deltas, CIs, exact p and Holm under every set, and the conclusion
   rule (one ALPHA, one direction, one "survives"); `sensitivity`: that for stored runs, as the
   Statistics page, `stats --json` and an export's summary.json show it; `suite_sensitivity`: the
-  same as run vs under amplified tests (`rescore --suite amplified`), in `stats --json`.
+  same as run vs under amplified tests (`rescore --suite amplified`), in `stats --json`;
+- `problems`: which tests a stored trial is re-graded on; `windows`: every comparison again on the
+  problems released in a date window (contamination), with the conclusion rule of `compare`.
 """
 
 from execugraph.verdicts.report import Flip, RescoreReport, UnresolvedProblem
 from execugraph.verdicts.rescore import RescoreOutcome, rescore_run
 
 __all__ = ["Flip", "RescoreOutcome", "RescoreReport", "UnresolvedProblem", "rescore_run"]
+
+# The submodules other packages import (tests/layout/test_package_interfaces.py).
+__all__ += [
+    "compare",
+    "facet_breakdowns",
+    "flip_reasons",
+    "plus_suite",
+    "problems",
+    "sensitivity",
+    "suite_sensitivity",
+    "verdict_sets",
+    "windows",
+]

@@ -14,8 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from execugraph.configuration.json_types import JsonObject
-from execugraph.stats.near_limit import closest, first_timeout, limit_use, timeout_kind
+from execugraph.domain.json_types import JsonObject
+from execugraph.grading.limit_use import closest, first_timeout, limit_use, timeout_kind
 
 _REFUSED_IMPORT = re.compile(
     r"(import of \S+ is not allowed|ModuleNotFoundError[^\n]*|ImportError[^\n]*|not allowed[^\n]*import[^\n]*)"

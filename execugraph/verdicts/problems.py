@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 if TYPE_CHECKING:
     from execugraph.store import Store

@@ -42,8 +42,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from execugraph.configuration.config import RunConfig
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.config import RunConfig
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.findings import shadowed_builtins
 from execugraph.grading.outcome import ResultsMemo, SuiteOutcome
 from execugraph.grading.rules import (
@@ -59,7 +60,6 @@ from execugraph.grading.rules import (
     sandbox_job,
     suite_digest,
 )
-from execugraph.publication.problems import ProblemResolver, Resolution
 from execugraph.store import verdict_reads
 from execugraph.store.bulk_insert import bulk_writes
 from execugraph.store.models import Execution, Run, Trial, utcnow
@@ -73,8 +73,8 @@ from execugraph.verdicts.flip_reasons import (
     reason_text,
     source_lead,
 )
+from execugraph.verdicts.problems import ProblemResolver, Resolution
 from execugraph.verdicts.report import Flip, RescoreReport, UnresolvedProblem, verdict_word
-from execugraph.workflow.problem import Problem
 
 if TYPE_CHECKING:
     from execugraph.store import Store

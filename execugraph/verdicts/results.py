@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.stats.report_model import CategoryComparison, ExcludedPair, StatsReport
 from execugraph.stats.report_sections import Section
 from execugraph.stats.sensitivity_sections import Conclusion, PairValues

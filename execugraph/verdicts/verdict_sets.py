@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, cast
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.grading.outcome import ResultsMemo
 from execugraph.grading.rules import PROTOCOLS
 from execugraph.store import Store, run_reads, verdict_reads

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.stats.family import Family
 from execugraph.stats.from_records import build_report_from_records
 from execugraph.stats.records import TrialRecord, to_records

@@ -1,1 +1,6 @@
-"""One trial and its LangGraph workflow: the Problem, typed state, step outputs, events, the graph and run_trial."""
+"""One trial and its LangGraph workflow: the graph and run_trial (the types it passes around live in `domain`)."""
+
+__all__ = [
+    "single",
+    "trial",
+]

@@ -20,8 +20,8 @@ from langgraph.graph.state import CompiledStateGraph
 from execugraph.agents.context import TrialContext
 from execugraph.agents.external_loop import LOOP_NODE, run_loop
 from execugraph.agents.nodes import NodeSpec, spec_for, wired_extras
-from execugraph.configuration.config import RunConfig
-from execugraph.workflow.state import TrialState
+from execugraph.agents.state import TrialState
+from execugraph.domain.config import RunConfig
 
 
 def route_review(state: TrialState) -> Literal["generator", "evaluator"]:

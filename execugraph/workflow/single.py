@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from execugraph.configuration.config import RunConfig
-from execugraph.configuration.json_types import JsonObject
-from execugraph.store.run_names import statement_title
-from execugraph.workflow.problem import Problem
+from execugraph.domain.config import RunConfig
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
+from execugraph.domain.run_names import statement_title
 from execugraph.workflow.trial import TrialDeps, TrialResult, run_trial
 
 if TYPE_CHECKING:

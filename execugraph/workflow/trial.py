@@ -11,18 +11,18 @@ from typing import TYPE_CHECKING
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from execugraph.agents.context import TrialContext
-from execugraph.configuration.config import RunConfig
+from execugraph.agents.state import TrialState
 from execugraph.configuration.settings import load_settings
+from execugraph.domain.config import RunConfig
+from execugraph.domain.events import TrialEvent, TrialFinished, TrialStarted
+from execugraph.domain.problem import Problem
 from execugraph.providers.llm import LLMError
 from execugraph.providers.model_router import ModelRouter
 from execugraph.providers.outages import TrialInterrupted
 from execugraph.store import StoreBusyError, SupersededError
 from execugraph.store.leases import reset_trial
 from execugraph.store.trace_reads import llm_calls_for_run
-from execugraph.workflow.events import TrialEvent, TrialFinished, TrialStarted
 from execugraph.workflow.graph import build_graph, recursion_limit
-from execugraph.workflow.problem import Problem
-from execugraph.workflow.state import TrialState
 from sandbox import default_pool
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from execugraph.configuration.conditions import resolve_condition
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 from execugraph.workflow.single import run_single
 from execugraph.workflow.trial import TrialDeps, run_trial
 from standins.scripted import ScriptedChatModel, fenced, scripted

@@ -8,8 +8,8 @@ import socket
 import pytest
 
 from execugraph.configuration.conditions import resolve_condition
-from execugraph.configuration.config import EXPLAINER_MAX_TOKENS, EXPLAINER_REPEAT_PENALTY
-from execugraph.workflow.problem import Problem
+from execugraph.domain.config import EXPLAINER_MAX_TOKENS, EXPLAINER_REPEAT_PENALTY
+from execugraph.domain.problem import Problem
 from execugraph.workflow.single import run_single
 from execugraph.workflow.trial import TrialDeps
 from standins.ollama_server import OllamaStandIn, embedded_responder

@@ -18,7 +18,7 @@ from execugraph.agents.prompts import (
     system_prompt,
     task_values,
 )
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 # The exact placeholder set of every template: a template change that needs new values is deliberate.
 EXPECTED_PLACEHOLDERS = {

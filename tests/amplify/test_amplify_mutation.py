@@ -10,8 +10,8 @@ from execugraph.amplify.expected import _read_back
 from execugraph.amplify.mutation import mutate_value, mutated_inputs, problem_rng
 from execugraph.amplify.properties import draw_inputs
 from execugraph.amplify.templates import problem_seeds, seed_from_expr, seeds_from_check
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import loop_tests, visible_subset
-from execugraph.workflow.problem import Problem
 
 
 def test_numbers_get_boundaries_sign_neighbours_and_large() -> None:

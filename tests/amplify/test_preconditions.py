@@ -8,7 +8,7 @@ from execugraph.amplify.boundaries import boundary_inputs
 from execugraph.amplify.preconditions import preconditions
 from execugraph.amplify.templates import problem_seeds
 from execugraph.benchmarks import load_humaneval, load_internal30
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 
 @pytest.fixture(scope="module")

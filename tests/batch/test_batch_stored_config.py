@@ -9,7 +9,7 @@ import pytest
 from execugraph.batch.control import enqueue_batch
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import batch_spec_of, condition_configs
-from execugraph.configuration.config import RunConfig
+from execugraph.domain.config import RunConfig
 from execugraph.store import Store
 from execugraph.workflow.trial import TrialDeps
 from standins.ollama_server import OllamaStandIn

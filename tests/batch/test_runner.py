@@ -19,8 +19,8 @@ from execugraph.batch.progress import progress, wait_for
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec, parse_seeds
 from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.domain.problem import Problem
 from execugraph.store import Store
-from execugraph.workflow.problem import Problem
 from execugraph.workflow.trial import TrialDeps
 from standins.ollama_server import OllamaStandIn, scripted_responder
 from standins.scripted import fenced

@@ -11,8 +11,8 @@ import pytest
 from execugraph.benchmarks import canonical_solution, load_apps, load_humaneval, load_internal30
 from execugraph.benchmarks.humaneval import official_task
 from execugraph.configuration.settings import DATA_DIR
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import build_suite
-from execugraph.workflow.problem import Problem
 from tests.support.reference_internal30 import REFERENCE, WRONG
 
 pytestmark = pytest.mark.integration

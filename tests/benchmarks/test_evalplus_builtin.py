@@ -182,7 +182,7 @@ def test_evalplus_comparison_rules(ready, pool) -> None:
 def test_a_long_output_is_kept_as_its_digest_and_still_tells_programs_apart(pool) -> None:
     from execugraph.benchmarks import plus_expected
     from execugraph.benchmarks.evalplus import MBPP_PLUS, plus_tests
-    from execugraph.workflow.problem import Problem
+    from execugraph.domain.problem import Problem
 
     folds: dict = {}
     exec(plus_expected.FOLD_SOURCE, folds)  # noqa: S102 - the same folding the driver runs on the reference

@@ -13,11 +13,11 @@ import pytest
 
 from execugraph.cli import main as cli
 from execugraph.configuration.conditions import resolve_condition
+from execugraph.domain.problem import Problem
 from execugraph.grading.calibration import FACTOR, Calibration, Calibrator, calibrate, reference_program
 from execugraph.grading.rules import GradingSettings, sandbox_job
 from execugraph.store import Store
 from execugraph.verdicts import rescore_run
-from execugraph.workflow.problem import Problem
 from execugraph.workflow.trial import TrialDeps, run_trial
 from standins.scripted import ScriptedChatModel, fenced
 

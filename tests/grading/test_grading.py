@@ -10,7 +10,8 @@ from pydantic import ValidationError
 from execugraph.batch.spec import BatchSpec
 from execugraph.benchmarks import load_humaneval, load_internal30
 from execugraph.configuration.conditions import resolve_condition
-from execugraph.configuration.config import RunConfig
+from execugraph.domain.config import RunConfig
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import (
     SMOKE_TEST,
     WITH_PROMPT_SOURCE,
@@ -27,7 +28,6 @@ from execugraph.grading.rules import (
     suite_digest,
     with_generated,
 )
-from execugraph.workflow.problem import Problem
 from sandbox import parse_suite
 
 

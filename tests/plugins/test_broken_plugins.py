@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULES = {
     "good_plug": """
         from execugraph.plugins import hookimpl
-        from execugraph.workflow.problem import Problem
+        from execugraph.domain.problem import Problem
 
         @hookimpl
         def register_benchmarks(register):

@@ -17,7 +17,7 @@ import pytest
 from langchain_ollama import ChatOllama
 from langchain_openai import ChatOpenAI
 
-from execugraph.configuration.config import RunConfig
+from execugraph.domain.config import RunConfig
 from execugraph.providers import clients
 from execugraph.providers.model_router import ModelRouter
 from execugraph.store import Store

@@ -8,11 +8,11 @@ import pytest
 
 from execugraph.configuration.conditions import resolve_condition
 from execugraph.configuration.settings import DATA_DIR
+from execugraph.domain.problem import Problem
 from execugraph.publication import import_path
 from execugraph.stats import build_report
 from execugraph.store import Store
 from execugraph.verdicts import rescore_run
-from execugraph.workflow.problem import Problem
 
 pytestmark = pytest.mark.integration
 

@@ -18,10 +18,10 @@ from execugraph.batch.control import enqueue_batch
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
 from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.domain.problem import Problem
 from execugraph.publication import bundle_files, export_bundle, import_path
 from execugraph.store import Store
 from execugraph.verdicts import rescore_run
-from execugraph.workflow.problem import Problem
 from execugraph.workflow.trial import TrialDeps
 from standins.scripted import fenced, scripted
 
@@ -206,7 +206,8 @@ def test_an_exported_config_reruns_through_the_batch_command(tmp_path: Path, mon
     assert printed["trials"] == 2 * 2 * 2 and len(started) == 1
     with Store.open(str(rerun_db)) as fresh:
         rerun = fresh.get_run(printed["run_id"])
-        assert rerun.config["batch"] == spec.model_dump(exclude={"model_axis", "model_cutoffs"}) and rerun.status == "queued"  # empty axes are not stored
+        unset = {"model_axis", "model_cutoffs", "released_after", "released_before", "matched_budget"}  # not stored empty
+        assert rerun.config["batch"] == spec.model_dump(exclude=unset) and rerun.status == "queued"
 
 
 def test_bundles_are_identical_across_sqlite_and_postgresql(db_url: str, tmp_path: Path) -> None:

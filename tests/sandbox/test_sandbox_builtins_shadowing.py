@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from execugraph.benchmarks.humaneval import load_humaneval
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import GradingSettings, problem_grading_tests, sandbox_job
-from execugraph.workflow.problem import Problem
 from sandbox import Limits, SandboxPool, SuiteResult
 
 pytestmark = pytest.mark.integration

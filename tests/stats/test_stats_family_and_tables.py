@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from execugraph.domain.run_names import conditions_of, run_name, statement_title
 from execugraph.figures.charts import FOREST_MAX_ROWS, forest
 from execugraph.figures.report_figures import comparison_figure, report_figures
 from execugraph.stats import build_report_from_records, holm
@@ -15,7 +16,6 @@ from execugraph.stats.all_tables import publication_tables
 from execugraph.stats.family import Family
 from execugraph.stats.table_format import latex_escape, render, render_all, table_files, to_csv
 from execugraph.stats.tables import category_table, cross_model_table, paired_table
-from execugraph.store.run_names import conditions_of, run_name, statement_title
 from execugraph.workflow.single import adhoc_problem, default_title
 from tests.stats.test_stats_report import META, hand_records
 

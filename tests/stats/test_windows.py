@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from execugraph.stats.from_records import build_report_from_records
-from execugraph.stats.windows import (
+from execugraph.verdicts.windows import (
     Window,
     pair_window,
     parse_cutoffs,

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import func, select
 
+from execugraph.domain.problem import Problem
 from execugraph.store import Execution, LLMCall, RetrievalHit, Step, Store, Trial, utcnow
-from execugraph.workflow.problem import Problem
 from tests.support.trace_rows import add_retrieval_hits, add_step, finish_step
 
 pytestmark = pytest.mark.integration
@@ -343,7 +343,7 @@ def test_llm_cache_put_get_replace(store: Store) -> None:
 
 
 def test_problem_tests_keep_non_finite_expected_values(store):
-    from execugraph.workflow.problem import Problem
+    from execugraph.domain.problem import Problem
 
     tests = [{"kind": "call", "expr": "f()", "expected": [0, float("inf"), float("-inf")]},
              {"kind": "call", "expr": "g()", "expected": {"__note": "a dict stays a dict"}}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 
 pytestmark = pytest.mark.integration
 

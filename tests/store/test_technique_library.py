@@ -11,7 +11,7 @@ import hashlib
 
 import pytest
 
-from execugraph.configuration.config import TechniqueLibraryRef
+from execugraph.domain.config import TechniqueLibraryRef
 from execugraph.retrieval import DEFAULT_LIBRARY_PATH, LibraryFormatError, Technique, library_digest, load_library
 from execugraph.store import Store
 from execugraph.store.technique_library import (

@@ -9,6 +9,7 @@ in-process `Worker` through `worker_thread`.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from execugraph.store import Store
 from tests.support import db_files
+from tests.support.built_once import built_once
 from tests.ui.seed import Seeded, seed_store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -28,11 +30,15 @@ APP_TIMEOUT_S = 120  # the first run of a process imports LangGraph, SciPy and f
 
 @pytest.fixture(scope="session")
 def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Seeded]:
-    """The seeded history written once per session through the Store API (about 15 s)."""
-    path = tmp_path_factory.mktemp("seed") / "runs.db"
-    with Store.open(str(path)) as store:
-        ids = seed_store(store)
-    return path, ids
+    """The seeded history written once per test run through the Store API (about 15 s), shared by the xdist
+    processes (tests/support/built_once.py); tests copy it (`seeded_db`), never write it."""
+
+    def build(folder: Path) -> dict:
+        with Store.open(str(folder / "runs.db")) as store:
+            return dataclasses.asdict(seed_store(store))
+
+    folder, ids = built_once(tmp_path_factory, "ui-seed", build)
+    return folder / "runs.db", Seeded(**ids)
 
 
 @pytest.fixture

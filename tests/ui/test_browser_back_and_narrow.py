@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.dashboard import CHROMIUM, launch_chromium, settled
-from tests.ui.test_browser import PAGES, server  # noqa: F401 - the fixture
+from tests.ui.module_server import module_server  # noqa: F401 - the fixture `server`, one per file
+from tests.ui.test_browser import PAGES
 from tests.ui.test_browser_narrow import CUT_TEXT
 
 pytestmark = [

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.support.dashboard import CHROMIUM, launch_chromium, settled
-from tests.ui.test_browser import server  # noqa: F401 - the fixture
+from tests.ui.module_server import module_server  # noqa: F401 - `server`, one per file: its first request is below
 
 pytestmark = [
     pytest.mark.browser,

@@ -4,8 +4,8 @@ under the published set and under every rescore of its run."""
 
 from __future__ import annotations
 
+from execugraph.domain.steps import RECORD_NODE
 from execugraph.store import Store
-from execugraph.workflow.steps import RECORD_NODE
 from tests.support import diverging_trials as dt
 from tests.support.trace_rows import add_step, finish_step
 from ui.views import first_divergence, step_rows

@@ -18,9 +18,9 @@ import pytest
 
 from execugraph.configuration.conditions import resolve_condition
 from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.domain.problem import Problem
 from execugraph.store import Store
 from execugraph.verdicts import rescore_run
-from execugraph.workflow.problem import Problem
 
 pytestmark = pytest.mark.integration
 

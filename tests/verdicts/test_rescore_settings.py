@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from types import SimpleNamespace
 
-from execugraph.configuration.config import RunConfig
+from execugraph.domain.config import RunConfig
 from execugraph.grading.rules import GradingSettings
 from execugraph.verdicts.rescore import condition_settings
 

@@ -18,13 +18,13 @@ from execugraph.agents import nodes
 from execugraph.agents.context import TrialContext
 from execugraph.agents.prompts import render
 from execugraph.agents.registry import Block, NodeSpec, RegistryError, TraceView, WrittenCode, register, registered
+from execugraph.agents.state import TrialState
 from execugraph.configuration.conditions import resolve_condition
+from execugraph.domain.problem import Problem
+from execugraph.domain.steps import NODES, OUTPUT_TYPES
 from execugraph.figures import charts
 from execugraph.workflow.graph import build_graph
-from execugraph.workflow.problem import Problem
 from execugraph.workflow.single import run_single
-from execugraph.workflow.state import TrialState
-from execugraph.workflow.steps import NODES, OUTPUT_TYPES
 from execugraph.workflow.trial import TrialDeps
 from standins.scripted import fenced, scripted
 from ui import views

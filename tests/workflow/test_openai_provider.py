@@ -19,10 +19,10 @@ import pytest
 
 from execugraph.configuration.conditions import resolve_condition
 from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.domain.problem import Problem
 from execugraph.providers.health import check_openai, openai_models
 from execugraph.providers.llm import make_chat_model
 from execugraph.store import Store
-from execugraph.workflow.problem import Problem
 from execugraph.workflow.single import run_single
 from execugraph.workflow.trial import TrialDeps
 from tests.support import db_files

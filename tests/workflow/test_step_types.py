@@ -1,4 +1,4 @@
-"""What the agents write and the trial streams matches `execugraph.workflow.steps` and `execugraph.workflow.events`, key for key.
+"""What the agents write and the trial streams matches `execugraph.domain.steps` and `execugraph.domain.events`, key for key.
 
 Real trials (real graph, sandbox and SQLite store, scripted models) through every node and
 branch: each stored step output and each event is checked against its declared type, and
@@ -20,11 +20,11 @@ import pytest
 
 from execugraph.configuration.conditions import resolve_condition
 from execugraph.configuration.settings import PROJECT_ROOT
-from execugraph.workflow.events import NodeFinished, NodeStarted, TrialFinished, TrialStarted
+from execugraph.domain.events import NodeFinished, NodeStarted, TrialFinished, TrialStarted
+from execugraph.domain.problem import Problem
+from execugraph.domain.steps import NODES, OUTPUT_TYPES, brief
 from execugraph.workflow.graph import build_graph
-from execugraph.workflow.problem import Problem
 from execugraph.workflow.single import run_single
-from execugraph.workflow.steps import NODES, OUTPUT_TYPES, brief
 from execugraph.workflow.trial import TrialDeps
 from standins.ollama_server import OllamaStandIn
 from standins.role_responder import role_responder

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from execugraph.amplify.build import AMPLIFIED_KEY, SUFFIX
+from execugraph.domain.problem import Problem
 from execugraph.grading.rules import problem_grading_tests
-from execugraph.workflow.problem import Problem
 
 if TYPE_CHECKING:
     from execugraph.store import Store

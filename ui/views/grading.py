@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from execugraph.workflow.steps import RECORD_NODE, RecordOutput
+from execugraph.domain.steps import RECORD_NODE, RecordOutput
 from ui.views.formatting import interval
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from execugraph.configuration.settings import EMBEDDED_MODEL
 
 if TYPE_CHECKING:
-    from execugraph.configuration.config import RunConfig
-    from execugraph.workflow.problem import Problem
+    from execugraph.domain.config import RunConfig
+    from execugraph.domain.problem import Problem
 
 
 def model_choices(ollama_host: str, openai_base_url: str | None = None) -> tuple[list[str], str | None]:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from execugraph.benchmarks import load_benchmark
-from execugraph.workflow.problem import Problem
+from execugraph.domain.problem import Problem
 from ui.views.form_input import TESTS_FROM_ASSERT, TESTS_FROM_TABLE, TESTS_GENERATED
 
 PICK_NONE = "none: write your own"
@@ -44,9 +44,9 @@ def picked_problem(benchmark: str, problem_id: str) -> Problem:
     """The benchmark's problem, as `run --problem BENCHMARK/ID` resolves it; KeyError for an unknown id."""
     for problem in _suite(benchmark):
         if problem.id == problem_id:
-            from execugraph.benchmarks.evalplus import with_expected  # HumanEval+/MBPP+: its expected outputs
+            from execugraph.benchmarks import ready_to_grade  # e.g. HumanEval+/MBPP+: its expected outputs
 
-            return with_expected([problem.model_copy(deep=True)])[0]
+            return ready_to_grade([problem.model_copy(deep=True)])[0]
     raise KeyError(f"no problem {problem_id!r} in benchmark {benchmark!r}")
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from execugraph.configuration.config import TechniqueLibraryRef
+from execugraph.domain.config import TechniqueLibraryRef
 from execugraph.store import trace_reads
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from execugraph.configuration.conditions import CONDITIONS
+from execugraph.domain.run_names import run_name
 from execugraph.store import run_reads, trace_reads
-from execugraph.store.run_names import run_name
 
 if TYPE_CHECKING:
     from execugraph.store import Store

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from execugraph.domain.run_names import ARM_SEPARATOR, conditions_of, run_name
 from execugraph.store import run_reads
-from execugraph.store.run_names import ARM_SEPARATOR, conditions_of, run_name
 from ui.views.formatting import duration
 
 if TYPE_CHECKING:

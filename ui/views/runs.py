@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from execugraph.batch.outcome import Counts, status_word
+from execugraph.domain.run_names import conditions_of, name_of, run_name
 from execugraph.store import run_reads
 from execugraph.store.models import RUN_KINDS, RUN_STATUSES
-from execugraph.store.run_names import conditions_of, name_of, run_name
 
 if TYPE_CHECKING:
     from execugraph.store import RunFilter, Store

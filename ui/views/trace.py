@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
 from execugraph.agents.nodes import trace_of, written_code
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.steps import StepOutput
 from execugraph.grading.findings import findings_note, row_findings_text
 from execugraph.stats.near_limit import closest, first_timeout, limit_use
 from execugraph.store import trace_reads
-from execugraph.workflow.steps import StepOutput
 from ui.views.formatting import duration, map_traceback
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ class StepRow(TypedDict):
     seq: int
     node: str
     attempt: int
-    output: StepOutput  # {} when nothing was recorded; see execugraph.workflow.steps for what each node writes
+    output: StepOutput  # {} when nothing was recorded; see execugraph.domain.steps for what each node writes
     start_s: NotRequired[float]  # the timing and cost fields come from the store only
     duration_s: NotRequired[float | None]  # None: the step never ended
     llm_calls: NotRequired[int]

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from execugraph.agents.nodes import WrittenCode, written_code
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.steps import RECORD_NODE
 from execugraph.store import run_reads
-from execugraph.workflow.steps import RECORD_NODE
 from ui.views.trace import code_diff
 
 if TYPE_CHECKING:

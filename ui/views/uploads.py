@@ -33,6 +33,10 @@ def parse_upload(benchmark: str, data: bytes, name: str, max_bytes: int | None =
         return parse_apps_jsonl(data, source=name)
     if benchmark == "published":
         return parse_published_jsonl(data, source=name)
+    if benchmark == "livecodebench":  # code_generation_lite rows (execugraph.benchmarks.livecodebench)
+        from execugraph.benchmarks.livecodebench import parse_livecodebench_jsonl
+
+        return parse_livecodebench_jsonl(data, source=name)
     return parse_user_jsonl(data, source=name, benchmark=benchmark)
 
 

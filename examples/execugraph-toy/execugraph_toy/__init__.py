@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from execugraph.agents.registry import Block, NodeSpec, TraceView
+from execugraph.domain.problem import Problem
 from execugraph.plugins import hookimpl
-from execugraph.workflow.problem import Problem
 
 SOLUTIONS = {
     "add": "def add(a, b):\n    return a + b\n",

@@ -11,4 +11,4 @@ from execugraph.publication.harness.common import HarnessOptions
 from execugraph.publication.harness.detect import find_inputs
 from execugraph.publication.harness.importer import import_harness
 
-__all__ = ["HarnessOptions", "find_inputs", "import_harness"]
+__all__ = ["HarnessOptions", "datasets", "find_inputs", "import_harness"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.harness.common import HarnessOptions, HarnessRun, json_document, record
 from execugraph.publication.source import FileSet

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.inputs.readers import read_json_document
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.source import FileSet

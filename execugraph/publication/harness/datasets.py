@@ -14,10 +14,10 @@ import ast
 import textwrap
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.inputs.diagnostics import IssueCollector
 from execugraph.inputs.readers import read_json_lines
-from execugraph.workflow.problem import Problem
 
 HUMAN_EVAL_FIELDS = ("task_id", "prompt", "test", "entry_point")
 MBPP_FIELDS = ("task_id", "text", "code", "test_list")

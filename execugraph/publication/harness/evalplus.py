@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.harness.common import (
     HarnessOptions,

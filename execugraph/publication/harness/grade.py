@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from execugraph.configuration.json_types import JsonObject
+from execugraph.domain.json_types import JsonObject
+from execugraph.domain.problem import Problem
 from execugraph.grading.outcome import ResultsMemo, SuiteOutcome
 from execugraph.grading.rules import GradingSettings, SandboxJob, grading_tests, job_key, sandbox_job
 from execugraph.publication.formats import IssueCollector
-from execugraph.workflow.problem import Problem
 
 GRADED_ON_IMPORT = "graded on import"
 ProgressFn = Callable[[int, int], None]

@@ -22,16 +22,8 @@ import json
 import re
 from typing import Any
 
-from execugraph.benchmarks.livecodebench import (
-    DIFFICULTIES,
-    PLATFORMS,
-    RowFault,
-    choice,
-    problem_id,
-    question_id_of,
-    release_date,
-)
-from execugraph.configuration.json_types import JsonObject
+from execugraph.benchmarks.livecodebench import RowFault, problem_id, row_header
+from execugraph.domain.json_types import JsonObject
 from execugraph.publication.formats import IssueCollector
 from execugraph.publication.harness.common import HarnessOptions, HarnessRun, record, source_words
 from execugraph.publication.source import FileSet
@@ -266,14 +258,7 @@ def _naming(fileset: FileSet, path: str, options: HarnessOptions) -> tuple[str, 
 
 def _problem_fields(prob: JsonObject) -> tuple[str, JsonObject]:
     """(question id, the fields every sample's record keeps); RowFault names the field (without the record)."""
-    qid = question_id_of(prob["question_id"]) if "question_id" in prob else None
-    if qid is None:
-        raise RowFault("question_id", "required field missing")
-    platform = choice(prob, "platform", PLATFORMS)
-    difficulty = choice(prob, "difficulty", DIFFICULTIES)
-    if "contest_date" not in prob:
-        raise RowFault("contest_date", "required field missing")
-    date = release_date(prob["contest_date"])
+    qid, platform, difficulty, date = row_header(prob)
     return qid, {"problem_id": problem_id(qid), "source": f"livecodebench/{platform}/{qid}", "category": platform,
                  "platform": platform, "difficulty": difficulty, "contest_date": prob["contest_date"],
                  "release_date": date, "question_title": prob.get("question_title"),

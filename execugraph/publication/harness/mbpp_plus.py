@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from execugraph.domain.problem import Problem
 from execugraph.publication.harness.common import HarnessRun
-from execugraph.workflow.problem import Problem
 
 SHOWN = 20  # uncovered task ids named in a warning at most
 

@@ -1,0 +1,10 @@
+"""Kept for plugins and older imports: this module now lives in `execugraph.agents.state`."""
+
+from execugraph.agents.state import (
+    Decision,
+    Grading,
+    Sample,
+    TrialState,
+)
+
+__all__ = ["Decision", "Grading", "Sample", "TrialState"]
