@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tree_files import write_tree
+
 REPO = Path(__file__).resolve().parents[2]
 
 @dataclass(frozen=True)
@@ -198,15 +200,8 @@ def _report(cycles: list[Cycle], root: Path) -> str:
 # -- the walker itself, on small packages written here ---------------------------------------------
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def test_walker_follows_every_kind_of_import_statement(tmp_path: Path) -> None:
-    _write(
+    write_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -233,7 +228,7 @@ def test_walker_follows_every_kind_of_import_statement(tmp_path: Path) -> None:
 
 
 def test_walker_names_each_cycle_with_the_lines_that_close_it(tmp_path: Path) -> None:
-    _write(
+    write_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -260,7 +255,7 @@ def test_walker_names_each_cycle_with_the_lines_that_close_it(tmp_path: Path) ->
 
 
 def test_walker_rejects_a_relative_import_above_the_package(tmp_path: Path) -> None:
-    _write(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "from ... import b\n"})
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "from ... import b\n"})
     with pytest.raises(ValueError, match=r"pkg/a\.py:1: relative import goes above"):
         import_graph(tmp_path, "pkg")
 

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from tests.layout.test_import_cycles import Edge, import_graph
+from tests.support.tree_files import write_tree
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -151,15 +152,8 @@ def test_domain_imports_nothing_of_ours() -> None:
 # -- the check itself, on a small package written here ----------------------------------------------
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def test_an_upward_import_inside_a_function_is_found(tmp_path: Path) -> None:
-    _write(tmp_path, {
+    write_tree(tmp_path, {
         "execugraph/__init__.py": "",
         "execugraph/domain/__init__.py": "",
         "execugraph/domain/problem.py": "X = 1\n",
@@ -173,7 +167,7 @@ def test_an_upward_import_inside_a_function_is_found(tmp_path: Path) -> None:
 
 
 def test_an_old_path_import_is_found(tmp_path: Path) -> None:
-    _write(tmp_path, {
+    write_tree(tmp_path, {
         "execugraph/__init__.py": "",
         "execugraph/workflow/__init__.py": "",
         "execugraph/workflow/problem.py": "from execugraph.domain.problem import Problem as Problem\n",

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.tree_files import write_tree
+
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("execugraph", "ui", "pages", "app.py")
 
@@ -179,15 +181,8 @@ def test_known_deep_imports_are_still_there() -> None:
 # -- the check itself, on a small tree written here --------------------------------------------------
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def test_unlisted_modules_private_names_and_unlisted_names_are_found(tmp_path: Path) -> None:
-    _write(tmp_path, {
+    write_tree(tmp_path, {
         "execugraph/__init__.py": "__all__ = ['__version__']\n__version__ = '0'\n",
         "execugraph/store/__init__.py": "from execugraph.store.rows import Row\n__all__ = ['Row', 'reads']\n",
         "execugraph/store/rows.py": "class Row: ...\n_cache = {}\n",
@@ -214,9 +209,9 @@ def test_unlisted_modules_private_names_and_unlisted_names_are_found(tmp_path: P
 
 
 def test_a_package_without_all_is_seen(tmp_path: Path) -> None:
-    _write(tmp_path, {"execugraph/__init__.py": "", "execugraph/grading/__init__.py": '"""Grading."""\n'})
+    write_tree(tmp_path, {"execugraph/__init__.py": "", "execugraph/grading/__init__.py": '"""Grading."""\n'})
     assert declared_all(tmp_path / "execugraph/grading/__init__.py") is None
-    _write(tmp_path, {"execugraph/grading/__init__.py": "__all__ = ['rules']\n__all__ += ['calibration']\n"})
+    write_tree(tmp_path, {"execugraph/grading/__init__.py": "__all__ = ['rules']\n__all__ += ['calibration']\n"})
     assert declared_all(tmp_path / "execugraph/grading/__init__.py") == ["rules", "calibration"]
 
 

@@ -17,6 +17,7 @@ from execugraph.workflow.trial import TrialDeps
 from standins.scripted import ScriptedChatModel, fenced, scripted
 from tests.support.reference_internal30 import REFERENCE
 from tests.ui.conftest import no_exception, texts
+from tests.ui.synthesize_form import fill_add_problem
 from ui.views.explanation_gap import explainer_step_gap, trial_gap
 
 REVIEW = json.dumps({"invariants": [], "potential_failures": [], "severity": "low"})
@@ -86,15 +87,10 @@ def test_a_step_that_raised_and_a_trial_without_explainer_say_so():
 
 
 def test_synthesize_says_the_condition_has_no_explainer(app):
-    from ui.keys import TEST_CHAT_MODELS, Synthesize
+    from ui.keys import Synthesize
 
     at = app("synthesize")
-    at.session_state[TEST_CHAT_MODELS] = scripted(generator=[fenced("def add(a, b):\n    return a + b\n")])
-    at.session_state[Synthesize.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True}]
-    at.run()
-    at.text_area(key=Synthesize.STATEMENT).input("Return the sum of a and b.")
-    at.text_input(key=Synthesize.ENTRY_POINT).input("add")
-    at.selectbox(key=Synthesize.CONDITION).set_value("single-oneshot")
+    fill_add_problem(at, "single-oneshot")
     at.button(key=Synthesize.SUBMIT).click().run()
     no_exception(at)
     job = at.session_state[Synthesize.JOB]

@@ -9,11 +9,11 @@ import json
 from execugraph.configuration.settings import DATA_DIR
 from execugraph.publication import import_path
 from execugraph.verdicts import rescore_run
-from standins.scripted import fenced, scripted
 from tests.support.protocol_runs import TASKS, seed_two_arms
 from tests.ui.conftest import no_exception, texts
+from tests.ui.synthesize_form import fill_add_problem
 from ui import protocol_parts
-from ui.keys import TEST_CHAT_MODELS, Batch, Export, Synthesize
+from ui.keys import Batch, Export, Synthesize
 
 FIXTURES = DATA_DIR / "fixtures" / "reference_layout"
 
@@ -34,12 +34,7 @@ def test_the_batch_forms_protocol_reaches_the_stored_spec_and_every_condition(ap
 
 def test_synthesize_records_the_chosen_protocol_and_says_it_coincides_without_a_prompt(app, db_store):
     at = app("synthesize")
-    at.session_state[TEST_CHAT_MODELS] = scripted(generator=[fenced("def add(a, b):\n    return a + b\n")])
-    at.session_state[Synthesize.TEST_ROWS_DATA] = [{"call": "add(1, 2)", "expected": "3", "visible": True}]
-    at.run()
-    at.text_area(key=Synthesize.STATEMENT).input("Return the sum of a and b.")
-    at.text_input(key=Synthesize.ENTRY_POINT).input("add")
-    at.selectbox(key=Synthesize.CONDITION).set_value("single-oneshot")
+    fill_add_problem(at, "single-oneshot")
     at.selectbox(key=protocol_parts.SYN_PROTOCOL).set_value("with-prompt")
     at.button(key=Synthesize.SUBMIT).click().run()
     no_exception(at)
