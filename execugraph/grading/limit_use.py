@@ -2,7 +2,7 @@
 
 Why here and not in `execugraph.stats`: re-grading (`verdicts.flip_reasons`) reads them for every flip, and
 importing anything under `execugraph.stats` loads the whole statistics engine (scipy) into a `rescore` that
-needs none of it. `execugraph.stats.near_limit` builds its counts on these and re-exports them.
+needs none of it. `execugraph.stats.near_limit` builds its counts on these.
 """
 
 from __future__ import annotations

@@ -16,12 +16,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from execugraph.domain.json_types import JsonObject
-from execugraph.grading.limit_use import TIMEOUT_KINDS, LimitUse, closest, first_timeout, limit_use, timeout_kind
+from execugraph.grading.limit_use import closest, first_timeout, limit_use, timeout_kind
 
-NEAR_SHARE = 0.8  # within 20% of a limit
-# The per-test reads live in grading (re-grading uses them without loading the statistics engine); re-exported here.
-__all__ = ["NEAR_SHARE", "TIMEOUT_KINDS", "LimitUse", "closest", "first_timeout", "limit_use", "near_limit",
-           "timeout_kind"]
+NEAR_SHARE = 0.8  # within 20% of a limit (the per-test reads live in `grading.limit_use`, which re-grading uses)
+__all__ = ["NEAR_SHARE", "near_limit"]
 
 
 def near_limit(programs: Iterable[Mapping[str, Any]], share: float = NEAR_SHARE) -> JsonObject:

@@ -34,7 +34,7 @@ from execugraph.stats.signed_rank_batch import wilcoxon_many
 from execugraph.stats.wilcoxon import EXACT_WILCOXON_MAX_N, wilcoxon_p, wilcoxon_p_min
 
 __all__ = [
-    "ALPHA", "EXACT_WILCOXON_MAX_N", "PairedComparison", "PairedCore", "adjust_family", "compare_arrays",
+    "ALPHA", "EXACT_WILCOXON_MAX_N", "MAJORITY", "PairedComparison", "all_one_way_p", "PairedCore", "adjust_family", "compare_arrays",
     "compare_many", "compare_paired", "explain", "holm", "paired_arrays", "paired_core",
     "majority_passed", "mcnemar_exact_p", "mcnemar_p_min", "wilcoxon_p", "wilcoxon_p_min",
 ]
@@ -42,6 +42,7 @@ __all__ = [
 # The significance level of every conclusion (the paper's), defined here once: `verdicts.compare` decides at it,
 # the explanations and tables speak of it.
 ALPHA = 0.05
+MAJORITY = 0.5  # a problem is solved when MORE than this share of its trials passed
 
 
 def majority_passed(rate: float) -> bool:
@@ -50,7 +51,7 @@ def majority_passed(rate: float) -> bool:
     With an even number of trials an exact split (e.g. 2 of 4) counts as not
     solved. The rule is the same for both arms, so it does not favour either.
     """
-    return rate > 0.5
+    return rate > MAJORITY
 
 
 @functools.lru_cache(maxsize=4096)
@@ -64,11 +65,17 @@ def mcnemar_exact_p(a_only: int, b_only: int) -> float:
     return float(min(1.0, 2.0 * sps.binom.cdf(min(a_only, b_only), total, 0.5)))
 
 
-def mcnemar_p_min(discordant: int) -> float:
-    """Smallest exact two-sided McNemar p for `discordant` (b + c) problems: all on one side, 2 * 0.5^(b+c)."""
-    if discordant <= 0:
+def all_one_way_p(count: int) -> float:
+    """Smallest exact two-sided p of a sign-type test over `count` non-tied problems: all one way, 2 * 0.5^count
+    (1.0 when there is none)."""
+    if count <= 0:
         return 1.0
-    return float(min(1.0, 2.0 * 0.5**discordant))
+    return float(min(1.0, 2.0 * 0.5**count))
+
+
+def mcnemar_p_min(discordant: int) -> float:
+    """Smallest exact two-sided McNemar p for `discordant` (b + c) problems: all on one side."""
+    return all_one_way_p(discordant)
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -205,7 +212,7 @@ def compare_arrays(
     if not common:
         return PairedComparison(a, b, 0, 0, 0, 0.0, 0.0, 0.0, 1.0, 1.0, "none", note="no common problems")
     core = paired_core(inputs, wilcoxon, mean)
-    solved_a, solved_b = ra > 0.5, rb > 0.5  # majority_passed, for all problems at once
+    solved_a, solved_b = ra > MAJORITY, rb > MAJORITY  # majority_passed, for all problems at once
     a_only = [common[i] for i in np.flatnonzero(solved_a & ~solved_b).tolist()]
     b_only = [common[i] for i in np.flatnonzero(solved_b & ~solved_a).tolist()]
     nonzero = core.problems_differ
@@ -225,8 +232,7 @@ def compare_arrays(
         b_only=b_only,
         note=core.note,
         # all one way: 2 / 2^n for the exact test (what wilcoxon_p_min gives, without counting again)
-        p_min_wilcoxon=(float(min(1.0, 2.0 * 0.5**nonzero)) if nonzero else 1.0)
-        if nonzero <= EXACT_WILCOXON_MAX_N else wilcoxon_p_min(diffs),
+        p_min_wilcoxon=all_one_way_p(nonzero) if nonzero <= EXACT_WILCOXON_MAX_N else wilcoxon_p_min(diffs),
         p_min_mcnemar=mcnemar_p_min(len(a_only) + len(b_only)),
         trials=max(1, trials),
     )

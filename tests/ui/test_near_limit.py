@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from execugraph.stats.near_limit import limit_use, near_limit, timeout_kind
+from execugraph.grading.limit_use import limit_use, timeout_kind
+from execugraph.stats.near_limit import near_limit
 from ui import views
 
 

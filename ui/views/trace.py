@@ -11,7 +11,7 @@ from execugraph.agents.nodes import trace_of, written_code
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.steps import StepOutput
 from execugraph.grading.findings import findings_note, row_findings_text
-from execugraph.stats.near_limit import closest, first_timeout, limit_use
+from execugraph.grading.limit_use import closest, first_timeout, limit_use
 from execugraph.store import trace_reads
 from ui.views.formatting import duration, map_traceback
 
