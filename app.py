@@ -60,10 +60,12 @@ if current.read_only:
 else:
     ensure_background_worker()  # once per process and database: batches launched anywhere get run
 
-warm_up()  # once per server process: the other pages' imports happen while this one is read
 try:
     page.run()
 except StoreReadOnlyError as exc:  # a write this page did not guard: say so instead of a traceback
     st.warning(f"Not recorded: {exc}.", icon=":material/lock:")
 finally:  # st.stop() and st.rerun() included: what the page chose reaches the URL in one update (one Back)
+    # Once per server process, after the first page is drawn (a thread importing SciPy and LangGraph beside it
+    # slowed it down): the other pages' imports happen while this one is read.
+    warm_up()
     url_state.flush()

@@ -1,7 +1,7 @@
 """Amplified tests per benchmark: inputs added per problem (median, max), time, mutation score original vs amplified.
 
 Usage: .venv/bin/python bench/amplify.py [--per-problem N] [--seed S] [--humaneval-n N] [--internal30-n N]
-    [--only humaneval|internal30] [--no-search] [--no-referee]
+    [--only humaneval|internal30] [--ids ID,...] [--no-search] [--no-referee] [--no-adequacy]
 (the defaults, 0: every problem of HumanEval-164 and internal-30; N > 0 takes a reproducible sample).
 For HumanEval, HumanEval+ is the referee (`execugraph/amplify/referee.py`): the share of its false passes the
 amplified suite catches (target >= 80%) and the share of the programs it passes that the amplified suite fails
@@ -81,8 +81,22 @@ def _referee(pool, problems: list, suite) -> None:
         print(f"   missed false pass: {program.problem_id} {program.origin}")
 
 
+def _adequacy(pool, problems: list, suite) -> None:
+    """The mutation score of the original and the amplified tests against one-change mutants of the references."""
+    started = time.perf_counter()
+    found = suite_adequacy(pool, problems, suite.stored_problems())
+    total = found.total
+    print(f"   mutation score: original {total.original_score:.1%} ({total.original_killed}/{total.mutants}),"
+          f" amplified {total.amplified_score:.1%} ({total.amplified_killed}/{total.mutants}); "
+          f"{total.only_amplified} mutants only the amplified tests kill (measurement: "
+          f"{time.perf_counter() - started:.1f} s, {_load()})", flush=True)
+    for pid, score in found.problems.items():
+        if score.only_amplified:
+            print(f"   {pid}: {', '.join(score.only_amplified)}")
+
+
 def _one(pool, name: str, problems: list, seed: int, per_problem: int, budget: int, *, search: bool = True,
-         referee: bool = False) -> None:
+         referee: bool = False, adequacy: bool = True) -> None:
     whole = time.perf_counter()
     started = time.perf_counter()
     witnesses = ({pid: [e["code"] for e in entries if e["correct"]] for pid, entries in _programs().items()}
@@ -96,17 +110,8 @@ def _one(pool, name: str, problems: list, seed: int, per_problem: int, budget: i
           f"{sum(1 for a in added if a == 0)} problems got none); digest {suite.digest[:12]}")
     print(f"   amplification: {amplify_s:.1f} s ({verdict} the {TARGET_S:.0f} s target; {os.cpu_count()} cores, "
           f"{_load()})", flush=True)
-    started = time.perf_counter()
-    found = suite_adequacy(pool, problems, suite.stored_problems())
-    adequacy_s = time.perf_counter() - started
-    total = found.total
-    print(f"   mutation score: original {total.original_score:.1%} ({total.original_killed}/{total.mutants}),"
-          f" amplified {total.amplified_score:.1%} ({total.amplified_killed}/{total.mutants}); "
-          f"{total.only_amplified} mutants only the amplified tests kill (measurement: {adequacy_s:.1f} s, "
-          f"{_load()})", flush=True)
-    for pid, score in found.problems.items():
-        if score.only_amplified:
-            print(f"   {pid}: {', '.join(score.only_amplified)}")
+    if adequacy:
+        _adequacy(pool, problems, suite)
     if referee:
         _referee(pool, problems, suite)
     if not search:
@@ -137,6 +142,8 @@ def main() -> int:
                         help="candidate inputs per problem in the distinguishability search")
     parser.add_argument("--no-search", action="store_true", help="skip the distinguishability search")
     parser.add_argument("--no-referee", action="store_true", help="skip HumanEval+ as the referee")
+    parser.add_argument("--no-adequacy", action="store_true", help="skip the mutation score (quick referee runs)")
+    parser.add_argument("--ids", default="", help="comma-separated HumanEval problem ids (e.g. humaneval_1,humaneval_59)")
     parser.add_argument("--only", choices=["internal30", "humaneval"], help="one benchmark only")
     args = parser.parse_args()
     from sandbox import SandboxPool
@@ -147,13 +154,15 @@ def main() -> int:
         internal = select_problems(internal, n=args.internal30_n, seed=args.seed)
     if args.humaneval_n:
         humaneval = select_problems(humaneval, n=args.humaneval_n, seed=args.seed)
+    if args.ids:
+        humaneval = [p for p in humaneval if p.id in set(args.ids.split(","))]
     with SandboxPool() as pool:
         if args.only != "humaneval":
             _one(pool, "internal30", internal, args.seed, args.per_problem, args.search_budget,
-                 search=not args.no_search)
+                 search=not args.no_search, adequacy=not args.no_adequacy)
         if args.only != "internal30":
             _one(pool, "humaneval", humaneval, args.seed, args.per_problem, args.search_budget,
-                 search=not args.no_search, referee=not args.no_referee)
+                 search=not args.no_search, referee=not args.no_referee, adequacy=not args.no_adequacy)
     return 0
 
 

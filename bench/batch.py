@@ -13,8 +13,11 @@ warming at all), `batch` (the batch's clients built before its trial threads sta
 `execugraph.providers.clients.warm_models`), `warm` (the worker as it is: that, after the worker's
 synchronous warm-up before its first claim, `execugraph.batch.warmup`) and `ray` (the Ray executor,
 one worker actor warmed the same way in `ready()`, timed from when its workers are ready; only
-where Ray is installed), and `warm-1tx` (`warm` with one write transaction per step). The others write steps through the store's group commit
-(`execugraph.store.step_groups`); `steps/tx` says how many steps shared a transaction.
+where Ray is installed), `warm-1tx` (`warm` with one write transaction per step) and `warm-orm` (`warm` with
+its steps written as ORM objects, as before `execugraph.store.step_rows`'s Core INSERTs). The others write steps
+through the store's group commit (`execugraph.store.step_groups`); `steps/tx` says how many steps shared a
+transaction. `--repeat K` runs each level and mode K times, interleaved, to show the spread; with `warm` and
+`warm-orm` both given, each level ends with their median shares' ratio.
 Target at 16: share >= 0.85, ramp < 0.5 s.
 """
 
@@ -24,6 +27,7 @@ import argparse
 import importlib.util
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -161,9 +165,11 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
         def deps() -> TrialDeps:
             return TrialDeps(pool=pool, openai_base_url=url)
 
-        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm", "warm-1tx") else None
+        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm", "warm-1tx", "warm-orm") else None
         if mode == "warm-1tx":  # as `warm`, but one write transaction per step (as before step_groups)
             store._step_groups = None
+        if mode == "warm-orm":  # as `warm`, but steps written as ORM objects (as before store/step_rows)
+            store._step_writes = "orm"
         groups = store._step_groups
         if mode == "ray":
             started = ray_batch(store, run_id)
@@ -191,6 +197,19 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
                 else float("nan"), "steps": steps}
 
 
+def capacity_run(level: int, count: int, mode: str, args: argparse.Namespace) -> dict:
+    """One level and mode in a fresh process (`capacity_child`); its result, all trials done."""
+    command = [sys.executable, __file__, "--capacity-child", str(level), "--mode", mode,
+               "--problems", str(count), "--latency-ms", str(args.latency_ms), "--slots", str(args.slots)]
+    out = subprocess.run(command, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"level {level} {mode} failed:\n{out.stderr[-3000:]}")
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    if r["done"] != r["trials"]:
+        raise SystemExit(f"only {r['done']}/{r['trials']} trials completed at concurrency {level} ({mode})")
+    return r
+
+
 def capacity(args: argparse.Namespace) -> None:
     """Run each level and mode in a fresh process, side by side, and print the shares of the server used."""
     counts = [int(x) for x in args.problems.split(",")]
@@ -209,18 +228,20 @@ def capacity(args: argparse.Namespace) -> None:
     for level, count in zip(CAPACITY_LEVELS, counts, strict=True):
         if level not in levels:
             continue
-        for mode in modes:
-            command = [sys.executable, __file__, "--capacity-child", str(level), "--mode", mode,
-                       "--problems", str(count), "--latency-ms", str(args.latency_ms), "--slots", str(args.slots)]
-            out = subprocess.run(command, capture_output=True, text=True, check=False)
-            if out.returncode != 0:
-                raise SystemExit(f"level {level} {mode} failed:\n{out.stderr[-3000:]}")
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            if r["done"] != r["trials"]:
-                raise SystemExit(f"only {r['done']}/{r['trials']} trials completed at concurrency {level} ({mode})")
-            print(f"{level:>11} {mode:>8} {r['trials']:>6} {r['served']:>5} {r['wall_s']:>7.2f} {r['share']:>6.2f} "
-                  f"{r['busy_share']:>6.2f} {r['ideal']:>6.2f} {r['share'] / r['ideal']:>6.2f} {r['ramp_s']:>6.2f} "
-                  f"{r['peak']:>4} {r['steps_per_tx']:>8.2f} {os.getloadavg()[0]:>5.1f}", flush=True)
+        shares: dict[str, list[float]] = {mode: [] for mode in modes}
+        for _ in range(args.repeat):
+            for mode in modes:
+                r = capacity_run(level, count, mode, args)
+                shares[mode].append(r["share"])
+                print(f"{level:>11} {mode:>8} {r['trials']:>6} {r['served']:>5} {r['wall_s']:>7.2f} "
+                      f"{r['share']:>6.2f} {r['busy_share']:>6.2f} {r['ideal']:>6.2f} {r['share'] / r['ideal']:>6.2f} "
+                      f"{r['ramp_s']:>6.2f} {r['peak']:>4} {r['steps_per_tx']:>8.2f} {os.getloadavg()[0]:>5.1f}",
+                      flush=True)
+        if shares.get("warm") and shares.get("warm-orm"):
+            core, orm = statistics.median(shares["warm"]), statistics.median(shares["warm-orm"])
+            print(f"{level:>11} median share warm (Core step INSERTs) {core:.2f} / warm-orm {orm:.2f} = "
+                  f"{core / orm:.2f}x  (runs: {', '.join(f'{x:.2f}' for x in shares['warm'])} / "
+                  f"{', '.join(f'{x:.2f}' for x in shares['warm-orm'])})", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
@@ -232,8 +253,9 @@ def main() -> None:
     parser.add_argument("--phase", choices=("trials", "capacity", "all"), default="all")
     parser.add_argument("--problems", default="4,8,20", help="capacity: problems at concurrency 1, 4 and 16")
     parser.add_argument("--slots", type=int, default=16, help="capacity: requests the stand-in serves at once")
-    parser.add_argument("--modes", default="cold,batch,warm,ray", help="capacity: any of cold, batch, warm, warm-1tx, ray "
-                        "(ray: only where Ray is installed)")
+    parser.add_argument("--modes", default="cold,batch,warm,ray", help="capacity: any of cold, batch, warm, warm-1tx, "
+                        "warm-orm, ray (ray: only where Ray is installed)")
+    parser.add_argument("--repeat", type=int, default=1, help="capacity: runs of each level and mode, interleaved")
     parser.add_argument("--levels", default="1,4,16", help="capacity: which of the concurrency levels 1, 4, 16 to run")
     parser.add_argument("--capacity-child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="cold", help=argparse.SUPPRESS)

@@ -14,6 +14,8 @@ and prints the ratio. Then, with Debian chromium (Playwright), it serves the app
 `make run` does and times every page in a real browser from navigation until its content
 is drawn and the script run is over, first visit and again (target: under 1.5 s each).
 With --trace-load: only Trace's first load of a 15-step trial, quiet and beside --busy CPU loops (bench/trace_load.py).
+With --first-page: the first page after a start, its seconds and imported modules (bench/first_page.py). Both take
+--before DIR: another checkout (e.g. `git archive HEAD | tar -x -C DIR`) measured the same way in the same run.
 """
 
 from __future__ import annotations
@@ -341,19 +343,21 @@ TITLED_JS = """([title, selector]) => {
 }"""
 
 
-def _serve(db: Path, cache: Path) -> tuple[subprocess.Popen, str]:
-    """`streamlit run app.py` as `make run` starts it, on a free loopback port; returns (process, url)."""
+def _serve(db: Path, cache: Path, root: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """`streamlit run app.py` as `make run` starts it (from `root`: another checkout, for a before/after), on a free
+    loopback port; returns (process, url)."""
     import socket
     import urllib.request
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = dict(os.environ, EXECUGRAPH_DB=str(db), EXECUGRAPH_CACHE_DIR=str(cache), OLLAMA_HOST="http://127.0.0.1:9")
+    env = dict(os.environ, EXECUGRAPH_DB=str(db), EXECUGRAPH_CACHE_DIR=str(cache), OLLAMA_HOST="http://127.0.0.1:9",
+               PYTHONPATH=str(root))
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
                str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
@@ -473,11 +477,19 @@ def main() -> int:
     parser.add_argument("--trace-load", action="store_true", help="only Trace's first load, quiet and beside busy "
                         "loops (bench/trace_load.py)")
     parser.add_argument("--busy", type=int, default=4, help="with --trace-load: CPU-bound loops beside the dashboard")
+    parser.add_argument("--first-page", action="store_true", help="only the first page after a start: seconds and "
+                        "modules imported (bench/first_page.py)")
+    parser.add_argument("--before", type=Path, help="with --trace-load or --first-page: another checkout measured "
+                        "the same way in the same run (e.g. git archive HEAD | tar -x -C DIR)")
     args = parser.parse_args()
     if args.trace_load:
         from bench.trace_load import run as trace_load
 
-        return trace_load(args.busy)
+        return trace_load(args.busy, args.before)
+    if args.first_page:
+        from bench.first_page import run as first_page
+
+        return first_page(args.before, 3)
     with tempfile.TemporaryDirectory() as tmp:
         db = args.keep or Path(tmp) / "bench.db"
         os.environ["EXECUGRAPH_DB"] = str(db)  # the app reads its database from the environment

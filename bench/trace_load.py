@@ -1,6 +1,6 @@
 """Trace's first load on a busy machine (issue 41: 18-67 s at load 17-24, blank meanwhile), in a real browser.
 
-Usage: python bench/pages.py --trace-load [--busy 4]   (or python bench/trace_load.py [--busy 4])
+Usage: python bench/pages.py --trace-load [--busy 4] [--before DIR]   (or python bench/trace_load.py ...)
 
 Seeds a small store (1,000 trials) plus one 15-step trial with its LLM calls and sandbox runs, then, in Debian
 chromium against `streamlit run app.py` started just before (its imports cold, as after `make run`), opens Trace
@@ -8,7 +8,8 @@ from the sidebar (the trial's run is the newest, so Trace opens it), again after
 `/trace?trial=` link in a new tab (which also loads the whole frontend), and times two moments each: the header
 shown (title and the trial's metrics) and the whole page drawn (timeline chart, steps, script run over). Done
 quiet, then beside `--busy` CPU-bound Python loops. Targets from issue 41: drawn under 2 s quiet,
-something shown within 1 s under load.
+something shown within 1 s under load. With `--before DIR` (another checkout, e.g. `git archive HEAD | tar -x -C DIR`)
+the same visits are made on a server started from DIR, right after this tree's, on the same database and load.
 """
 
 from __future__ import annotations
@@ -137,16 +138,16 @@ def _visits(browser: Any, url: str, trial_id: int) -> dict[str, tuple[float, flo
     return times
 
 
-def measure(db: Path, trial_id: int, busy: int) -> list[tuple[str, float, float, float]]:
-    """Rows (situation, header shown s, drawn s, load average) on a fresh server and then a second tab."""
+def measure(db: Path, trial_id: int, busy: int, root: Path = ROOT) -> list[tuple[str, float, float, float]]:
+    """Rows (situation, header shown s, drawn s, load average) on a fresh server (started from `root`)."""
     from playwright.sync_api import sync_playwright
 
     loops = _busy(busy)
     rows = []
     try:
         time.sleep(3 if busy else 0)  # let the loops show in the load average
-        cache = db.parent / f"cache-{busy}"
-        process, url = _serve(db, cache)
+        cache = db.parent / f"cache-{busy}-{abs(hash(str(root)))}"
+        process, url = _serve(db, cache, root)
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
@@ -163,8 +164,9 @@ def measure(db: Path, trial_id: int, busy: int) -> list[tuple[str, float, float,
     return rows
 
 
-def run(busy: int) -> int:
-    """Seed, measure quiet and loaded, print the table and the ratios; 1 when a target is missed."""
+def run(busy: int, before: Path | None = None) -> int:
+    """Seed, measure quiet and loaded (and `before` beside each), print the tables and ratios; 1 when a target is
+    missed."""
     if not CHROMIUM.exists():
         print(f"{CHROMIUM} not found: the Trace load benchmark needs it (apt-get install chromium)")
         return 1
@@ -173,10 +175,18 @@ def run(busy: int) -> int:
         os.environ["EXECUGRAPH_DB"] = str(db)
         seed(db, 1000)
         trial_id = add_long_trial(db)
-        rows = measure(db, trial_id, 0) + measure(db, trial_id, busy)
+        old: list[tuple[str, float, float, float]] = []
+        rows = measure(db, trial_id, 0)
+        old += measure(db, trial_id, 0, before.resolve()) if before else []
+        rows += measure(db, trial_id, busy)
+        old += measure(db, trial_id, busy, before.resolve()) if before else []
     print(f"\n{'Trace, 15-step trial':<40} {'shown s':>8} {'drawn s':>8} {'load':>5}")
     for what, shown, drawn, load in rows:
         print(f"{what:<40} {shown:>8.2f} {drawn:>8.2f} {load:>5.1f}")
+    if old:
+        print(f"\n{'before (' + str(before) + ')':<40} {'shown s':>8} {'drawn s':>8} {'load':>5} {'shown before/now':>17}")
+        for (what, shown, drawn, load), now in zip(old, rows, strict=True):
+            print(f"{what:<40} {shown:>8.2f} {drawn:>8.2f} {load:>5.1f} {shown / now[1]:>16.2f}x")
     quiet, loaded = rows[1], rows[4]  # sidebar, again: what a user meets once the server has served Trace
     print(f"loaded / quiet (sidebar, again): shown {loaded[1] / quiet[1]:.1f}x, drawn {loaded[2] / quiet[2]:.1f}x; "
           f"{os.cpu_count()} cores")
@@ -188,7 +198,9 @@ def run(busy: int) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--busy", type=int, default=4, help="CPU-bound loops running beside the dashboard")
-    return run(parser.parse_args().busy)
+    parser.add_argument("--before", type=Path, help="another checkout, measured the same way after this tree")
+    args = parser.parse_args()
+    return run(args.busy, args.before)
 
 
 if __name__ == "__main__":

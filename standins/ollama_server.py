@@ -41,7 +41,6 @@ import hashlib
 import itertools
 import json
 import re
-import signal
 import socket
 import struct
 import sys
@@ -50,8 +49,9 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from standins.loopback import InFlight, Listener, StandInHandler, StandInServer, StartStop, serve_until_signalled
 
 Responder = Callable[[str, list[dict[str, Any]], dict[str, Any]], str]
 DownMode = Literal["reset", "503", "refuse"]
@@ -196,10 +196,9 @@ def _apply_options(reply: str, options: dict[str, Any]) -> tuple[str, str]:
     return reply, done_reason
 
 
-class _Handler(BaseHTTPRequestHandler):
-    """Per-connection handler; all state lives on the owning `OllamaStandIn`."""
+class _Handler(StandInHandler):
+    """Per-connection handler (keep-alive plus chunked NDJSON, as Ollama serves it); state lives on `OllamaStandIn`."""
 
-    protocol_version = "HTTP/1.1"  # keep-alive plus chunked NDJSON, as Ollama serves it
     server_version = "OllamaStandIn"
     server: _Server
     _body: bytes = b""
@@ -208,8 +207,6 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        # small header and body writes must not wait out Nagle + delayed ACK (~40 ms a call)
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.standin._track(self.connection, add=True)
 
     def finish(self) -> None:
@@ -363,7 +360,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {**done, "done_reason": "load", "done": True})
             return
 
-        with standin._slot():
+        with standin._calls.slot():
             if standin._wait_latency() or standin.down_mode is not None:
                 standin._finish(record, "down")
                 self._answer_if_down()
@@ -416,9 +413,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256  # many concurrent callers must queue in the backlog, not be refused
+class _Server(StandInServer):
     standin: OllamaStandIn
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -431,7 +426,7 @@ class _Server(ThreadingHTTPServer):
 # --------------------------------------------------------------------------- the stand-in
 
 
-class OllamaStandIn:
+class OllamaStandIn(StartStop):
     """An Ollama-compatible endpoint on 127.0.0.1, served from a background thread.
 
     `latency_s` is slept per chat call before answering, in parallel across calls (one thread per
@@ -461,44 +456,28 @@ class OllamaStandIn:
         self.max_concurrency = max_concurrency
         self.verbose = verbose
         self.started_at = _now_rfc3339()
-        self.peak_in_flight = 0
         self._port = port
         self._requests: list[ChatRecord] = []
         self._lock = threading.Lock()
         self._state = threading.Condition(self._lock)  # wakes latency sleepers when the endpoint dies
         self._down_mode: DownMode | None = None
         self.slow_s = 0.0  # extra delay per chat call (set_slow)
-        self._in_flight = 0
-        self._limit = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
+        self._calls = InFlight(self._lock, max_concurrency)  # under max_concurrency the rest queue
         self._connections: set[socket.socket] = set()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._listener = Listener(_Server, _Handler, "ollama-standin")
 
     # -- lifecycle
 
     def start(self) -> OllamaStandIn:
         """Bind (a free port unless one was given) and serve in a daemon thread."""
-        if self._server is not None:
-            return self
-        self._server = _Server(("127.0.0.1", self._port), _Handler)
-        self._server.standin = self
-        self._port = self._server.server_address[1]  # keep the port so a revived endpoint reuses it
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name=f"ollama-standin-{self._port}", daemon=True
-        )
-        self._thread.start()
+        if self._listener.server is None:
+            self._port = self._listener.start(self, self._port)  # kept, so a revived endpoint reuses it
         return self
 
     def stop(self) -> None:
         """Stop listening and drop every open connection; safe to call twice."""
-        self._close_listener()
+        self._listener.stop()
         self._drop_connections()
-
-    def __enter__(self) -> OllamaStandIn:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def port(self) -> int:
@@ -528,7 +507,7 @@ class OllamaStandIn:
             self._down_mode = mode if down else None
             self._state.notify_all()
         if down and mode == "refuse":
-            self._close_listener()
+            self._listener.stop()
             self._drop_connections()
         elif not down and previous == "refuse":
             self.start()  # rebinds the same port (SO_REUSEADDR)
@@ -581,21 +560,14 @@ class OllamaStandIn:
                 self._state.wait(left)
             return True
 
-    def _slot(self) -> _Slot:
-        return _Slot(self)
+    @property
+    def peak_in_flight(self) -> int:
+        """The most chat calls processed at once so far."""
+        return self._calls.peak
 
     def _track(self, conn: socket.socket, *, add: bool) -> None:
         with self._lock:
             (self._connections.add if add else self._connections.discard)(conn)
-
-    def _close_listener(self) -> None:
-        server, thread = self._server, self._thread
-        self._server, self._thread = None, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
 
     def _drop_connections(self) -> None:
         with self._lock:
@@ -606,28 +578,6 @@ class OllamaStandIn:
                 conn.shutdown(socket.SHUT_RDWR)  # wakes a handler blocked reading the next request
             except OSError:
                 pass
-
-
-class _Slot:
-    """Counts a chat call in flight (and its peak), waiting for a free slot under max_concurrency."""
-
-    def __init__(self, standin: OllamaStandIn) -> None:
-        self.standin = standin
-
-    def __enter__(self) -> None:
-        s = self.standin
-        if s._limit is not None:
-            s._limit.acquire()
-        with s._lock:
-            s._in_flight += 1
-            s.peak_in_flight = max(s.peak_in_flight, s._in_flight)
-
-    def __exit__(self, *exc: object) -> None:
-        s = self.standin
-        with s._lock:
-            s._in_flight -= 1
-        if s._limit is not None:
-            s._limit.release()
 
 
 # --------------------------------------------------------------------------- separate process
@@ -656,18 +606,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         verbose=args.verbose,
     ).start()
     return serve_until_signalled(standin, f"OLLAMA_STANDIN_URL={standin.url}")
-
-
-def serve_until_signalled(standin: Any, banner: str) -> int:
-    """Print `banner` (the URL line a parent process waits for), serve until SIGTERM/SIGINT, then stop `standin`."""
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    print(banner, flush=True)
-    while not stop.wait(0.5):
-        pass
-    standin.stop()
-    return 0
 
 
 if __name__ == "__main__":

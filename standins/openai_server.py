@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import sys
 import threading
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from standins.ollama_server import Responder, count_tokens, echo_responder, serve_until_signalled
+from standins.loopback import InFlight, Listener, StandInHandler, StandInServer, StartStop, serve_until_signalled
+from standins.ollama_server import Responder, count_tokens, echo_responder
 
 SAMPLING_FIELDS = ("seed", "temperature", "max_tokens", "max_completion_tokens", "stop", "top_p")
 
@@ -56,14 +55,9 @@ class CompletionRecord:
         return self.body.get("seed")
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(StandInHandler):
     server_version = "OpenAIStandIn"
     server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - signature of the base class
         pass
@@ -106,7 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
         record = standin._record(CompletionRecord(body))
         messages = body.get("messages") or []
         options = {k: body[k] for k in SAMPLING_FIELDS if k in body}
-        with standin._slot():
+        with standin._calls.slot():
             time.sleep(standin.latency_s)
             text = str(standin.responder(model, messages, options))
         standin._served(record)
@@ -138,13 +132,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"data: [DONE]\n\n")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256
+class _Server(StandInServer):
     standin: OpenAIStandIn
 
 
-class OpenAIStandIn:
+class OpenAIStandIn(StartStop):
     """An OpenAI-compatible endpoint on 127.0.0.1 serving `slots` requests at once, each in `latency_s`."""
 
     def __init__(self, responder: Responder = echo_responder, models: Sequence[str] = ("m",),
@@ -156,48 +148,41 @@ class OpenAIStandIn:
         self.latency_s = latency_s
         self.slots = slots
         self.served = 0
-        self.busy_slot_s = 0.0
-        self.peak_in_flight = 0
         self.first_request_at: float | None = None  # time.monotonic() of the first completion request
-        self._in_flight = 0
         self._requests: list[CompletionRecord] = []
         self._lock = threading.Lock()
-        self._free = threading.Semaphore(slots)
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._calls = InFlight(self._lock, slots)
+        self._listener = Listener(_Server, _Handler, "openai-standin")
+        self._port: int | None = None
 
     def start(self) -> OpenAIStandIn:
         """Bind a free loopback port and serve in a daemon thread."""
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.standin = self
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True,
-                                        name=f"openai-standin-{self.port}")
-        self._thread.start()
+        self._port = self._listener.start(self)
         return self
 
     def stop(self) -> None:
         """Stop listening; safe to call twice."""
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> OpenAIStandIn:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self._listener.stop()
+        self._port = None
 
     @property
     def port(self) -> int:
-        assert self._server is not None, "not started"
-        return int(self._server.server_address[1])
+        assert self._port is not None, "not started"
+        return self._port
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def busy_slot_s(self) -> float:
+        """Seconds requests held a slot (summed over slots)."""
+        return self._calls.busy_s
+
+    @property
+    def peak_in_flight(self) -> int:
+        """The most requests holding a slot at once."""
+        return self._calls.peak
 
     @property
     def requests(self) -> list[CompletionRecord]:
@@ -214,7 +199,7 @@ class OpenAIStandIn:
     def reset_counters(self) -> None:
         """Forget what was served (between benchmark phases on one server)."""
         with self._lock:
-            self.served, self.busy_slot_s, self.peak_in_flight, self.first_request_at = 0, 0.0, 0, None
+            self.served, self._calls.busy_s, self._calls.peak, self.first_request_at = 0, 0.0, 0, None
             self._requests.clear()
 
     def _record(self, record: CompletionRecord) -> CompletionRecord:
@@ -228,32 +213,6 @@ class OpenAIStandIn:
         with self._lock:
             record.served_at = time.monotonic()
             self.served += 1
-
-    def _slot(self) -> _Slot:
-        return _Slot(self)
-
-
-class _Slot:
-    """Holds one of the server's slots (waiting for one when all are busy) and adds its busy time."""
-
-    def __init__(self, standin: OpenAIStandIn) -> None:
-        self.standin = standin
-        self.began = 0.0
-
-    def __enter__(self) -> None:
-        s = self.standin
-        s._free.acquire()
-        self.began = time.monotonic()
-        with s._lock:
-            s._in_flight += 1
-            s.peak_in_flight = max(s.peak_in_flight, s._in_flight)
-
-    def __exit__(self, *exc: object) -> None:
-        s = self.standin
-        with s._lock:
-            s._in_flight -= 1
-            s.busy_slot_s += time.monotonic() - self.began
-        s._free.release()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

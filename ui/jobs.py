@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 from execugraph.domain.config import RunConfig
 from execugraph.domain.events import TrialEvent
 from execugraph.domain.problem import Problem
-from execugraph.workflow.single import run_single
-from execugraph.workflow.trial import TrialDeps, TrialResult
-from ui.views import StepRow, duration
+from ui.views import duration
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the workflow (LangGraph) and the trace view load with the first job, not with the page
     from langchain_core.language_models.chat_models import BaseChatModel
 
     from execugraph.store import Store
+    from execugraph.workflow.trial import TrialResult
+    from ui.views import StepRow
 
 
 class SynthesisJob:
@@ -67,6 +67,9 @@ class SynthesisJob:
 
     def _work(self) -> None:
         try:
+            from execugraph.workflow.single import run_single
+            from execugraph.workflow.trial import TrialDeps
+
             deps = TrialDeps(chat_models=self.chat_models, emit=self._emit)
             self.run_id, self.result = run_single(self.store, self.problem, self.config, deps, self.title)
         except Exception as exc:  # shown on the page; the trial itself records provider failures
@@ -94,6 +97,8 @@ class SynthesisJob:
 
     def steps(self) -> tuple[list[StepRow], str | None]:
         """Finished steps so far (without the timings only the store has) and the node running now, if any."""
+        from ui.views import StepRow
+
         finished: list[StepRow] = []
         running: str | None = None
         for event in self.snapshot():

@@ -97,15 +97,13 @@ def sensitivity_section(store: Store, run_ids: Sequence[int], conditions: Sequen
                         baseline: str | None = None, comparable_only: bool = True) -> None:
     """The paired table's family under every verdict set beside "as run" (grading protocols, a file's second
     verdicts, stronger amplified tests), with the programs that changed verdict; numbers from the engines."""
-    from execugraph.stats.family import Family
-    from execugraph.verdicts.sensitivity import protocol_sensitivity
-    from ui.views.verdict_choices import amplified_sensitivity, offered_sets
+    from ui import section_cache
+    from ui.views.verdict_choices import offered_sets
 
     st.subheader("Verdict-set sensitivity")
-    try:
-        family = Family(baseline=baseline, comparable_only=comparable_only)
-        protocol = protocol_sensitivity(store, run_ids, conditions or None, family=family)
-        suite = amplified_sensitivity(store, run_ids, conditions or None, family=family)
+    try:  # built once per database, data version and inputs: a rerun that changes none of them reads the cache
+        protocol, suite = section_cache.sensitivity(store, run_ids, conditions, baseline=baseline,
+                                                    comparable_only=comparable_only)
     except ValueError as exc:
         st.caption(f"Not available: {md_text(exc)}")
         _unused_verdicts_link()

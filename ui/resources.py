@@ -129,6 +129,7 @@ WARM_MODULES = (
     "ui.statistics_parts",
     "ui.trace_parts",
     "ui.trace_body",  # the Trace page below its header: plotly, pandas, the step drawers
+    "execugraph.agents.nodes",  # the agents' registry that Trace's step view reads (LangGraph with it)
 )
 
 

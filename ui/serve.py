@@ -37,30 +37,27 @@ def allowed_hosts(host: str, extra: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))
 
 
-def streamlit_argv(host: str, port: int, hosts: list[str], shared: bool = False) -> list[str]:
-    """`streamlit run app.py` with the options `make run` serves with (`run_options` reads them back)."""
-    argv = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app.py"), "--server.headless", "true",
-            "--server.port", str(port), "--server.address", host, "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none", "--server.runOnSave", "false",
-            "--client.toolbarMode", "viewer", "--client.showSidebarNavigation", "false"]  # as .streamlit/config.toml
+def run_options(host: str, port: int, hosts: list[str], shared: bool = False) -> dict[str, Any]:
+    """The options `make run` serves with, as `st.App.run(config=...)` takes them (the one place they are set)."""
+    options: dict[str, Any] = {
+        "server.headless": True, "server.port": port, "server.address": host, "browser.gatherUsageStats": False,
+        "server.fileWatcherType": "none", "server.runOnSave": False,
+        "client.toolbarMode": "viewer", "client.showSidebarNavigation": False,  # as .streamlit/config.toml
+    }
     if shared:  # no traceback, path or source line reaches a browser, signed in or not
-        argv += ["--client.showErrorDetails", "none"]
-    for name in hosts:
-        argv += ["--server.allowedHosts", name]
-    return argv
-
-
-def run_options(argv: list[str]) -> dict[str, Any]:
-    """The `--section.option value` pairs of `streamlit_argv` as `st.App.run(config=...)` takes them."""
-    options: dict[str, Any] = {}
-    pairs = argv[argv.index("run") + 2:]
-    for flag, value in zip(pairs[::2], pairs[1::2], strict=True):
-        name = flag.removeprefix("--")
-        if name == "server.allowedHosts":
-            options.setdefault(name, []).append(value)
-        else:  # typed as the command line's parser would: App.run takes values as they are
-            options[name] = {"true": True, "false": False}.get(value, int(value) if value.isdigit() else value)
+        options["client.showErrorDetails"] = "none"
+    if hosts:
+        options["server.allowedHosts"] = list(hosts)
     return options
+
+
+def streamlit_argv(host: str, port: int, hosts: list[str], shared: bool = False) -> list[str]:
+    """The same options as a `streamlit run app.py` command line (one `--server.allowedHosts` flag per name)."""
+    argv = [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app.py")]
+    for name, value in run_options(host, port, hosts, shared).items():
+        for one in value if isinstance(value, list) else [value]:
+            argv += [f"--{name}", str(one).lower() if isinstance(one, bool) else str(one)]
+    return argv
 
 
 class RefuseMetrics:
@@ -79,15 +76,15 @@ class RefuseMetrics:
         await self.app(scope, receive, send)
 
 
-def serve(argv: list[str], shared: bool) -> None:
-    """Serve app.py with `argv`'s options until Ctrl-C or SIGTERM (`streamlit run`'s server, in this process)."""
+def serve(options: dict[str, Any], shared: bool) -> None:
+    """Serve app.py with `options` (`run_options`) until Ctrl-C or SIGTERM (`streamlit run`'s server, here)."""
     import streamlit as st
     from starlette.middleware import Middleware
 
     script = str(PROJECT_ROOT / "app.py")
     sys.argv = [script]  # st.App.run reads the script's folder (sys.path, .streamlit/) from argv[0], as `run` would
     app = st.App(script, middleware=[Middleware(RefuseMetrics)] if shared else [], lifespan=_stop_hook)
-    app.run(config=run_options(argv))
+    app.run(config=options)
 
 
 @asynccontextmanager
@@ -115,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"make run: sign-in required; browsers may reach it as {', '.join(hosts)} "
               "(add names with EXECUGRAPH_DASHBOARD_HOSTS)", file=sys.stderr, flush=True)
     shared = bool(settings.dashboard_token or settings.viewer_token)
-    serve(streamlit_argv(args.host, args.port, hosts, shared), shared)
+    serve(run_options(args.host, args.port, hosts, shared), shared)
     return 0
 
 

@@ -52,7 +52,7 @@ def limits(report: StatsReport) -> None:
     """Each pair's explanation of what its numbers cannot say (too few problems to reach 0.05, CI vs p)."""
     lines = [
         f"- **{md_text(p.b_name)} vs {md_text(p.a_name)}:** {md_text(p.explanation)}"
-        for p in report.pairs
+        for p in report.comparisons
         if p.explanation
     ]
     if lines:
@@ -69,7 +69,7 @@ def flips(report: StatsReport) -> None:
         st.session_state[Statistics.PAIR] = names[0]
     chosen = st.selectbox("Pair", names, key=Statistics.PAIR, format_func=one_line)
     url_state.publish("pair", Statistics.PAIR, chosen, default=names[0])
-    pair = report.pairs[names.index(chosen)]
+    pair = report.comparisons[names.index(chosen)]
     a, b = st.columns(2)
     a.markdown(f"**Solved only by {md_text(pair.a_name)}** ({len(pair.a_only)})")
     a.dataframe({"problem": pair.a_only}, hide_index=True)

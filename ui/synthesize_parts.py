@@ -12,7 +12,6 @@ from execugraph.safety.inert_text import md_text, one_line
 from ui import keys, protocol_parts, views
 from ui.jobs import SynthesisJob
 from ui.keys import Synthesize
-from ui.steps import explanation, render_steps
 from ui.views import problem_pick
 from ui.views.explanation_gap import trial_gap
 from ui.widgets import model_pickers
@@ -194,6 +193,8 @@ def request(rows: list[dict[str, Any]], default_model: str, models: dict[str, st
 @st.fragment(run_every=1.0)
 def live(job: SynthesisJob, store: Store) -> None:
     """Redrawn every second while the trial runs; hands over to a full rerun when it ends."""
+    from ui.steps import render_steps  # the step drawers (the agents' registry, LangGraph): once a trial runs
+
     steps, _ = job.steps()
     render_steps(steps, store)
     attempt = problem_pick.attempt_line([step["attempt"] for step in steps], job.config.retry_budget)
@@ -204,6 +205,8 @@ def live(job: SynthesisJob, store: Store) -> None:
 
 def result_panel(job: SynthesisJob, store: Store) -> None:
     """The verdict, a link to the trace, the final program and explanation, then every step."""
+    from ui.steps import explanation, render_steps
+
     result = job.result
     if result.status != "done":
         st.error(f"The trial stopped with an error: {result.message}", icon=":material/error:")

@@ -11,10 +11,7 @@ from execugraph.configuration.settings import EMBEDDED_MODEL
 from execugraph.domain.config import ROLES
 from execugraph.safety.inert_text import one_line
 from ui import keys, url_state
-from ui.views.formatting import (
-    duration,  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
-    number,
-)
+from ui.views.formatting import duration  # noqa: F401 - the one formatting rule, used by pages via ui.widgets
 
 if TYPE_CHECKING:
     from execugraph.store import Store
@@ -22,6 +19,8 @@ if TYPE_CHECKING:
 
 def pct(value: float | None, digits: int = 0) -> str:
     """0.4567 -> '46%' (MISSING for None or NaN)."""
+    from ui.views.formatting import number  # the tables' formatter (and SciPy with it): not on the first page
+
     return number(value, f".{digits}f", scale=100.0, suffix="%")
 
 

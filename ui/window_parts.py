@@ -11,8 +11,8 @@ from execugraph.safety.inert_text import md_text
 from execugraph.stats.family import Family
 from execugraph.stats.report_model import StatsReport
 from execugraph.store import Store
-from execugraph.verdicts.windows import Window, store_windowed_comparisons
-from ui import cutoff_parts
+from execugraph.verdicts.windows import Window
+from ui import cutoff_parts, section_cache
 from ui.publish import literal_rows
 
 RELEASED_AFTER = "stats.released_after"
@@ -45,8 +45,8 @@ def window_section(store: Store, report: StatsReport, run_ids: Sequence[str], co
     if chosen is None:
         st.caption("Pick a date to show each comparison also on the problems released after it.")
         return
-    section = store_windowed_comparisons(store, report, list(run_ids), conditions,
-                                         window=Window(after=chosen.isoformat()), family=family)
+    section = section_cache.window(store, report, run_ids, conditions, baseline=family.baseline,  # cached per inputs
+                                   comparable_only=family.comparable_only, after=chosen.isoformat())
     rows = []
     for pair in section.pairs:
         full, inside = pair.full, pair.windowed or {}

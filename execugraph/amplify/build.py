@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from execugraph.amplify.answer_domain import within_answer_domain
 from execugraph.amplify.boundaries import boundary_inputs
 from execugraph.amplify.contracts import Shape, arg_shapes, violation
 from execugraph.amplify.expected import Answer, reference_answers_many
@@ -220,6 +221,7 @@ def amplify_problems(pool: Any, items: list[tuple[Problem, str | None]], *, seed
 
     plans = in_workers("plan", [(p, ref, seed, per_problem, benchmark or p.benchmark + SUFFIX) for p, ref in items])
     answers = _answer_rounds(pool, items, [[e for e, _ in cands] for _, cands, _ in plans], per_problem, settings)
+    answers = [within_answer_domain(problem, found) for (problem, _), found in zip(items, answers, strict=True)]
     trusted = [0] * len(items)
     if witnesses:
         from execugraph.amplify.agreement import agree_many

@@ -21,7 +21,9 @@ from typing import Any
 from execugraph.amplify.templates import Seed, problem_seeds
 from execugraph.domain.problem import Problem
 
-RULES_VERSION = "preconditions-1"  # part of the generator version: other rules, other inputs, another digest
+# part of the generator version: other rules, other inputs, another digest. 2: inputs whose reference answer is of a
+# kind or sign no original answer has are dropped too (`answer_domain`)
+RULES_VERSION = "preconditions-2"
 VOCABULARY_MAX = 12  # a list of strings (or a string's words) keeps to the words of the originals when few
 VOCABULARY_REPEAT = 1.5  # ... and each distinct word was seen this many times on average
 CONTRADICTED_SHARE = 0.2  # a statement rule broken by more than this share of the originals is a misreading

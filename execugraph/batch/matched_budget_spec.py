@@ -29,6 +29,7 @@ class MatchedBudgetPlan(BaseModel):
     history_runs: list[int] = Field(default_factory=list)
     samples: int | None = None  # samples per problem `cheap` gets (None: not planned yet)
     needed: int | None = None  # samples the budget would want with the margin, before the cap
+    samples_per_trial: float = 1.0  # samples one trial of `cheap` draws (a best-of-N arm's recorded N), as stats counts
     extra_seeds: list[int] = Field(default_factory=list)  # seeds only `cheap` runs
     text: str = ""  # the plan in words
 

@@ -3,8 +3,10 @@ spend a costlier condition's budget, so `stats` can score it by pass@k at that b
 
 Why history and not a pilot inside the batch: the cost per sample is taken from the stored, finished (`done`)
 trials of the same benchmark with the same models, before anything is queued, so the plan is fixed, recorded and
-reproducible, and the whole grid stays paired (every problem gets the same number of samples). With no history the
-batch is refused with the pilot to run first. The plan queues 25% more samples than the stored costs say the budget
+reproducible, and the whole grid stays paired (every problem gets the same number of samples). A best-of-N cheaper
+arm draws several samples per trial, so its cost per sample is its cost per trial over the samples its stored trials
+recorded, as `stats` counts them for pass@k (`samples_per_trial`). With no history the batch is refused with the
+pilot to run first. The plan queues 25% more samples than the stored costs say the budget
 buys, in case this batch's costs differ; `stats` recomputes k from this batch's own costs and says when a problem
 has fewer samples than k.
 """
@@ -59,6 +61,23 @@ def history_of(history: list[ConditionCost], spec: BatchSpec, arm: str) -> list[
     return [r for r in history if r.config and split_arm(r.condition)[0] == loop and _models(r.config) == want]
 
 
+def samples_per_trial(store: Store, rows: list[ConditionCost]) -> float:
+    """Samples one trial of these stored (run, condition)s drew, counted as `stats` counts them for pass@k: a
+    best-of-N condition's samples recorded by its grade steps per trial that recorded them (its configured N when
+    none did), else one sample per trial."""
+    from execugraph.store.report_reads import report_reads
+
+    best_of = [(r.run_id, r.condition) for r in rows if int(r.config.get("best_of_n") or 1) > 1]
+    if not best_of:
+        return 1.0
+    with report_reads(store) as reads:
+        recorded = reads.samples(sorted({run for run, _ in best_of}), None, best_of)
+    drawn, trials = sum(row[3] * row[5] for row in recorded), sum(row[5] for row in recorded)
+    if trials:
+        return drawn / trials
+    return float(max(int(r.config.get("best_of_n") or 1) for r in rows))
+
+
 def plan_matched_budget(store: Store, spec: BatchSpec, problems: int) -> BatchSpec:
     """The spec with its matched budget planned from stored history; ValueError when it cannot be."""
     from execugraph.batch.spec import MAX_TRIALS
@@ -78,7 +97,8 @@ def plan_matched_budget(store: Store, spec: BatchSpec, problems: int) -> BatchSp
                 f"{UNITS[plan.measure]}, so its cost is unknown; run a pilot batch of both conditions on a few "
                 f"problems first (e.g. batch --conditions {plan.cheap},{plan.costly} --subset 5), then this one")
         costs[arm] = (mean, n, sorted({r.run_id for r in rows}))
-    cheap, costly = costs[plan.cheap][0], costs[plan.costly][0]
+    per_trial_samples = samples_per_trial(store, history_of(history, spec, plan.cheap))
+    cheap, costly = costs[plan.cheap][0] / per_trial_samples, costs[plan.costly][0]
     unit = UNITS[plan.measure]
     if cheap <= 0 or costly <= cheap:
         raise ValueError(f"--match-budget: {plan.cheap} is not cheaper than {plan.costly} on {unit} in the stored "
@@ -87,8 +107,8 @@ def plan_matched_budget(store: Store, spec: BatchSpec, problems: int) -> BatchSp
     needed = math.ceil(k_exact * MARGIN)
     samples = min(needed, MAX_MATCHED_SAMPLES)
     per_seed = spec.trials
-    have = len(spec.seeds) * per_seed
-    extra_count = max(0, math.ceil((samples - have) / per_seed))
+    have = len(spec.seeds) * per_seed  # trials per problem, each `per_trial_samples` samples
+    extra_count = max(0, math.ceil((math.ceil(samples / per_trial_samples - 1e-9) - have) / per_seed))
     extra, seed = [], max(spec.seeds) + 1
     while len(extra) < extra_count:
         if seed not in spec.seeds:
@@ -97,13 +117,17 @@ def plan_matched_budget(store: Store, spec: BatchSpec, problems: int) -> BatchSp
     total = problems * (len(spec.arms) * len(spec.seeds) + len(extra)) * per_seed
     if total > MAX_TRIALS:
         raise ValueError(f"--match-budget: {total:,} trials, more than the {MAX_TRIALS:,} one batch may hold")
-    samples = max(samples, have)
+    samples = max(samples, math.floor((len(spec.seeds) + len(extra)) * per_seed * per_trial_samples + 1e-9))
     runs = sorted({r for _, _, ids in costs.values() for r in ids})
+    drawn = "" if per_trial_samples == 1 else f" x {per_trial_samples:g} samples per trial"
     text = (
         f"{plan.cheap} gets {samples} samples per problem ({len(spec.seeds) + len(extra)} seeds x {per_seed} "
-        f"trials) to match the budget of {plan.costly} on {unit}: stored trials of this benchmark and these models "
+        f"trials{drawn}) to match the budget of {plan.costly} on {unit}: stored trials of this benchmark and these models "
         f"(runs {', '.join(f'#{r}' for r in runs)}; {costs[plan.cheap][1]} and {costs[plan.costly][1]} trials) cost "
-        f"{costly:,.2f} per trial of {plan.costly} and {cheap:,.2f} per sample of {plan.cheap}, so its budget buys "
+        f"{costly:,.2f} per trial of {plan.costly} and {cheap:,.2f} per sample of {plan.cheap}"
+        + ("" if per_trial_samples == 1 else f" ({cheap * per_trial_samples:,.2f} per trial of {per_trial_samples:g} "
+           "samples, as `stats` counts pass@k)")
+        + ", so its budget buys "
         f"{k_exact:.1f} samples; {round((MARGIN - 1) * 100)}% more are queued in case this batch's costs differ. "
         f"Assumes this batch costs what the stored trials did; `stats` recomputes k from this batch's own costs "
         f"and says when a problem has fewer samples than k."
@@ -113,6 +137,7 @@ def plan_matched_budget(store: Store, spec: BatchSpec, problems: int) -> BatchSp
                  f"taken at all {MAX_MATCHED_SAMPLES} samples and `stats` says so.")
     planned = plan.model_copy(update={
         "cheap_cost": cheap, "costly_cost": costly, "history_runs": runs, "samples": samples, "needed": needed,
+        "samples_per_trial": per_trial_samples,
         "history_trials": {plan.cheap: costs[plan.cheap][1], plan.costly: costs[plan.costly][1]},
         "extra_seeds": extra, "text": text})
     return spec.model_copy(update={"matched_budget": planned})

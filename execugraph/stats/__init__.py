@@ -10,23 +10,45 @@ it tests; `protocols` sets them side by side under both grading protocols; `tabl
 `table_format` turn it into the tables of a paper (LaTeX, CSV, Markdown).
 """
 
-from execugraph.stats.arms import UnknownConditionError, UnknownRunError
-from execugraph.stats.bootstrap import bootstrap_mean_ci
-from execugraph.stats.family import Family
-from execugraph.stats.from_records import build_report_from_records
-from execugraph.stats.paired import (
-    PairedComparison,
-    compare_paired,
-    holm,
-    majority_passed,
-    mcnemar_exact_p,
-    wilcoxon_p,
-)
-from execugraph.stats.passk import mean_pass_at_k, pass_at_k, pass_at_k_table
-from execugraph.stats.power import DetectableDifference, minimum_detectable_difference, simulated_power
-from execugraph.stats.records import ArmData, ProblemTally, TrialRecord, arm_from_records, to_record, to_records
-from execugraph.stats.report import build_report, report_from_arms
-from execugraph.stats.report_model import StatsReport
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names as type checkers and readers see them; at run time `__getattr__` imports each
+    from execugraph.stats.arms import UnknownConditionError, UnknownRunError
+    from execugraph.stats.bootstrap import bootstrap_mean_ci
+    from execugraph.stats.family import Family
+    from execugraph.stats.from_records import build_report_from_records
+    from execugraph.stats.paired import (
+        PairedComparison,
+        compare_paired,
+        holm,
+        majority_passed,
+        mcnemar_exact_p,
+        wilcoxon_p,
+    )
+    from execugraph.stats.passk import mean_pass_at_k, pass_at_k, pass_at_k_table
+    from execugraph.stats.power import DetectableDifference, minimum_detectable_difference, simulated_power
+    from execugraph.stats.records import ArmData, ProblemTally, TrialRecord, arm_from_records, to_record, to_records
+    from execugraph.stats.report import build_report, report_from_arms
+    from execugraph.stats.report_model import StatsReport
+
+# Where each name below lives. Imported on first use (PEP 562): importing one submodule (`family`, `report_model`,
+# `table_format`...) no longer runs this file's imports of every other one (SciPy with `paired` and `power`).
+_SOURCES: dict[str, tuple[str, ...]] = {
+    "arms": ("UnknownConditionError", "UnknownRunError"),
+    "bootstrap": ("bootstrap_mean_ci",),
+    "family": ("Family",),
+    "from_records": ("build_report_from_records",),
+    "paired": ("PairedComparison", "compare_paired", "holm", "majority_passed", "mcnemar_exact_p", "wilcoxon_p"),
+    "passk": ("mean_pass_at_k", "pass_at_k", "pass_at_k_table"),
+    "power": ("DetectableDifference", "minimum_detectable_difference", "simulated_power"),
+    "records": ("ArmData", "ProblemTally", "TrialRecord", "arm_from_records", "to_record", "to_records"),
+    "report": ("build_report", "report_from_arms"),
+    "report_model": ("StatsReport",),
+}
+_HOME = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
     "ArmData",
@@ -84,3 +106,19 @@ __all__ += [
     "table_format",
     "tables",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A listed name (or submodule) imported on first use and kept here, so later lookups are plain."""
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    elif name in __all__:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

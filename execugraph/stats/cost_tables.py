@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from execugraph.stats.cost_compare import FRONTIER_METRICS, UNITS
+from execugraph.stats.cost_compare import FRONTIER_METRICS, MODEL_TIME, UNITS
 from execugraph.stats.frontier import amount
 from execugraph.stats.report_model import StatsReport
-from execugraph.stats.tables import CI_PP, INT, NUM1, NUM2, PCT, PP, TEXT, Column, P, Table
+from execugraph.stats.tables import CI_PP, INT, MODEL_TIME_NOTE, NUM1, NUM2, PCT, PP, TEXT, Column, P, Table
 
 SHOWN = {"tokens": "tokens", "tokens_in": "tokens in", "tokens_out": "tokens out", "llm_calls": "LLM calls",
          "wallclock_s": "wall-clock s", "model_time_s": "model time s"}
@@ -20,23 +20,28 @@ def _kind(metric: str) -> str:
     return _KIND.get(metric, NUM1)
 
 
+# Every cost a table shows per arm: model time too, as an em dash where the report did not compute it (it is read
+# only for `--cost model-time`, `stats.model_time`).
+TABLE_METRICS = (*FRONTIER_METRICS.values(), MODEL_TIME)
+
+
 def cost_arms_table(report: StatsReport) -> Table:
-    """Mean tokens, LLM calls and wall-clock per trial of each arm, each with its 95% CI."""
+    """Mean tokens, LLM calls, wall-clock and model time per trial of each arm, each with its 95% CI."""
     rows: list[dict[str, object]] = []
     columns = [Column("arm", "Arm")]
-    for metric in FRONTIER_METRICS.values():
+    for metric in TABLE_METRICS:
         columns += [Column(f"{metric}_mean", f"{SHOWN[metric]} mean", _kind(metric)),
                     Column(f"{metric}_lo", f"{SHOWN[metric]} 95% CI low", _kind(metric)),
                     Column(f"{metric}_hi", f"{SHOWN[metric]} 95% CI high", _kind(metric))]
     for arm in report.cost_comparison.arms:
         row: dict[str, object] = {"arm": arm.name}
-        for metric in FRONTIER_METRICS.values():
+        for metric in TABLE_METRICS:
             cell = arm.metrics.get(metric)
             row.update({f"{metric}_mean": cell.mean if cell else None, f"{metric}_lo": cell.ci_lo if cell else None,
                         f"{metric}_hi": cell.ci_hi if cell else None})
         rows.append(row)
     notes = ["Mean per trial; 95% interval over problems (problems as clusters). " +
-             report.method.get("cost", "").split(". Cost per pair")[0].strip()]
+             report.method.get("cost", "").split(". Cost per pair")[0].strip(), MODEL_TIME_NOTE]
     return Table("cost_ci", "Cost per trial with 95% CI", columns, rows, notes)
 
 

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats as sps
 
+from execugraph.stats.comparison import PairedComparison
 from execugraph.stats.intervals import paired_rates_interval
 from execugraph.stats.power import power_sentence
 from execugraph.stats.row_stats import row_stats
@@ -92,38 +93,6 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * pvalues[i]))
         adjusted[i] = running
     return adjusted
-
-
-@dataclass
-class PairedComparison:
-    """Result of comparing arm b against arm a (delta = b - a)."""
-
-    a: str
-    b: str
-    n: int
-    problems_differ: int  # pass rates differ at all: the paper's "Disc." (Wilcoxon's n)
-    majority_discordant: int  # majority outcomes differ: McNemar's b + c
-    delta_pp: float
-    ci_lo: float
-    ci_hi: float
-    p_wilcoxon: float
-    p_mcnemar: float
-    wilcoxon_method: str
-    p_holm: float | None = None
-    p_holm_mcnemar: float | None = None
-    a_only: list[str] = field(default_factory=list)  # solved (majority) by a, not by b
-    b_only: list[str] = field(default_factory=list)  # solved (majority) by b, not by a
-    note: str = ""
-    p_min_wilcoxon: float = 1.0  # smallest p the Wilcoxon test could give here (all differences one way)
-    p_min_mcnemar: float = 1.0  # smallest exact McNemar p for b + c discordant problems
-    explanation: str = ""  # what the numbers can and cannot say, in words (see `explain`)
-    trials: int = 1  # fewest trials per problem and arm: sizes the power sentence (not part of the report)
-
-    def as_dict(self) -> dict:
-        """The fields as `dataclasses.asdict` gives them (lists copied), without `trials`."""
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "trials"}
-        out["a_only"], out["b_only"] = list(self.a_only), list(self.b_only)
-        return out
 
 
 def compare_paired(
@@ -236,8 +205,7 @@ def compare_arrays(
         p_min_mcnemar=mcnemar_p_min(len(a_only) + len(b_only)),
         trials=max(1, trials),
     )
-    comp.explanation = explain(comp)
-    return comp
+    return replace(comp, explanation=explain(comp))
 
 
 def _p_text(p: float) -> str:
@@ -290,12 +258,13 @@ def explain(comp: PairedComparison, alpha: float = ALPHA) -> str:
     return " ".join(s[0].upper() + s[1:] + "." for s in sentences)
 
 
-def adjust_family(comparisons: Sequence[PairedComparison]) -> None:
-    """Fill `p_holm` (Wilcoxon, the primary test) and `p_holm_mcnemar` across one family, in place,
-    and rewrite each `explanation` now that the adjusted p is known."""
-    for comp, p in zip(comparisons, holm([c.p_wilcoxon for c in comparisons]), strict=True):
-        comp.p_holm = p
-    for comp, p in zip(comparisons, holm([c.p_mcnemar for c in comparisons]), strict=True):
-        comp.p_holm_mcnemar = p
-    for comp in comparisons:
-        comp.explanation = explain(comp)
+def adjust_family(comparisons: list[PairedComparison]) -> list[PairedComparison]:
+    """Fill `p_holm` (Wilcoxon, the primary test) and `p_holm_mcnemar` across one family and rewrite each
+    `explanation` now that the adjusted p is known: each item of the list is replaced by its adjusted copy (the
+    comparisons are frozen), and the list is returned."""
+    wilcoxon = holm([c.p_wilcoxon for c in comparisons])
+    mcnemar = holm([c.p_mcnemar for c in comparisons])
+    for i, comp in enumerate(comparisons):
+        adjusted = replace(comp, p_holm=wilcoxon[i], p_holm_mcnemar=mcnemar[i])
+        comparisons[i] = replace(adjusted, explanation=explain(adjusted))
+    return comparisons

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, model_serializer
 
 from execugraph.domain.json_types import JsonObject
+from execugraph.stats.comparison import PairedComparison
 from execugraph.stats.cost_sections import CostComparison
 from execugraph.stats.report_sections import (
     Agreement,
@@ -152,6 +153,11 @@ class PairSection(Section):
     def b_shown(self) -> str:
         """b's name, else its label."""
         return self.b_name or self.b
+
+    @property
+    def comparison(self) -> PairedComparison:
+        """This comparison as the one typed model the tables, rows and charts render (`stats.comparison`)."""
+        return PairedComparison.from_section(self)
 
 
 class ExcludedPair(Section):
@@ -480,6 +486,11 @@ class StatsReport(Section):
         if unknown:
             raise ValueError(f"not an optional report section: {', '.join(sorted(unknown))}")
         return self.model_copy(update=sections)
+
+    @property
+    def comparisons(self) -> list[PairedComparison]:
+        """The family's comparisons as the typed model every table, row and chart renders, in report order."""
+        return [p.comparison for p in self.pairs]
 
     @property
     def arm_names(self) -> dict[str, str]:

@@ -8,7 +8,7 @@ the exported summary. Arms are shown by their names (`execugraph.domain.run_name
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from execugraph.stats.report_model import StatsReport
 
@@ -58,28 +58,10 @@ class PassAtKRow(TypedDict):
     skipped: int
 
 
-class PairRow(TypedDict):
-    """One comparison by arm name (delta b - a, pp)."""
-
-    a: str
-    b: str
-    n: int
-    problems_differ: int
-    majority_discordant: int
-    delta_pp: float
-    ci_lo: float | None
-    ci_hi: float | None
-    p_wilcoxon: float
-    p_mcnemar: float
-    p_holm: float | None
-    p_holm_mcnemar: float | None
-    note: str
-
-
-class FamilyRow(PairRow):
-    """A comparison as a forest-plot row, with its label."""
-
-    label: str
+# One comparison by arm name (delta b - a, pp): `comparison.PairedComparison.row()`, keys `comparison.ROW_KEYS`;
+# the fields are declared once, on the comparison, not again here.
+PairRow = dict[str, Any]
+FamilyRow = PairRow  # ... with its forest-plot `label` added (`family_rows`)
 
 
 class DeltaRow(TypedDict):
@@ -153,24 +135,7 @@ def pass_at_k_rows(report: StatsReport) -> list[PassAtKRow]:
 
 def pairs_table(report: StatsReport) -> list[PairRow]:
     """The family's paired comparisons by arm name: delta is b minus a in percentage points, CI, adjusted p."""
-    return [
-        {
-            "a": p.a_shown,
-            "b": p.b_shown,
-            "n": p.n,
-            "problems_differ": p.problems_differ,
-            "majority_discordant": p.majority_discordant,
-            "delta_pp": p.delta_pp,
-            "ci_lo": p.ci_lo,
-            "ci_hi": p.ci_hi,
-            "p_wilcoxon": p.p_wilcoxon,
-            "p_mcnemar": p.p_mcnemar,
-            "p_holm": p.p_holm,
-            "p_holm_mcnemar": p.p_holm_mcnemar,
-            "note": p.note,
-        }
-        for p in report.pairs
-    ]
+    return [c.row() for c in report.comparisons]
 
 
 def excluded_rows(report: StatsReport) -> list[dict[str, str]]:
@@ -188,31 +153,14 @@ def deltas_against(report: StatsReport, reference: str = REFERENCE_CONDITION) ->
     `reference` may be an arm's label, name or condition.
     """
     rows: list[DeltaRow] = []
-    for p in report.pairs:
-        a_name, b_name = p.a_shown, p.b_shown
-        a_ref, b_ref = _is_reference(p.a, a_name, reference), _is_reference(p.b, b_name, reference)
+    for c in report.comparisons:
+        a_ref, b_ref = _is_reference(c.a, c.a_shown, reference), _is_reference(c.b, c.b_shown, reference)
         if a_ref == b_ref:
             continue
-        if a_ref:
-            arm, delta, lo, hi = b_name, p.delta_pp, p.ci_lo, p.ci_hi
-        else:
-            arm, delta, lo, hi = a_name, -p.delta_pp, _neg(p.ci_hi), _neg(p.ci_lo)
-        rows.append(
-            {
-                "arm": arm,
-                "reference": a_name if a_ref else b_name,
-                "delta_pp": delta,
-                "ci_lo": lo,
-                "ci_hi": hi,
-                "n": p.n,
-                "p_holm": p.p_holm,
-            }
-        )
+        arm, against, delta, lo, hi = c.against(a_is_reference=a_ref)
+        rows.append({"arm": arm, "reference": against, "delta_pp": delta, "ci_lo": lo, "ci_hi": hi, "n": c.n,
+                     "p_holm": c.p_holm})
     return rows
-
-
-def _neg(value: float | None) -> float | None:
-    return None if value is None else -value
 
 
 def ungraded_flags(report: StatsReport) -> list[dict[str, str]]:
@@ -223,7 +171,7 @@ def ungraded_flags(report: StatsReport) -> list[dict[str, str]]:
 def family_rows(report: StatsReport) -> list[FamilyRow]:
     """The family as forest-plot rows, one per comparison, labelled 'b - a' (or just the arm against a baseline)."""
     baseline = report.family.is_baseline
-    return [FamilyRow(**p, label=p["b"] if baseline else f"{p['b']} - {p['a']}") for p in pairs_table(report)]
+    return [{**c.row(), "label": c.label(baseline)} for c in report.comparisons]
 
 
 def method_lines(report: StatsReport) -> list[tuple[str, str]]:

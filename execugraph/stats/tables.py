@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from execugraph.stats.comparison import PairedComparison
+from execugraph.stats.cost_compare import MODEL_TIME
 from execugraph.stats.paired import ALPHA
 from execugraph.stats.report_model import (
     ArmSection,
@@ -29,6 +31,8 @@ TEXT, INT, PCT, PP, P, NUM1, NUM2, CI_PCT, CI_PP = "text", "int", "pct", "pp", "
 MISSING = "—"  # an em dash: every surface shows it for a missing or undefined number (JSON keeps null)
 P_FLOOR = 1e-4
 ASYMPTOTIC_MARK = "†"
+MODEL_TIME_NOTE = ("Model time: the summed durations of a trial's LLM calls, read only when the report compares it "
+                   "(stats --cost model-time); a dash where it was not read or no call was stored.")
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,8 @@ def category_table(report: StatsReport) -> Table:
         by_category = {c.category: c for c in pair.categories} if pair else {}
         for category, r in sorted(arm.categories.items()):
             rows.append({"arm": arm.name, "category": category, **_rate(r), **_paired_cells(by_category.get(category))})
-        rows.append({"arm": arm.name, "category": "overall", **_rate(arm), **_paired_cells(pair)})
+        rows.append({"arm": arm.name, "category": "overall", **_rate(arm),
+                     **_paired_cells(pair.comparison if pair else None)})
     columns = [
         Column("arm", "Arm"),
         Column("category", "Category"),
@@ -141,11 +146,15 @@ def category_table(report: StatsReport) -> Table:
     return Table("category_rates", "Pass rate per category with 95% CI", columns, rows, notes)
 
 
-def _paired_cells(section: PairSection | CategoryComparison | None) -> dict[str, object]:
+def _mark(section: PairedComparison | CategoryComparison) -> str:
+    """The mark beside a p from the normal approximation ('' for an exact p)."""
+    return ASYMPTOTIC_MARK if section.wilcoxon_method == "asymptotic" else ""
+
+
+def _paired_cells(section: PairedComparison | CategoryComparison | None) -> dict[str, object]:
     if not section:
         return {"delta": None, "p": None, "p_holm": None}
-    mark = ASYMPTOTIC_MARK if section.wilcoxon_method == "asymptotic" else ""
-    return {"delta": section.delta_pp, "p": (section.p_wilcoxon, mark), "p_holm": section.p_holm}
+    return {"delta": section.delta_pp, "p": (section.p_wilcoxon, _mark(section)), "p_holm": section.p_holm}
 
 
 def category_paired_table(report: StatsReport) -> Table:
@@ -200,22 +209,13 @@ def _rate(section: RateCI | ArmSection) -> dict[str, object]:
 
 def paired_table(report: StatsReport) -> Table:
     """The paired comparisons of the report's family, Holm-adjusted over exactly those rows."""
-    rows = []
-    for p in report.pairs:
-        mark = ASYMPTOTIC_MARK if p.wilcoxon_method == "asymptotic" else ""
-        rows.append(
-            {
-                "a": p.a_name,
-                "b": p.b_name,
-                "n": p.n,
-                "problems_differ": p.problems_differ,
-                "majority_discordant": p.majority_discordant,
-                "delta_pp": p.delta_pp,
-                "ci": (p.ci_lo, p.ci_hi),
-                "p_wilcoxon": (p.p_wilcoxon, mark),
-                "p_holm": p.p_holm,
-            }
-        )
+    comparisons = report.comparisons
+    rows = [
+        {"a": c.a_name, "b": c.b_name, "n": c.n, "problems_differ": c.problems_differ,
+         "majority_discordant": c.majority_discordant, "delta_pp": c.delta_pp, "ci": c.ci,
+         "p_wilcoxon": (c.p_wilcoxon, _mark(c)), "p_holm": c.p_holm}
+        for c in comparisons
+    ]
     first, second = _sides(report)
     columns = [
         Column("a", first),
@@ -236,13 +236,13 @@ def paired_table(report: StatsReport) -> Table:
     ]
     if any(r["p_wilcoxon"][1] for r in rows):
         notes.append(f"{ASYMPTOTIC_MARK} normal approximation (more than 400 problems differ).")
-    notes += _limit_notes(report.pairs)
+    notes += _limit_notes(comparisons)
     for x in report.excluded:
         notes.append(f"Not compared: {x.b_name} vs {x.a_name} ({x.reason}).")
     return Table("paired", "Paired comparisons", columns, rows, notes)
 
 
-def _limit_notes(pairs: list[PairSection]) -> list[str]:
+def _limit_notes(pairs: list[PairedComparison]) -> list[str]:
     """Footnotes for pairs whose p cannot reach 0.05 (too few problems differ) or whose CI and p disagree.
 
     Read from the report's `p_min_wilcoxon` and interval; a report written before those
@@ -341,9 +341,20 @@ def retry_table(report: StatsReport) -> Table:
     return Table("retry_budget", "Retry-budget sweep", columns, rows, notes)
 
 
+def model_time_means(report: StatsReport) -> dict[str, float | None]:
+    """arm label -> its mean model time per trial (summed LLM call seconds; None where the report did not read it:
+    only `--cost model-time` does, `stats.model_time`)."""
+    out: dict[str, float | None] = {}
+    for arm in report.cost_comparison.arms:
+        cell = arm.metrics.get(MODEL_TIME)
+        out[arm.arm] = cell.mean if cell else None
+    return out
+
+
 def cost_table(report: StatsReport) -> Table:
-    """Mean and median wall-clock, tokens and LLM calls per trial for each arm."""
+    """Mean and median wall-clock, tokens and LLM calls, and mean model time, per trial for each arm."""
     rows: list[dict[str, object]] = []
+    model_time = model_time_means(report)
     for arm in report.arms:
         cost = arm.cost
         rows.append(
@@ -356,6 +367,7 @@ def cost_table(report: StatsReport) -> Table:
                 "tokens_median": cost.tokens.median,
                 "calls_mean": cost.llm_calls.mean,
                 "calls_median": cost.llm_calls.median,
+                "model_time_mean": model_time.get(arm.label),
             }
         )
     columns = [
@@ -367,8 +379,9 @@ def cost_table(report: StatsReport) -> Table:
         Column("tokens_median", "Tokens median", NUM1),
         Column("calls_mean", "LLM calls mean", NUM2),
         Column("calls_median", "LLM calls median", NUM2),
+        Column("model_time_mean", "Model time mean (s)", NUM1),
     ]
-    return Table("cost", "Cost per trial and condition", columns, rows)
+    return Table("cost", "Cost per trial and condition", columns, rows, [MODEL_TIME_NOTE])
 
 
 def error_table(report: StatsReport) -> Table:

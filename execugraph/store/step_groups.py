@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlmodel import Session
 
 from execugraph.store.engine import writer
@@ -31,9 +31,10 @@ class PendingStep:
     """One step waiting for its group's commit: how to write it, how a rerun finds it, its fence."""
 
     what: str
-    work: Callable[[Session], int]
-    found: Callable[[Session], int | None]
+    work: Callable[[Connection], int]
+    found: Callable[[Connection], int | None]
     fence: Fence | None
+    counted: bool = True  # a step row (False: an attempt's trial update riding the same commit, `update_trial`)
     done: bool = False
     step_id: int | None = None
     error: BaseException | None = None
@@ -81,21 +82,23 @@ class StepGroups:
             nonlocal attempts
             attempts += 1
             outcome: dict[PendingStep, int | BaseException] = {}
+            # one Session per group (its commit hooks fire as `_transact`'s do); the steps write Core statements
             with Session(self._writer, expire_on_commit=False) as session, session.begin():
+                conn = session.connection()
                 if len(group) == 1:  # alone: no savepoint, its error rolls the transaction back (as `_transact`)
                     (step,) = group
                     if step.fence is not None:
-                        step.fence.check(session.connection())
-                    prior = step.found(session) if attempts > 1 else None
-                    outcome[step] = prior if prior is not None else step.work(session)
+                        step.fence.check(conn)
+                    prior = step.found(conn) if attempts > 1 else None
+                    outcome[step] = prior if prior is not None else step.work(conn)
                     return outcome
                 for step in group:
                     try:
                         with session.begin_nested():
                             if step.fence is not None:
-                                step.fence.check(session.connection())
-                            prior = step.found(session) if attempts > 1 else None
-                            outcome[step] = prior if prior is not None else step.work(session)
+                                step.fence.check(conn)
+                            prior = step.found(conn) if attempts > 1 else None
+                            outcome[step] = prior if prior is not None else step.work(conn)
                     except Exception as exc:
                         if is_transient(exc):
                             raise  # the whole group is rerun
@@ -116,5 +119,5 @@ class StepGroups:
                 step.error = result
             else:
                 step.step_id = result
-                self.steps += 1
+                self.steps += step.counted
             step.done = True

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import Connection, func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, select
 
@@ -14,6 +14,7 @@ from execugraph.domain.json_types import JsonObject
 from execugraph.store.models import Execution, LLMCall, RetrievalHit, Step, Trial
 from execugraph.store.row_fields import ExecutionFields, HitFields, LLMCallFields
 from execugraph.store.step_groups import PendingStep
+from execugraph.store.step_rows import StepRows
 from execugraph.store.transactions import StoreCore
 from execugraph.store.validation import check_fields, check_messages, table_of
 
@@ -28,22 +29,10 @@ def _lock_trial_for_steps(session: Session, trial_id: int) -> Any:
     return select(func.coalesce(func.max(steps.c.seq), 0) + 1).where(steps.c.trial_id == trial_id)
 
 
-def _same_step(session: Session, trial_id: int, node: str, attempt: int, started_at: datetime) -> int | None:
-    """The id of this very step if it is already stored (same trial, node, attempt and start time).
-
-    A write is rerun when the database's answer to COMMIT is lost (a PostgreSQL connection dropped
-    after the server committed); the rerun must find the step, not add a second copy of it.
-    """
-    steps = table_of(Step)
-    found = session.exec(
-        select(steps.c.id).where(steps.c.trial_id == trial_id, steps.c.node == node, steps.c.attempt == attempt,
-                                 steps.c.started_at == started_at)
-    ).first()
-    return None if found is None else int(found[0] if isinstance(found, tuple) else found)
-
-
 class TraceRecords(StoreCore):
     """The Store's trace methods (see `Store`)."""
+
+    _step_writes = "core"  # how record_step inserts: "core" (step_rows), or "orm" as before (to compare; see bench)
 
     def _insert_child(self, make: Callable[[], SQLModel], *, trial_id: int, step_id: int | None) -> int:
         """Insert a row under a trial (and optionally a step), naming a missing parent clearly."""
@@ -84,7 +73,8 @@ class TraceRecords(StoreCore):
 
         The agent loop's hot path: one commit per node instead of one per row (on SQLite, one for
         all the steps other trials have queued meanwhile: `step_groups`), committed before this
-        returns, so a crash still loses at most the step in flight. Returns the step id.
+        returns, so a crash still loses at most the step in flight. The rows are Core INSERTs
+        (`step_rows`), not ORM objects. Returns the step id.
         """
         calls, runs, found = list(llm_calls), list(executions), list(hits)
         for model, rows, frozen in ((LLMCall, calls, ("id", "trial_id", "step_id")),
@@ -100,27 +90,18 @@ class TraceRecords(StoreCore):
                 check_messages(call["messages"])
         check_fields(Step, {"started_at": started_at, "ended_at": ended_at})
         self._own(trial_id)
+        step = StepRows(trial_id, node, attempt, started_at, ended_at, output, calls, runs, found)
+        write = step.write_orm if self._step_writes == "orm" else step.write
+        fenced = self._fence is not None  # its check, in the same transaction, locked and found the trial row
 
-        def work(session: Session) -> int:
-            seq = session.exec(_lock_trial_for_steps(session, trial_id)).one()
-            step = Step(trial_id=trial_id, seq=int(seq[0] if isinstance(seq, tuple) else seq), node=node,
-                        attempt=attempt, started_at=started_at, ended_at=ended_at, output=output)
-            session.add(step)
-            session.flush()
-            step_id = int(step.id)  # type: ignore[arg-type]
-            session.add_all([LLMCall(trial_id=trial_id, step_id=step_id, **c) for c in calls])
-            session.add_all([Execution(trial_id=trial_id, step_id=step_id, **e) for e in runs])
-            session.add_all([RetrievalHit(trial_id=trial_id, **h) for h in found])
-            return step_id
+        def work(conn: Connection) -> int:  # Core INSERTs (step_rows): no ORM unit of work on the hot path
+            return write(conn, trial_locked=fenced)
 
         what = f"record the {node} step of trial {trial_id}"
-
-        def stored(session: Session) -> int | None:
-            return _same_step(session, trial_id, node, attempt, started_at)
-
         if self._step_groups is not None:  # SQLite: committed with whatever other steps are queued (step_groups)
-            return self._step_groups.submit(PendingStep(what, work, stored, self._fence), self.retry_policy)
-        return self._transact(what, work, found=stored)
+            return self._step_groups.submit(PendingStep(what, work, step.stored, self._fence), self.retry_policy)
+        return self._transact(what, lambda session: work(session.connection()),
+                              found=lambda session: step.stored(session.connection()))
 
     def steps_for_trial(self, trial_id: int) -> list[Step]:
         """The trial's steps in `seq` order."""

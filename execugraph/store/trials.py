@@ -9,6 +9,7 @@ from sqlmodel import Session, select
 
 from execugraph.store import trial_queue
 from execugraph.store.models import FEEDBACK_SOURCES, TEST_SOURCES, Run, Trial, utcnow
+from execugraph.store.step_rows import update_in_group
 from execugraph.store.transactions import StoreCore
 from execugraph.store.trial_queue import TrialKey
 from execugraph.store.validation import KEY_TYPES, check_fields, table_of
@@ -122,7 +123,9 @@ class TrialRecords(StoreCore):
         """Set the given Trial columns."""
         self._own(trial_id)
         check_fields(Trial, fields)
-        if fields:
+        if fields and self._step_groups is not None and self._fence is not None:  # SQLite: with the steps queued
+            update_in_group(self._step_groups, self._fence, self.retry_policy, trial_id, fields)  # (step_rows)
+        elif fields:
             self._update(Trial, trial_id, fields)
 
     def finish_trial(self, trial_id: int, **fields: Any) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from execugraph.cli import main
 from execugraph.configuration.settings import PROJECT_ROOT, load_settings, parse_size
 from execugraph.publication import BundleFormatError, bundle_files, export_bundle, import_path
 from execugraph.publication import source as source_module
@@ -157,17 +158,23 @@ def test_a_damaged_last_member_imports_nothing_on_either_backend(bundle_files_of
 
 
 def test_the_limit_is_configurable_on_the_command_line_and_in_the_environment(
-    bundle_files_of_seed, tmp_path: Path, monkeypatch
+    bundle_files_of_seed, tmp_path: Path, monkeypatch, capsys
 ) -> None:
     bundle = _zip(bundle_files_of_seed, tmp_path / "bundle.zip")
     db = tmp_path / "runs.db"
-    done, _ = import_cli(bundle, db, "--max-size", "4KiB")
-    assert done.returncode == 2 and "over the import limit of 4 KiB" in done.stderr
-    done, _ = import_cli(bundle, db, "--max-size", "lots")
-    assert done.returncode == 2 and "--max-size: not a size: 'lots'" in done.stderr
-    done, _ = import_cli(bundle, db, "--max-size", "64MiB")
-    assert done.returncode == 0, done.stderr
-    assert len(json.loads(done.stdout)["runs"]) == 3
+
+    def cli(*extra: str) -> tuple[int, str, str]:  # the CLI in this process: `python -m execugraph` is run above
+        code = main(["--db", str(db), "import", str(bundle), *extra])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, _, err = cli("--max-size", "4KiB")
+    assert code == 2 and "over the import limit of 4 KiB" in err
+    code, _, err = cli("--max-size", "lots")
+    assert code == 2 and "--max-size: not a size: 'lots'" in err
+    code, out, err = cli("--max-size", "64MiB")
+    assert code == 0, err
+    assert len(json.loads(out)["runs"]) == 3
     monkeypatch.setenv("EXECUGRAPH_IMPORT_MAX_BYTES", "2k")
     assert load_settings().import_max_bytes == 2048
     with Store.open(str(tmp_path / "other.db")) as store, pytest.raises(InputTooLargeError, match="2 KiB"):

@@ -42,12 +42,12 @@ def test_the_tree_counts_a_child_its_reaped_grandchild_and_drops_what_ended() ->
         own = process_cpu(child.pid)
         assert 0.45 <= own < 1.5, own  # 0.2 s of its own, 0.3 s of the reaped grandchild (in ticks), start-up
         assert meter.read() >= own  # this process's other children, if any, count too
-        assert any(path.startswith(f"/proc/{child.pid}/") for path in meter._tree._fds)
+        assert any(path.startswith(f"/proc/{child.pid}/") for path in meter._tree.files.paths())
     finally:
         child.kill()
         child.wait()
     meter.read()
-    assert not any(path.startswith(f"/proc/{child.pid}/") for path in meter._tree._fds)
+    assert not any(path.startswith(f"/proc/{child.pid}/") for path in meter._tree.files.paths())
 
 
 def test_the_same_session_fallback_and_cgroup_v2_usage() -> None:

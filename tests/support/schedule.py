@@ -19,13 +19,12 @@ from typing import Protocol
 
 FILE_SECONDS: dict[str, float] = {
     # browsers: a Streamlit server, chromium and Playwright's driver per file or per test
-    "tests/ui/test_browser.py": 240,
+    "tests/ui/test_browser.py": 120,
     "tests/ui/test_url_links_browser.py": 220,
-    "tests/ui/test_browser_back_and_narrow.py": 200,
-    "tests/ui/test_idle.py": 160,
+    "tests/ui/test_browser_back_and_narrow.py": 260,
+    "tests/ui/test_idle.py": 110,
     "tests/ui/test_browser_daily.py": 130,
     "tests/ui/test_browser_openai.py": 120,
-    "tests/ui/test_browser_narrow.py": 110,
     "tests/ui/test_browser_trace_runs_layout.py": 110,
     "tests/ui/test_serve_shared.py": 90,
     "tests/ui/test_browser_analysis.py": 160,

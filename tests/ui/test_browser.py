@@ -1,13 +1,12 @@
 """The real app in a real browser: `streamlit run app.py` on a free loopback port against a seeded database,
-Debian chromium driven by Playwright through every page, no Streamlit exception anywhere, screenshots kept.
+Debian chromium driven by Playwright: Synthesize runs a trial live and shows its result.
 
-Screenshots go to test-artifacts/screenshots/ (gitignored). docs/screenshot.png, the README's picture, is
-written only when it does not exist yet: delete it and rerun this test to refresh it.
+Also the shared parts of the browser tests: the per-test `server` fixture, the pages and what each must show,
+and where screenshots go (test-artifacts/screenshots/, gitignored). The every-page sweep (no exception on any
+page, screenshots, docs/screenshot.png) runs in test_browser_back_and_narrow.py, on one dashboard for that file.
 """
 
 from __future__ import annotations
-
-import shutil
 
 import pytest
 
@@ -38,36 +37,6 @@ def server(seeded_db, tmp_path):
     """The dashboard serving this test's seeded database; stopped (with its worker) afterwards."""
     with serve_dashboard(tmp_path / "runs.db", tmp_path / "cache", tmp_path / "streamlit.log") as url:
         yield url
-
-
-def test_every_page_in_chromium_without_an_exception(server):
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 2000})
-            for path, (title, must_show) in PAGES.items():
-                page.goto(f"{server}/{path}", timeout=120_000)
-                page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=120_000)
-                page.get_by_text(must_show).first.wait_for(timeout=120_000)
-                settled(page)
-                exceptions = page.locator('[data-testid="stException"]')
-                assert exceptions.count() == 0, f"/{path}: {exceptions.first.inner_text()}"
-                page.screenshot(path=str(ARTIFACTS / f"{path or 'synthesize'}.png"))
-                if path == "trace":
-                    assert page.locator(".js-plotly-plot").count() >= 1  # the timeline drew in the browser
-            readme = browser.new_page(viewport={"width": 1280, "height": 800})
-            readme.goto(f"{server}/ablations", timeout=120_000)
-            readme.get_by_text("Pass rate by arm").first.wait_for(timeout=120_000)
-            settled(readme)
-            readme.screenshot(path=str(ARTIFACTS / "readme.png"))
-        finally:
-            browser.close()
-    if not README_SHOT.exists():
-        shutil.copyfile(ARTIFACTS / "readme.png", README_SHOT)
-    assert (ARTIFACTS / "trace.png").stat().st_size > 10_000
 
 
 def test_synthesize_shows_steps_live_then_the_result_with_the_embedded_model(server, tmp_path):

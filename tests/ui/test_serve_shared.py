@@ -72,10 +72,13 @@ def _end(pid: int) -> None:
 
 
 def test_the_launcher_hides_error_details_only_on_a_shared_dashboard() -> None:
-    shared = serve.run_options(serve.streamlit_argv("0.0.0.0", 8501, ["gpubox"], shared=True))
+    shared = serve.run_options("0.0.0.0", 8501, ["gpubox"], shared=True)  # what `serve` hands to st.App.run
     assert shared["client.showErrorDetails"] == "none" and shared["server.allowedHosts"] == ["gpubox"]
     assert shared["server.port"] == 8501 and shared["server.headless"] is True
-    assert "client.showErrorDetails" not in serve.run_options(serve.streamlit_argv("127.0.0.1", 8501, []))
+    assert "client.showErrorDetails" not in serve.run_options("127.0.0.1", 8501, [])
+    argv = serve.streamlit_argv("0.0.0.0", 8501, ["gpubox"], shared=True)  # the same options as flags
+    assert argv[argv.index("--client.showErrorDetails") + 1] == "none" and "--client.showErrorDetails" not in (
+        serve.streamlit_argv("127.0.0.1", 8501, []))
 
 
 @pytest.mark.integration
@@ -106,6 +109,7 @@ def test_stopping_the_server_stops_its_idle_worker(tmp_path: Path) -> None:
     process = _serve(tmp_path, port)
     url = f"http://127.0.0.1:{port}"
     pid = None
+    workers = tmp_path / "cache" / "workers"
     try:
         wait_until(lambda: process.poll() is not None or _healthy(url), 300, "the dashboard to answer")
         with sync_playwright() as playwright:  # a browser's first page starts the worker
@@ -115,10 +119,14 @@ def test_stopping_the_server_stops_its_idle_worker(tmp_path: Path) -> None:
                 page.goto(url, timeout=120_000)
                 page.get_by_text("Health").first.wait_for(timeout=120_000)
                 settled(page)
+                # The sidebar's "Health" is drawn before the script reaches the worker start, and under load the
+                # page can look settled before that line has run; closing the browser then ends the session and
+                # its script run. So the browser stays open until the lock the start writes is there.
+                wait_until(lambda: any(workers.glob("*.lock")), 180, "the first page to start the worker")
             finally:
                 browser.close()
         lock = lock_path(f"sqlite:///{tmp_path / 'runs.db'}").name
-        locks = list((tmp_path / "cache" / "workers").glob("*.lock"))
+        locks = list(workers.glob("*.lock"))
         assert [p.name for p in locks] == [lock]
         def worker_pid() -> int | None:
             """The pid in the lock once it is the worker's own (the starter may hold the lock for a moment)."""

@@ -13,62 +13,59 @@ report files share, are the core's: `execugraph.stats.report_rows`.
 - `model_preflight`: which models can be picked, and whether the chosen ones can answer;
 - `uploads`: uploaded suite files, parsed and kept by content hash;
 - `batch_plan`: a batch's size and the smallest difference it can detect.
+
+The names below are imported on first use (PEP 562): `from ui.views import duration` loads `formatting` alone,
+so the router and the Synthesize page never pay for SciPy (statistics) or LangGraph (the trace's agent nodes).
 """
 
-from execugraph.configuration.validation_errors import readable_error
-from execugraph.stats.report_rows import (
-    REFERENCE_CONDITION,
-    arm_rate_rows,
-    category_rows,
-    deltas_against,
-    error_rows,
-    excluded_rows,
-    family_rows,
-    method_lines,
-    pairs_table,
-    pass_at_k_rows,
-    ungraded_flags,
-)
-from ui.views.batch_plan import BatchPlan, plan_batch, sequential_plan_text
-from ui.views.form_input import (
-    CONDITION_DEFAULT,
-    TEST_MODES,
-    SynthesisRequest,
-    adhoc_tests_from_assert,
-    adhoc_tests_from_rows,
-    parse_aliases,
-)
-from ui.views.formatting import bounded_explanation, duration, map_traceback, model_label
-from ui.views.model_preflight import ModelProblem, model_choices, model_problems, models_needed
-from ui.views.retrieval import hit_matrix, library_caption, trial_library
-from ui.views.run_groups import RunGroup, group_runs, listed_rows
-from ui.views.runs import (
-    active_batch_ids,
-    active_batches,
-    filter_choices,
-    names_of_runs,
-    run_choices,
-    run_rows,
-    trial_counts,
-)
-from ui.views.trace import (
-    OUTCOMES,
-    Divergence,
-    StepRow,
-    code_attempts,
-    code_diff,
-    first_divergence,
-    raw_reply,
-    sibling_trials,
-    step_rows,
-    test_result_rows,
-    time_limits_note,
-    trial_filter_choices,
-    trial_findings,
-    trial_time_limits,
-    unparsed_reply,
-)
-from ui.views.uploads import keep_upload, parse_upload, prune_uploads
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Where each re-exported name lives; a name is imported from there the first time it is asked for.
+_SOURCES: dict[str, tuple[str, ...]] = {
+    "execugraph.configuration.validation_errors": ("readable_error",),
+    "execugraph.stats.report_rows": (
+        "REFERENCE_CONDITION", "arm_rate_rows", "category_rows", "deltas_against", "error_rows", "excluded_rows",
+        "family_rows", "method_lines", "pairs_table", "pass_at_k_rows", "ungraded_flags",
+    ),
+    "ui.views.batch_plan": ("BatchPlan", "plan_batch", "sequential_plan_text"),
+    "ui.views.form_input": (
+        "CONDITION_DEFAULT", "TEST_MODES", "SynthesisRequest", "adhoc_tests_from_assert", "adhoc_tests_from_rows",
+        "parse_aliases",
+    ),
+    "ui.views.formatting": ("bounded_explanation", "duration", "map_traceback", "model_label"),
+    "ui.views.model_preflight": ("ModelProblem", "model_choices", "model_problems", "models_needed"),
+    "ui.views.retrieval": ("hit_matrix", "library_caption", "trial_library"),
+    "ui.views.run_groups": ("RunGroup", "group_runs", "listed_rows"),
+    "ui.views.runs": (
+        "active_batch_ids", "active_batches", "filter_choices", "names_of_runs", "run_choices", "run_rows",
+        "trial_counts",
+    ),
+    "ui.views.trace": (
+        "OUTCOMES", "Divergence", "StepRow", "code_attempts", "code_diff", "first_divergence", "raw_reply",
+        "sibling_trials", "step_rows", "test_result_rows", "time_limits_note", "trial_filter_choices",
+        "trial_findings", "trial_time_limits", "unparsed_reply",
+    ),
+    "ui.views.uploads": ("keep_upload", "parse_upload", "prune_uploads"),
+}
+_HOME = {name: module for module, names in _SOURCES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a re-exported name's module on first use and keep the name here (later lookups are plain)."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME})
+
 
 __all__ = [
     "REFERENCE_CONDITION",

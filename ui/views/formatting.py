@@ -5,10 +5,13 @@ A missing number reads as `MISSING` (an em dash) through `number`, the same help
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
+from typing import TYPE_CHECKING, Any
 
-from execugraph.stats.table_format import MISSING, interval, number
+if TYPE_CHECKING:
+    from execugraph.stats.table_format import MISSING, interval, number
 
 __all__ = [  # MISSING, interval and number are re-exported: pages format every possibly missing number with them
     "MISSING",
@@ -23,12 +26,23 @@ __all__ = [  # MISSING, interval and number are re-exported: pages format every 
 ]
 
 MAX_EXPLANATION_CHARS = 1500
+_TABLE_FORMAT = ("MISSING", "interval", "number")  # from execugraph.stats.table_format, which loads SciPy with `tables`
+
+
+def __getattr__(name: str) -> Any:
+    """MISSING, interval and number, imported on first use (PEP 562): the first page, which formats only durations
+    and counts, does not wait for SciPy."""
+    if name not in _TABLE_FORMAT:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module("execugraph.stats.table_format"), name)
+    globals()[name] = value
+    return value
 
 
 def duration(seconds: float | None) -> str:
     """Seconds as '0.1 ms', '850 ms', '12.3 s' or '4 min 05 s' (MISSING for None or NaN); never scientific notation."""
     if seconds is None or not math.isfinite(seconds):
-        return MISSING
+        return __getattr__("MISSING")  # the shared em dash, imported with the first missing duration
     if seconds < 0.001:
         return f"{seconds * 1000:.2f} ms" if seconds >= 0.00001 else "<0.01 ms"
     if seconds < 1:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from execugraph.domain.steps import RECORD_NODE, RecordOutput
-from ui.views.formatting import interval
+from ui.views import formatting  # `formatting.interval` loads the tables' formatter on first use, not here
 
 if TYPE_CHECKING:
     from execugraph.stats.sensitivity_sections import SensitivityResult
@@ -71,7 +71,7 @@ def sensitivity_rows(sensitivity: SensitivityResult) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"comparison": f"{pair.b} - {pair.a}"}
         for name, values in pair.by_set.items():
             row[f"delta {name} (pp)"] = round(float(values.delta_pp), 1)
-            row[f"CI {name}"] = interval(values.ci_lo, values.ci_hi)
+            row[f"CI {name}"] = formatting.interval(values.ci_lo, values.ci_hi)
             row[f"p Holm {name}"] = None if values.p_holm is None else round(float(values.p_holm), 4)
         row["same conclusion"] = "yes" if pair.same_conclusion else "NO"
         row["programs changed"] = len(pair.changed)

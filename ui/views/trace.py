@@ -7,7 +7,6 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NotRequired, TypedDict, cast
 
-from execugraph.agents.nodes import trace_of, written_code
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.steps import StepOutput
 from execugraph.grading.findings import findings_note, row_findings_text
@@ -86,6 +85,8 @@ def code_attempts(steps: list[StepRow]) -> list[CodeAttempt]:
 
     Which steps write code, and whether it replaces the program, is the node's registration (`NodeSpec.writes`).
     """
+    from execugraph.agents.nodes import written_code  # the agents' registry (LangGraph): not before Trace's header
+
     attempts = []
     for step in steps:
         written = written_code(step["node"], step.get("output") or {})
@@ -99,6 +100,8 @@ def code_attempts(steps: list[StepRow]) -> list[CodeAttempt]:
 
 def program_after(step: StepRow, before: str) -> str:
     """The trial's program after `step`: what it wrote when that replaces the program, else `before`."""
+    from execugraph.agents.nodes import written_code
+
     written = written_code(step["node"], step.get("output") or {})
     if written is None or not written.replaces or written.code is None:
         return before
@@ -125,6 +128,8 @@ class Divergence:
 
 def first_divergence(steps_a: list[StepRow], steps_b: list[StepRow]) -> Divergence | None:
     """The first step at which two trials differ in agent, or in an output that steers the workflow."""
+    from execugraph.agents.nodes import trace_of
+
     for index, (a, b) in enumerate(zip(steps_a, steps_b, strict=False)):
         if a["node"] != b["node"]:
             return Divergence(index, f"different agent: {a['node']} vs {b['node']}", a["seq"], b["seq"])
@@ -191,6 +196,8 @@ def test_result_rows(results: list[JsonObject], program: str = "") -> list[dict[
 
 def unparsed_reply(step: StepRow) -> str | None:
     """Why an agent's reply was not used as written (None when it was), so a default is never shown as a finding."""
+    from execugraph.agents.nodes import trace_of
+
     return trace_of(step.get("node", "")).unparsed(step.get("output") or {})
 
 
