@@ -18,6 +18,7 @@ from typing import Any
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.problem import Problem
 from execugraph.grading.rules import build_suite, problem_grading_tests
+from execugraph.parsing import parse_python
 
 MAX_MUTANTS = 24  # per problem, drawn deterministically from every site
 MUTANT_CPU_S = 0.5  # a mutant that loops is killed by this CPU limit per test
@@ -63,7 +64,7 @@ def _apply(tree: ast.AST, index: int, operator: str) -> str:
 def mutants(reference: str, limit: int = MAX_MUTANTS, seed: int = 0) -> list[tuple[str, str]]:
     """Up to `limit` (description, program) one-change mutants of `reference`, the same ones for the same seed."""
     try:
-        tree = ast.parse(reference)
+        tree = parse_python(reference)
     except SyntaxError:
         return []
     sites = list(_sites(tree))
@@ -74,7 +75,7 @@ def mutants(reference: str, limit: int = MAX_MUTANTS, seed: int = 0) -> list[tup
     for index, operator in sites:
         if len(out) >= limit:
             break
-        program = _apply(ast.parse(reference), index, operator)
+        program = _apply(parse_python(reference), index, operator)
         if program in seen:
             continue
         seen.add(program)

@@ -18,6 +18,7 @@ from typing import Any
 from execugraph.amplify.expected import Answer
 from execugraph.amplify.templates import problem_seeds
 from execugraph.domain.problem import Problem
+from execugraph.parsing import parse_python
 
 MIN_ANSWERS = 3  # original answers needed before they say anything about new ones
 
@@ -60,7 +61,7 @@ def _calls_entry(node: ast.expr, names: set[str]) -> bool:
 def _from_check(source: str, names: set[str]) -> list[Any]:
     """The literals a check function compares a call of the candidate with (`assert candidate(x) == 3`)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return []
     out = []

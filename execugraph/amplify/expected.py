@@ -20,6 +20,7 @@ from typing import Any
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.problem import Problem
 from execugraph.grading.rules import GradingSettings, build_suite
+from execugraph.parsing import parse_python
 
 REFERENCE_CPU_S = 0.5  # CPU seconds the reference may use on one new input
 TRUNCATED = "more chars]"
@@ -46,7 +47,7 @@ def _has_float(value: Any) -> bool:
 
 def _with_infinity(text: str) -> ast.Expression:
     """The repr parsed, with the names `inf` (float('inf') shown by repr) read as the float."""
-    tree = ast.parse(text, mode="eval")
+    tree = parse_python(text, mode="eval")
 
     class _Inf(ast.NodeTransformer):
         def visit_Name(self, node: ast.Name) -> ast.AST:

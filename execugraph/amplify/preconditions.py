@@ -20,6 +20,7 @@ from typing import Any
 
 from execugraph.amplify.templates import Seed, problem_seeds
 from execugraph.domain.problem import Problem
+from execugraph.parsing import parse_python
 
 # part of the generator version: other rules, other inputs, another digest. 2: inputs whose reference answer is of a
 # kind or sign no original answer has are dropped too (`answer_domain`)
@@ -213,7 +214,7 @@ def _function(problem: Problem) -> tuple[ast.FunctionDef | None, str]:
     """The entry point's definition in the statement (or preamble, or signature) and the statement's prose."""
     for text in (problem.preamble or "", problem.statement or ""):
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except SyntaxError:
             continue
         for node in ast.walk(tree):
@@ -225,7 +226,7 @@ def _function(problem: Problem) -> tuple[ast.FunctionDef | None, str]:
     signature = (problem.signature or "").strip()
     if signature:
         try:
-            parsed = ast.parse(signature.rstrip(":") + ":\n    pass\n")
+            parsed = parse_python(signature.rstrip(":") + ":\n    pass\n")
             node = next((n for n in parsed.body if isinstance(n, ast.FunctionDef)), None)
         except SyntaxError:
             node = None

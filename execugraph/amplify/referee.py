@@ -22,6 +22,7 @@ from execugraph.amplify.adequacy import MUTANT_CPU_S, mutants
 from execugraph.amplify.references import reference_for
 from execugraph.domain.problem import Problem
 from execugraph.grading.rules import GradingSettings, build_suite, problem_grading_tests
+from execugraph.parsing import parse_python
 
 MUTANTS_PER_PROBLEM = 24
 PLUS_CPU_S = 20.0  # CPU seconds per HumanEval+ chunk (a few hundred inputs in one test)
@@ -67,7 +68,7 @@ class RefereeReport:
 
 def _same_code(a: str, b: str) -> bool:
     try:
-        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+        return ast.dump(parse_python(a)) == ast.dump(parse_python(b))
     except SyntaxError:
         return a.strip() == b.strip()
 

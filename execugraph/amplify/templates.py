@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from execugraph.domain.problem import Problem
+from execugraph.parsing import parse_python
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class Template:
 
     def render(self, args: tuple[Any, ...]) -> str:
         """The expression with the call's positional arguments replaced by `args` (as literals)."""
-        tree = ast.parse(self.expr, mode="eval")
+        tree = parse_python(self.expr, mode="eval")
         call = [n for n in ast.walk(tree) if isinstance(n, ast.Call)][self.call_index]
         call.args = [literal_node(a) for a in args]
         call.keywords = []
@@ -43,7 +44,7 @@ class Seed:
 
 def literal_node(value: Any) -> ast.expr:
     """The AST of `value` written as a Python literal."""
-    return copy.deepcopy(ast.parse(repr(value), mode="eval").body)
+    return copy.deepcopy(parse_python(repr(value), mode="eval").body)
 
 
 def is_literal_data(value: Any, depth: int = 0) -> bool:
@@ -80,7 +81,7 @@ def seed_from_expr(expr: str, names: set[str]) -> Seed | None:
     """The input of a call-test expression: the first call of a name in `names` with literal arguments,
     else the outermost call when its arguments are literals (e.g. `(lambda a: ...)([2, 1])`); None otherwise."""
     try:
-        tree = ast.parse(expr, mode="eval")
+        tree = parse_python(expr, mode="eval")
     except SyntaxError:
         return None
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
@@ -135,7 +136,7 @@ def seeds_from_check(source: str, entry_point: str) -> list[Seed]:
     """HumanEval-style checks: every `candidate(<literals>)` call whose value is compared with `==` becomes an
     input of `entry_point(...)`."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return []
     template = Template(f"{entry_point}()", 0)
@@ -161,7 +162,7 @@ def answers_may_differ(problem: Problem) -> str:
         if test.get("kind", "call") == "call" and isinstance(test.get("expr"), str) and isinstance(
                 test.get("expected"), bool):
             try:
-                tree = ast.parse(test["expr"], mode="eval")
+                tree = parse_python(test["expr"], mode="eval")
             except SyntaxError:
                 continue
             wraps = any(isinstance(n, ast.Lambda) for n in ast.walk(tree))
@@ -170,7 +171,7 @@ def answers_may_differ(problem: Problem) -> str:
                 return f"test {test.get('name', '')!r} checks a property of the answer, not its value"
         if test.get("kind") == "assert":
             try:
-                tree = ast.parse(str(test.get("source", "")))
+                tree = parse_python(str(test.get("source", "")))
             except SyntaxError:
                 continue
             compared = _compared_calls(tree)

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from execugraph.parsing import parse_python
+
 # Where several start at the same position, the longest is tried first ("==>" before "==", "=").
 SEPARATORS = ("should return", "returns", "==>", "=>", "➞", "->", "==", "=")
 # Pure builtins an example may wrap around the call (e.g. `round(find_zero(xs), 2)`); anything
@@ -77,7 +79,7 @@ def _parse_value(text: str) -> tuple[bool, Any]:
 def _usable_expression(text: str, entry_point: str, *, require_direct_call: bool) -> str | None:
     """The normalised expression if it calls the entry point and needs no other names."""
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = parse_python(text.strip(), mode="eval")
     except SyntaxError:
         return None
     body = tree.body
@@ -170,7 +172,7 @@ def _all_positions(text: str, needle: str) -> list[int]:
 def docstring_examples(prompt: str, entry_point: str) -> list[Example]:
     """The expressible examples in the entry point's docstring, in order, without repeats."""
     try:
-        tree = ast.parse(prompt)
+        tree = parse_python(prompt)
     except SyntaxError:
         return []
     docstring, arity = None, 0

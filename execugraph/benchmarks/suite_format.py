@@ -8,7 +8,6 @@ verdict. The schema is documented in docs/benchmark-format.md; keep the two in s
 
 from __future__ import annotations
 
-import ast
 import difflib
 import json
 import keyword
@@ -19,6 +18,7 @@ from typing import Any
 from execugraph.benchmarks.errors import FormatIssue
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.problem import Problem
+from execugraph.parsing import parse_python
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$")
 COMPARE_MODES = ("exact", "float", "unordered", "set")
@@ -93,7 +93,7 @@ def _syntax_message(exc: SyntaxError) -> str:
 
 def _check_python(faults: _Faults, path: str, text: str, mode: str) -> None:
     try:
-        ast.parse(text, mode=mode)
+        parse_python(text, mode=mode)
     except SyntaxError as exc:
         faults.add(path, _syntax_message(exc))
 

@@ -17,6 +17,8 @@ Public functions:
 - `parse_json_object(text, required, aliases)`: a JSON object fitted to required keys (`json_object`).
 - `loads_lenient(text)`, `iter_json_candidates(text)`: JSON-ish values, repaired (`lenient_json`).
 - `clean_model_text(text)`, `find_fenced_blocks(text)`: the shared first clean-up (`model_text`).
+- `parse_python(source)`: `ast.parse` one thread at a time (CPython 3.11's AST constructor is not thread-safe;
+  `python_ast`).
 """
 
 from execugraph.parsing.code_extract import extract_code
@@ -25,6 +27,7 @@ from execugraph.parsing.json_object import parse_json_object
 from execugraph.parsing.lenient_json import JSONRepairError, iter_json_candidates, loads_lenient
 from execugraph.parsing.model_text import clean_model_text, find_fenced_blocks
 from execugraph.parsing.plan import parse_plan
+from execugraph.parsing.python_ast import parse_python
 from execugraph.parsing.result import Parsed, add_repair
 from execugraph.parsing.review import normalise_severity, parse_review
 from execugraph.parsing.stdio_tests import parse_generated_stdio_tests
@@ -43,5 +46,6 @@ __all__ = [
     "parse_generated_tests",
     "parse_json_object",
     "parse_plan",
+    "parse_python",
     "parse_review",
 ]

@@ -14,6 +14,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from execugraph.parsing.model_text import PYTHON_LANGS, find_fenced_blocks, text_without_fence_lines
+from execugraph.parsing.python_ast import parse_python
 from execugraph.parsing.python_source import class_with_method, compile_tree, defines, is_substantive
 from execugraph.parsing.result import add_repair
 
@@ -90,7 +91,7 @@ def _drop_cut_off_line(candidate: CodeBlock) -> None:
     lines = candidate.source.split("\n")
     last = lines[-1].strip() if lines else ""
     try:
-        tree = ast.parse(last)
+        tree = parse_python(last)
     except (SyntaxError, ValueError):
         return
     if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
@@ -140,7 +141,7 @@ def _code_like(stripped: str) -> bool:
         return True
     source = stripped + "\n    pass" if stripped.endswith(":") else stripped
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     if not tree.body:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from execugraph.parsing.lenient_json import iter_json_candidates
 from execugraph.parsing.model_text import clean_model_text
+from execugraph.parsing.python_ast import parse_python
 from execugraph.parsing.result import Parsed, add_repair
 from execugraph.parsing.suite_tests import CallTest, Comparison
 
@@ -119,7 +120,7 @@ class _Builder:
         """`assert f(x) == y`, `assert not f(x)`, `assert f(x)`, `f(x) == y`, and the float, sorted and
         set comparisons (`abs(f(x) - y) < tol`, `math.isclose`, `sorted(f(x)) == ...`, `set(f(x)) == ...`)."""
         try:
-            tree = ast.parse(source.strip())
+            tree = parse_python(source.strip())
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             raise _Drop("unparsable") from None
         if len(tree.body) != 1:
@@ -152,7 +153,7 @@ class _Builder:
 
     def from_call_and_expected(self, call_text: str, expected: Any, name: Any = None) -> None:
         try:
-            node = ast.parse(call_text.strip(), mode="eval").body
+            node = parse_python(call_text.strip(), mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             raise _Drop("unparsable") from None
         self.add(self.call_source(node), self.expected_value(expected), name)
@@ -174,7 +175,7 @@ class _Builder:
             self.from_call_and_expected(stripped, expected, name)
             return
         try:
-            node = ast.parse(f"_f({stripped})", mode="eval").body
+            node = parse_python(f"_f({stripped})", mode="eval").body
             assert isinstance(node, ast.Call)
             for arg in [*node.args, *(kw.value for kw in node.keywords)]:
                 ast.literal_eval(arg)
@@ -326,7 +327,7 @@ def _signature_facts(signature: str, entry_point: str) -> tuple[int | None, bool
     attempts = [text, f"def {text}" if not text.startswith("def ") else text]
     for attempt in attempts:
         try:
-            tree = ast.parse(attempt + ":\n    pass")
+            tree = parse_python(attempt + ":\n    pass")
         except SyntaxError:
             continue
         func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)), None)
@@ -398,7 +399,7 @@ def _net_open_bracket_chars(source: str) -> int:
 
 def _unparsable(source: str) -> bool:
     try:
-        ast.parse(source)
+        parse_python(source)
     except (SyntaxError, ValueError):
         return True
     return False

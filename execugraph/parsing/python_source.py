@@ -11,6 +11,8 @@ import builtins
 from collections.abc import Iterable
 from functools import lru_cache
 
+from execugraph.parsing.python_ast import parse_python
+
 _BUILTIN_NAMES = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__"}
 
 
@@ -21,7 +23,7 @@ def compile_tree(source: str) -> ast.Module | None:
     Cached because extraction re-checks the same source at several stages; callers must not mutate it.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
         compile(tree, "<candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError, OverflowError):
         return None

@@ -15,6 +15,7 @@ from typing import Any
 
 from execugraph.benchmarks import load_benchmark
 from execugraph.domain.problem import Problem
+from execugraph.parsing import parse_python
 from ui.views.form_input import TESTS_FROM_ASSERT, TESTS_FROM_TABLE, TESTS_GENERATED
 
 PICK_NONE = "none: write your own"
@@ -97,7 +98,7 @@ def fields_of(fields: FormFields) -> dict[str, Any]:
 def count_asserts(source: str) -> int:
     """How many `assert` statements a checker's source holds (0 when it does not parse)."""
     try:
-        return sum(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(source)))
+        return sum(isinstance(node, ast.Assert) for node in ast.walk(parse_python(source)))
     except (SyntaxError, ValueError):
         return 0
 

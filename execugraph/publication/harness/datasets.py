@@ -18,6 +18,7 @@ from execugraph.domain.json_types import JsonObject
 from execugraph.domain.problem import Problem
 from execugraph.inputs.diagnostics import IssueCollector
 from execugraph.inputs.readers import read_json_lines
+from execugraph.parsing import parse_python
 
 HUMAN_EVAL_FIELDS = ("task_id", "prompt", "test", "entry_point")
 MBPP_FIELDS = ("task_id", "text", "code", "test_list")
@@ -51,9 +52,9 @@ def _human_eval(rec: JsonObject, benchmark: str) -> Problem | str:
 
 def _entry_point(code: str, asserts: list[str]) -> str | None:
     """The function the asserts call that the reference code defines (else the code's first function)."""
-    defined = [n.name for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)]
+    defined = [n.name for n in parse_python(code).body if isinstance(n, ast.FunctionDef)]
     for line in asserts:
-        for node in ast.walk(ast.parse(line)):
+        for node in ast.walk(parse_python(line)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defined:
                 return node.func.id
     return defined[0] if defined else None
