@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["PairedComparison", "ROW_KEYS"]
+__all__ = ["PairedComparison", "ROW_KEYS", "ShownNames"]
 
 # The keys of a comparison's row (`PairedComparison.row`), in the order tables and charts have always read them.
 ROW_KEYS = ("a", "b", "n", "problems_differ", "majority_discordant", "delta_pp", "ci_lo", "ci_hi", "p_wilcoxon",
@@ -19,8 +19,22 @@ ROW_KEYS = ("a", "b", "n", "problems_differ", "majority_discordant", "delta_pp",
 _NOT_IN_JSON = ("trials", "a_name", "b_name")  # `as_dict` leaves these out: the report adds the names itself
 
 
+class ShownNames:
+    """`a_shown`/`b_shown` for anything with `a`, `b`, `a_name` and `b_name` (this type and the report's section)."""
+
+    @property
+    def a_shown(self) -> str:
+        """a's name, else its label."""
+        return self.a_name or self.a  # type: ignore[attr-defined]
+
+    @property
+    def b_shown(self) -> str:
+        """b's name, else its label."""
+        return self.b_name or self.b  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True)
-class PairedComparison:
+class PairedComparison(ShownNames):
     """Result of comparing arm b against arm a (delta = b - a, percentage points), as computed and as rendered."""
 
     a: str  # label of arm a (the baseline in a baseline family)
@@ -56,16 +70,6 @@ class PairedComparison:
     def from_section(cls, section: Any) -> PairedComparison:
         """A report's comparison (a `report_model.PairSection`, not imported: it imports this module) as this type."""
         return cls(**{f.name: getattr(section, f.name) for f in fields(cls) if f.name != "trials"})
-
-    @property
-    def a_shown(self) -> str:
-        """a's name, else its label."""
-        return self.a_name or self.a
-
-    @property
-    def b_shown(self) -> str:
-        """b's name, else its label."""
-        return self.b_name or self.b
 
     @property
     def ci(self) -> tuple[float | None, float | None]:

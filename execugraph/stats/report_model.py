@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, model_serializer
 
 from execugraph.domain.json_types import JsonObject
-from execugraph.stats.comparison import PairedComparison
+from execugraph.stats.comparison import PairedComparison, ShownNames
 from execugraph.stats.cost_sections import CostComparison
 from execugraph.stats.report_sections import (
     Agreement,
@@ -94,7 +94,7 @@ class CategoryComparison(Section):
     """Holm over the categories of this comparison."""
 
 
-class PairSection(Section):
+class PairSection(Section, ShownNames):
     """One paired comparison of the family: delta = b - a over the common problems (`stats.paired`)."""
 
     a: str
@@ -143,16 +143,6 @@ class PairSection(Section):
     """Labels of a and b that have ungraded trials."""
     categories: list[CategoryComparison] = Field(default_factory=list)
     """The comparison per category."""
-
-    @property
-    def a_shown(self) -> str:
-        """a's name, else its label."""
-        return self.a_name or self.a
-
-    @property
-    def b_shown(self) -> str:
-        """b's name, else its label."""
-        return self.b_name or self.b
 
     @property
     def comparison(self) -> PairedComparison:

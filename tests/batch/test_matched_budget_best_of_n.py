@@ -12,7 +12,7 @@ from execugraph.batch.matched_plan import MAX_MATCHED_SAMPLES, plan_matched_budg
 from execugraph.batch.spec import BatchSpec
 from execugraph.store import Store
 from standins.ollama_server import OllamaStandIn
-from tests.batch.test_matched_budget_plan import cli, lucky_seeds
+from tests.batch.test_matched_budget_plan import cli, lucky_seeds, pilot
 from tests.support.trace_rows import add_step
 
 ARMS = ["best-of-n@4", "multi-full"]
@@ -67,12 +67,7 @@ def test_configured_n_when_no_grade_step_recorded_samples(sqlite_store):
 def test_cli_plans_seeds_for_a_best_of_n_pilot(tmp_path):
     grid = ["--benchmark", "internal30", "--problems", "fib", "--conditions", "best-of-n@4,single-retry@3",
             "--model", "ollama:coder"]
-    with OllamaStandIn(responder=lucky_seeds, models=["coder"]) as server:
-        pilot = cli(tmp_path, "batch", *grid, "--wait", host=server.url)
-        assert pilot.returncode == 0, pilot.stderr
-    store = Store.open(str(tmp_path / "budget.db"))
-    pilot_id = json.loads(pilot.stdout.splitlines()[0])["run_id"]
-    calls = {t.condition: t.llm_calls for t in store.trials_for_run(pilot_id)}
+    store, pilot_id, calls = pilot(tmp_path, grid)
     assert calls == {"best-of-n@4": 4, "single-retry@3": 4}  # per trial the same calls: per sample, a quarter
 
     with OllamaStandIn(responder=lucky_seeds, models=["coder"]) as server:

@@ -35,6 +35,16 @@ def cli(tmp_path, *args: str, host: str = "http://127.0.0.1:9") -> subprocess.Co
                           capture_output=True, text=True, timeout=300)
 
 
+def pilot(tmp_path, grid: list[str]) -> tuple[Store, int, dict[str, int]]:
+    """Run `grid` as a pilot batch against the scripted stand-in: (its store, run id, LLM calls per condition)."""
+    with OllamaStandIn(responder=lucky_seeds, models=["coder"]) as server:
+        done = cli(tmp_path, "batch", *grid, "--wait", host=server.url)
+        assert done.returncode == 0, done.stderr
+    store = Store.open(str(tmp_path / "budget.db"))
+    run_id = json.loads(done.stdout.splitlines()[0])["run_id"]
+    return store, run_id, {t.condition: t.llm_calls for t in store.trials_for_run(run_id)}
+
+
 def test_match_budget_words_parse_and_bad_ones_are_refused():
     plan = parse_match_budget("single-oneshot@qwen2.5-coder:7b=multi-full@qwen2.5-coder:7b:calls")
     assert (plan.cheap, plan.costly, plan.measure) == ("single-oneshot@qwen2.5-coder:7b",
@@ -85,12 +95,7 @@ def test_cli_plans_from_a_pilot_and_stats_reports_the_pair_at_that_budget(tmp_pa
     assert "no finished trial of 'single-oneshot' on internal30 with model ollama:coder" in no_history.stderr
     assert "pilot" in no_history.stderr
 
-    with OllamaStandIn(responder=lucky_seeds, models=["coder"]) as server:
-        pilot = cli(tmp_path, "batch", *GRID, "--wait", host=server.url)
-        assert pilot.returncode == 0, pilot.stderr
-    store = Store.open(str(tmp_path / "budget.db"))
-    pilot_id = json.loads(pilot.stdout.splitlines()[0])["run_id"]
-    calls = {t.condition: t.llm_calls for t in store.trials_for_run(pilot_id)}
+    store, pilot_id, calls = pilot(tmp_path, GRID)
     assert calls == {"single-oneshot": 1, "single-retry@3": 4}
 
     with OllamaStandIn(responder=lucky_seeds, models=["coder"]) as server:
