@@ -6,11 +6,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from execugraph.safety.inert_text import md_text
 from execugraph.safety.redaction import install_log_scrub
 from execugraph.store import StoreReadOnlyError
 from ui import access, keys, url_state
 from ui.resources import ensure_background_worker, health, preload_chart_frontend, settings, store, warm_up
-from ui.views.health import health_lines
+from ui.views.health import health_lines, sidebar_lines
 
 # A local icon: a Material icon name makes the browser fetch it from fonts.gstatic.com on every page load.
 ICON = str(Path(__file__).resolve().parent / "docs" / "favicon.png")
@@ -49,9 +50,18 @@ with st.sidebar:
     st.caption("Health")
     icons = {"ok": ":green[●]", "warn": ":orange[●]", "fail": ":red[●]"}
     checks = health()
-    for check in health_lines(checks):
-        st.markdown(f"{icons[check.level]} **{check.name}**")
-        st.caption(check.detail + (f" - {check.fix}" if check.fix and check.level != "ok" else ""))
+    # One short line per component (the whole messages under "Health details"); a problem keeps a visible one-line
+    # reason. The messages in full took half the sidebar at 1400 px (issue 41). No `help=` icon: at 800 px (a 13rem
+    # sidebar) it wrapped onto a line of its own.
+    with st.container(gap="xsmall"):
+        for line in sidebar_lines(checks):
+            st.markdown(f"{icons[line.level]} {md_text(line.text)}")
+            if line.reason:
+                st.caption(md_text(line.reason))
+    with st.expander("Health details"):
+        for check in health_lines(checks):
+            st.caption(f"**{check.name}**: {check.detail}" + (f" - {check.fix}" if check.fix and check.level != "ok"
+                                                                else ""))
 preload_chart_frontend()  # so the first page with a chart does not wait for the browser to load plotly
 
 current = store()  # a database that cannot be used: the CLI's sentence, and the page stops here

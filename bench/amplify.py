@@ -7,7 +7,8 @@ For HumanEval, HumanEval+ is the referee (`execugraph/amplify/referee.py`): the 
 amplified suite catches (target >= 80%) and the share of the programs it passes that the amplified suite fails
 (target <= 1%), over a corpus of programs that pass the original tests (references, EvalPlus's canonical solutions,
 mutants of the references, the hand-written programs of data/amplify/humaneval_programs.json, whose correct ones
-are also the amplifier's independent witnesses).
+are also the amplifier's independent witnesses). The amplifier's own independent-solutions panel
+(data/amplify/humaneval_panel.json, `execugraph/amplify/panel.py`) is used as in `amplify`; its member count is printed.
 The amplification time is what the 300 s target is about and is printed against it; the adequacy
 and distinguishability runs after it are measurement (every mutant of every reference run in the
 sandbox) and are timed apart. Each figure comes with the 1-minute load average when it was taken.
@@ -107,7 +108,8 @@ def _one(pool, name: str, problems: list, seed: int, per_problem: int, budget: i
     verdict = "within" if amplify_s <= TARGET_S else "OVER"
     print(f"== {name}: {len(problems)} problems, {sum(added)} inputs added "
           f"(median {statistics.median(added):g}, max {max(added)} per problem; "
-          f"{sum(1 for a in added if a == 0)} problems got none); digest {suite.digest[:12]}")
+          f"{sum(1 for a in added if a == 0)} problems got none); digest {suite.digest[:12]}; "
+          f"rules {suite.provenance['rules']}, panel of {suite.provenance['panel']} members")
     print(f"   amplification: {amplify_s:.1f} s ({verdict} the {TARGET_S:.0f} s target; {os.cpu_count()} cores, "
           f"{_load()})", flush=True)
     if adequacy:

@@ -14,10 +14,14 @@ warming at all), `batch` (the batch's clients built before its trial threads sta
 synchronous warm-up before its first claim, `execugraph.batch.warmup`) and `ray` (the Ray executor,
 one worker actor warmed the same way in `ready()`, timed from when its workers are ready; only
 where Ray is installed), `warm-1tx` (`warm` with one write transaction per step) and `warm-orm` (`warm` with
-its steps written as ORM objects, as before `execugraph.store.step_rows`'s Core INSERTs). The others write steps
+its steps written as ORM objects, as before `execugraph.store.step_rows`'s Core INSERTs) and `warm-prev` (`warm` with
+requests through the OpenAI SDK's `create`, whose `maybe_transform` `execugraph.providers.openai_direct` skips, and one
+fence SELECT per step instead of one per group commit, as before both). The others write steps
 through the store's group commit (`execugraph.store.step_groups`); `steps/tx` says how many steps shared a
 transaction. `--repeat K` runs each level and mode K times, interleaved, to show the spread; with `warm` and
-`warm-orm` both given, each level ends with their median shares' ratio.
+`warm-orm` (or `warm-prev`) both given, each level ends with their median shares' ratio. `cpu/trial`: this
+process's CPU (trial threads, worker, store; not the server's nor the sandbox's) per trial; `--yappi` (yappi
+installed) adds the trial threads' own CPU per trial and their largest functions.
 Target at 16: share >= 0.85, ramp < 0.5 s.
 """
 
@@ -141,7 +145,39 @@ def ray_batch(store: Store, run_id: int) -> float:
     return ready
 
 
-def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots: int, mode: str) -> dict:
+def start_yappi():
+    """yappi on the CPU clock, every thread (the trial threads are picked out afterwards); the module."""
+    try:
+        import yappi
+    except ImportError:
+        raise SystemExit("--yappi needs yappi: pip install yappi") from None
+    import threading
+
+    yappi.set_clock_type("cpu")
+    yappi.set_context_name_callback(lambda: threading.current_thread().name)  # so the trial threads can be told
+    yappi.start(builtins=True)
+    return yappi
+
+
+def trial_thread_profile(yappi, run_id: int, trials: int, top: int = 8) -> dict:
+    """The trial threads' (the executor's `run<id>_*` threads) CPU per trial and their largest functions by own
+    CPU, as shares of the trial threads' CPU."""
+    yappi.stop()
+    ids = [t.id for t in yappi.get_thread_stats() if t.name.startswith(f"run{run_id}")]
+    total = sum(t.ttot for t in yappi.get_thread_stats() if t.id in ids)
+    funcs: dict[str, float] = {}
+    for ctx in ids:
+        for f in yappi.get_func_stats(filter={"ctx_id": ctx}):
+            name = f"{Path(f.module).name}:{f.name}"
+            funcs[name] = funcs.get(name, 0.0) + f.ttot
+    largest = sorted(funcs.items(), key=lambda kv: -kv[1])
+    named = [(n, t) for n, t in largest if any(k in n for k in ("maybe_transform", "update_trial", "check",
+                                                                       "record_step", "_generate", "submit"))]
+    return {"trial_cpu_s": total / trials, "largest": [(n, t / total) for n, t in named[:top]]}
+
+
+def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots: int, mode: str,
+                   yappi: bool = False) -> dict:
     """One batch in this (fresh) process against the OpenAI-compatible stand-in; what it used of the server.
 
     Modes: cold, batch, warm (the local executor; see the module docstring) and ray (the Ray executor on a
@@ -165,20 +201,30 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
         def deps() -> TrialDeps:
             return TrialDeps(pool=pool, openai_base_url=url)
 
-        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm", "warm-1tx", "warm-orm") else None
+        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm", "warm-1tx", "warm-orm", "warm-prev") \
+            else None
         if mode == "warm-1tx":  # as `warm`, but one write transaction per step (as before step_groups)
             store._step_groups = None
         if mode == "warm-orm":  # as `warm`, but steps written as ORM objects (as before store/step_rows)
             store._step_writes = "orm"
         groups = store._step_groups
+        if mode == "warm-prev":  # as `warm`, but the SDK's request path and one fence SELECT per step (as before)
+            from execugraph.providers import openai_direct
+
+            openai_direct.DIRECT_REQUESTS = False
+            if groups is not None:
+                groups.batched_fences = False
+        profile = start_yappi() if yappi else None
+        cpu_before = float("nan")  # the Ray actors' CPU is in their own processes
         if mode == "ray":
             started = ray_batch(store, run_id)
         else:
             worker = Worker(store, deps_factory=deps, executors=executors, preload=mode.startswith("warm"))
             worker.prepare()  # `warm`: what the worker does when it starts, before any batch is queued
-            started = time.monotonic()
+            started, cpu_before = time.monotonic(), time.process_time()  # the batch, not the warm-up's imports
             worker.run_forever(exit_when_idle=True)
         wall = time.monotonic() - started
+        cpu = time.process_time() - cpu_before
         with store.engine.connect() as conn:
             steps = conn.exec_driver_sql("SELECT count(*) FROM step").scalar()
         trials = sorted(store.trials_for_run(run_id), key=lambda t: t.id)  # ids follow the queue's order
@@ -188,7 +234,8 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
         served = stats()
         ramp = (served["first_request_at"] or float("nan")) - started  # one monotonic clock for both processes
         usable = min(concurrency, slots)
-        return {"concurrency": concurrency, "mode": mode, "trials": len(trials), "done": done, "wall_s": wall,
+        profiled = trial_thread_profile(profile, run_id, len(trials)) if profile else {}
+        return {**profiled, "cpu_per_trial_s": cpu / max(1, len(trials)), "concurrency": concurrency, "mode": mode, "trials": len(trials), "done": done, "wall_s": wall,
                 "served": served["served"], "ramp_s": ramp, "peak": served["peak_in_flight"],
                 "share": served["served"] * latency_s / (usable * wall),
                 "busy_share": served["busy_slot_s"] / (usable * wall), "ideal": ideal,
@@ -201,6 +248,7 @@ def capacity_run(level: int, count: int, mode: str, args: argparse.Namespace) ->
     """One level and mode in a fresh process (`capacity_child`); its result, all trials done."""
     command = [sys.executable, __file__, "--capacity-child", str(level), "--mode", mode,
                "--problems", str(count), "--latency-ms", str(args.latency_ms), "--slots", str(args.slots)]
+    command += ["--yappi"] if args.yappi else []
     out = subprocess.run(command, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise SystemExit(f"level {level} {mode} failed:\n{out.stderr[-3000:]}")
@@ -219,7 +267,7 @@ def capacity(args: argparse.Namespace) -> None:
           "ideal: the share with zero overhead on this queue (only the last wave's tail lost)")
     print("steps/tx: step rows per write transaction (concurrent trials' steps share one, see store/step_groups)")
     print(f"{'concurrency':>11} {'mode':>8} {'trials':>6} {'calls':>5} {'wall s':>7} {'share':>6} {'busy':>6} "
-          f"{'ideal':>6} {'/ideal':>6} {'ramp s':>6} {'peak':>4} {'steps/tx':>8} {'load':>5}")
+          f"{'ideal':>6} {'/ideal':>6} {'ramp s':>6} {'peak':>4} {'steps/tx':>8} {'cpu/trial':>9} {'load':>5}")
     modes = args.modes.split(",")
     if "ray" in modes and importlib.util.find_spec("ray") is None:
         print("ray: not installed in this environment; its row is left out")
@@ -235,13 +283,17 @@ def capacity(args: argparse.Namespace) -> None:
                 shares[mode].append(r["share"])
                 print(f"{level:>11} {mode:>8} {r['trials']:>6} {r['served']:>5} {r['wall_s']:>7.2f} "
                       f"{r['share']:>6.2f} {r['busy_share']:>6.2f} {r['ideal']:>6.2f} {r['share'] / r['ideal']:>6.2f} "
-                      f"{r['ramp_s']:>6.2f} {r['peak']:>4} {r['steps_per_tx']:>8.2f} {os.getloadavg()[0]:>5.1f}",
-                      flush=True)
-        if shares.get("warm") and shares.get("warm-orm"):
-            core, orm = statistics.median(shares["warm"]), statistics.median(shares["warm-orm"])
-            print(f"{level:>11} median share warm (Core step INSERTs) {core:.2f} / warm-orm {orm:.2f} = "
-                  f"{core / orm:.2f}x  (runs: {', '.join(f'{x:.2f}' for x in shares['warm'])} / "
-                  f"{', '.join(f'{x:.2f}' for x in shares['warm-orm'])})", flush=True)
+                      f"{r['ramp_s']:>6.2f} {r['peak']:>4} {r['steps_per_tx']:>8.2f} "
+                      f"{r['cpu_per_trial_s'] * 1000:>7.0f}ms {os.getloadavg()[0]:>5.1f}", flush=True)
+                if "trial_cpu_s" in r:
+                    print(f"{'':>11} {mode:>8} trial threads {r['trial_cpu_s'] * 1000:.0f} ms CPU per trial; "
+                          + ", ".join(f"{n} {share:.1%}" for n, share in r["largest"]), flush=True)
+        for other in ("warm-orm", "warm-prev"):
+            if shares.get("warm") and shares.get(other):
+                now, before = statistics.median(shares["warm"]), statistics.median(shares[other])
+                print(f"{level:>11} median share warm {now:.2f} / {other} {before:.2f} = {now / before:.2f}x  "
+                      f"(runs: {', '.join(f'{x:.2f}' for x in shares['warm'])} / "
+                      f"{', '.join(f'{x:.2f}' for x in shares[other])})", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
@@ -254,7 +306,8 @@ def main() -> None:
     parser.add_argument("--problems", default="4,8,20", help="capacity: problems at concurrency 1, 4 and 16")
     parser.add_argument("--slots", type=int, default=16, help="capacity: requests the stand-in serves at once")
     parser.add_argument("--modes", default="cold,batch,warm,ray", help="capacity: any of cold, batch, warm, warm-1tx, "
-                        "warm-orm, ray (ray: only where Ray is installed)")
+                        "warm-orm, warm-prev, ray (ray: only where Ray is installed)")
+    parser.add_argument("--yappi", action="store_true", help="capacity: profile the trial threads (needs yappi)")
     parser.add_argument("--repeat", type=int, default=1, help="capacity: runs of each level and mode, interleaved")
     parser.add_argument("--levels", default="1,4,16", help="capacity: which of the concurrency levels 1, 4, 16 to run")
     parser.add_argument("--capacity-child", type=int, default=None, help=argparse.SUPPRESS)
@@ -262,7 +315,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.capacity_child is not None:
         latency = (args.latency_ms if args.latency_ms is not None else 500.0) / 1000
-        result = capacity_child(args.capacity_child, int(args.problems), latency, args.slots, args.mode)
+        result = capacity_child(args.capacity_child, int(args.problems), latency, args.slots, args.mode, args.yappi)
         print(json.dumps(result))
         return
     given = args.latency_ms

@@ -477,6 +477,7 @@ def main() -> int:
     parser.add_argument("--trace-load", action="store_true", help="only Trace's first load, quiet and beside busy "
                         "loops (bench/trace_load.py)")
     parser.add_argument("--busy", type=int, default=4, help="with --trace-load: CPU-bound loops beside the dashboard")
+    parser.add_argument("--apptest", action="store_true", help="with --trace-load: the page script alone (AppTest)")
     parser.add_argument("--first-page", action="store_true", help="only the first page after a start: seconds and "
                         "modules imported (bench/first_page.py)")
     parser.add_argument("--before", type=Path, help="with --trace-load or --first-page: another checkout measured "
@@ -484,8 +485,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.trace_load:
         from bench.trace_load import run as trace_load
+        from bench.trace_load import run_apptest
 
-        return trace_load(args.busy, args.before)
+        return run_apptest(args.before) if args.apptest else trace_load(args.busy, args.before)
     if args.first_page:
         from bench.first_page import run as first_page
 

@@ -6,7 +6,9 @@ SQLite store (written by the older code; the newer one migrates it on opening), 
 processes one after the other:
 
 - "before": the code of BEFORE_REV (the last commit before the report's tests were
-  computed all at once), extracted with `git archive` into a temporary folder;
+  computed all at once), extracted with `git archive` into a temporary folder, or the
+  `execugraph` package under `--before DIR` (say `git archive HEAD execugraph | tar -x -C DIR`,
+  to compare with the last commit while other work in the checkout changes the report);
 - "after": this checkout.
 
 Each side builds the report through `build_report` (the store path the Statistics page
@@ -16,7 +18,7 @@ run), the ratio before / after, and the sha256 of the report's JSON: both sides 
 the same bytes (exit 1 otherwise). The load average is printed beside the figures.
 `--profile` prints the after side's top functions (cProfile, warm).
 
-    .venv/bin/python bench/statistics_speed.py [--runs 56] [--seed 0] [--repeats 3] [--before-rev REV]
+    .venv/bin/python bench/statistics_speed.py [--runs 56] [--seed 0] [--repeats 3] [--before-rev REV | --before DIR]
 """
 
 from __future__ import annotations
@@ -141,6 +143,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3, help="warm builds per side (the best is reported)")
     parser.add_argument("--before-rev", default=BEFORE_REV)
+    parser.add_argument("--before", type=Path, help="a folder holding the before side's execugraph package "
+                        "(instead of --before-rev)")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--code", help=argparse.SUPPRESS)
@@ -150,12 +154,17 @@ def main() -> int:
     args = parser.parse_args()
     if args.worker:
         return worker(args)
+    if args.before is not None and not (args.before / "execugraph" / "__init__.py").is_file():
+        raise SystemExit(f"--before {args.before}: no execugraph package in that folder")
     with tempfile.TemporaryDirectory() as tmp:
-        before = Path(tmp) / "before"
-        before.mkdir()
-        archive = subprocess.run(["git", "archive", args.before_rev, "execugraph"], cwd=ROOT, capture_output=True,
-                                 check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
+        if args.before is not None:
+            before = args.before.resolve()
+        else:
+            before = Path(tmp) / "before"
+            before.mkdir()
+            archive = subprocess.run(["git", "archive", args.before_rev, "execugraph"], cwd=ROOT, capture_output=True,
+                                     check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
         db = Path(tmp) / "runs.db"
         written = subprocess.run([sys.executable, __file__, "--worker", "--write", "--code", str(before), "--db", str(db),
                                   "--runs", str(args.runs), "--seed", str(args.seed)], capture_output=True, text=True,
@@ -167,7 +176,7 @@ def main() -> int:
         old = side(str(before), db, store_ids, args, profile=False)
         new = side(str(ROOT), db, store_ids, args, profile=args.profile)
         load_after = os.getloadavg()
-    print(f"{args.runs} runs, {new['pairs']:,} pairs; before = {args.before_rev}, after = this checkout; "
+    print(f"{args.runs} runs, {new['pairs']:,} pairs; before = {args.before or args.before_rev}, after = this checkout; "
           f"load average {load[0]:.1f} before, {load_after[0]:.1f} after")
     same = True
     for name, what in (("store", "build_report (store)"), ("records", "build_report_from_records")):

@@ -1,6 +1,6 @@
 """Trace's first load on a busy machine (issue 41: 18-67 s at load 17-24, blank meanwhile), in a real browser.
 
-Usage: python bench/pages.py --trace-load [--busy 4] [--before DIR]   (or python bench/trace_load.py ...)
+Usage: python bench/pages.py --trace-load [--busy 4] [--before DIR] [--apptest]   (or python bench/trace_load.py ...)
 
 Seeds a small store (1,000 trials) plus one 15-step trial with its LLM calls and sandbox runs, then, in Debian
 chromium against `streamlit run app.py` started just before (its imports cold, as after `make run`), opens Trace
@@ -10,6 +10,8 @@ shown (title and the trial's metrics) and the whole page drawn (timeline chart, 
 quiet, then beside `--busy` CPU-bound Python loops. Targets from issue 41: drawn under 2 s quiet,
 something shown within 1 s under load. With `--before DIR` (another checkout, e.g. `git archive HEAD | tar -x -C DIR`)
 the same visits are made on a server started from DIR, right after this tree's, on the same database and load.
+With `--apptest`: no browser and no server, the page script alone rendered by AppTest in a fresh process (first
+visit after the first page, then again after Runs): seconds until the header is done, the whole run, CPU seconds.
 """
 
 from __future__ import annotations
@@ -195,12 +197,79 @@ def run(busy: int, before: Path | None = None) -> int:
     return int(quiet[2] >= QUIET_TARGET_S or loaded[1] >= LOADED_SHOWN_TARGET_S)
 
 
+# Run in the measured tree (cwd) by a fresh interpreter: the first page, then Trace (first visit, then again after
+# Runs); "header" is when the page asks for the trial's steps, right after its metrics. Prints one JSON line.
+PAGE_PROBE = """
+import json, statistics, sys, time
+sys.path.insert(0, '.')
+import streamlit  # noqa: F401 - `streamlit run` has imported it before the app's first run
+from streamlit.testing.v1 import AppTest
+import ui.resources
+ui.resources.start_worker = lambda url: False
+ui.resources.warm_up = lambda: None  # the page's own work, not the warm-up thread's beside it
+from ui import views
+steps, header = views.step_rows, []
+def timed_steps(*args, **kwargs):
+    header.append(time.perf_counter())
+    return steps(*args, **kwargs)
+views.step_rows = timed_steps
+at = AppTest.from_file('app.py', default_timeout=900).run()
+def visit():
+    at.switch_page('pages/trace.py')
+    header.clear()
+    started, cpu = time.perf_counter(), time.process_time()
+    at.run()
+    assert not at.exception and len(at.metric) >= 6 and at.get('plotly_chart'), 'Trace was not drawn'
+    return header[0] - started, time.perf_counter() - started, time.process_time() - cpu
+first = visit()
+again = []
+for _ in range(AGAIN):
+    at.switch_page('pages/runs.py')
+    at.run()
+    again.append(visit())
+print(json.dumps({'first': first, 'again': [statistics.median(v[i] for v in again) for i in range(3)]}))
+"""
+
+
+def _page_probe(tree: Path, db: Path) -> dict[str, list[float]]:
+    """Trace rendered by AppTest in a fresh process in `tree`: {'first'|'again': [header s, whole s, CPU s]}."""
+    import json
+
+    env = dict(os.environ, EXECUGRAPH_DB=str(db), EXECUGRAPH_CACHE_DIR=str(db.parent / f"cache-{abs(hash(str(tree)))}"),
+               OLLAMA_HOST="http://127.0.0.1:9", PYTHONPATH=str(tree))
+    done = subprocess.run([sys.executable, "-c", f"AGAIN = {AGAIN}\n{PAGE_PROBE}"], cwd=tree, env=env,
+                          capture_output=True, text=True, timeout=1800, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{tree}: Trace did not render:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_apptest(before: Path | None) -> int:
+    """The page script's own seconds (no browser, no server): Trace on the 15-step trial, this tree and `before`."""
+    trees = {"this tree": ROOT} | ({"before": before.resolve()} if before else {})
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "trace.db"
+        os.environ["EXECUGRAPH_DB"] = str(db)
+        seed(db, 1000)
+        add_long_trial(db)
+        found = {name: _page_probe(tree, db) for name, tree in trees.items()}
+    print(f"\n{'Trace by AppTest, 15-step trial':<40} {'header s':>9} {'whole s':>8} {'CPU s':>6}")
+    for name, result in found.items():
+        for visit, label in (("first", "first visit"), ("again", f"again (median of {AGAIN})")):
+            header, whole, cpu = result[visit]
+            print(f"{name + ', ' + label:<40} {header:>9.2f} {whole:>8.2f} {cpu:>6.2f}")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--busy", type=int, default=4, help="CPU-bound loops running beside the dashboard")
     parser.add_argument("--before", type=Path, help="another checkout, measured the same way after this tree")
+    parser.add_argument("--apptest", action="store_true",
+                        help="time the page script alone (AppTest, no browser): header and whole, first and again")
     args = parser.parse_args()
-    return run(args.busy, args.before)
+    return run_apptest(args.before) if args.apptest else run(args.busy, args.before)
 
 
 if __name__ == "__main__":

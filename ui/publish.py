@@ -12,16 +12,16 @@ import io
 import zipfile
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from execugraph.figures.static import to_image
 from execugraph.safety.inert_text import md_text
-from execugraph.stats.all_tables import publication_tables
-from execugraph.stats.table_format import table_files
-from execugraph.stats.tables import Table
 from ui import resources
+
+if TYPE_CHECKING:  # the statistics tables load SciPy: imported where a table is made, not by a page that only plots
+    from execugraph.stats.tables import Table
 
 MIME = {"svg": "image/svg+xml", "pdf": "application/pdf"}
 TABLE_FORMATS = {"LaTeX": "latex", "CSV": "csv", "Markdown": "markdown"}
@@ -66,6 +66,8 @@ def chart(fig: Any, *, key: str, name: str) -> None:
 
 def tables_zip(tables: list[Table], fmt: str) -> bytes:
     """The tables as files (`paired.tex`, ... and `tables.tex`) in one zip, in a fixed order."""
+    from execugraph.stats.table_format import table_files
+
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, text in table_files(tables, fmt).items():
@@ -94,6 +96,8 @@ def table_view(table: Table, *, key: str) -> None:
 
 def tables_download(report: dict, *, key: str, stem: str) -> None:
     """A format choice and one button that downloads every publication table of the report."""
+    from execugraph.stats.all_tables import publication_tables
+
     tables = publication_tables(report)
     row = st.container(horizontal=True, vertical_alignment="bottom")  # wraps: a narrow column cut the label
     label = row.selectbox("Table format", list(TABLE_FORMATS), key=f"{key}.format", width=180)

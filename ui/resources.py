@@ -80,12 +80,10 @@ def _health(url: str, ollama_host: str, openai_base_url: str = "", model_loaded:
 
 def _embedded_loaded() -> bool:
     """Whether this server process holds the embedded model (cheap: no load, no wait)."""
-    from execugraph.providers.llm import LLMError, embedded_model_path, llama_loaded
+    from execugraph.providers.embedded import find_model_file, held  # not `llm`: it imports LangChain
 
-    try:
-        return llama_loaded(str(embedded_model_path()))
-    except LLMError:
-        return False
+    path = find_model_file()
+    return not isinstance(path, str) and held(str(path))
 
 
 def health() -> list[Check]:

@@ -14,6 +14,7 @@ from execugraph.store import RunFilter, run_reads
 from ui import url_state
 from ui.keys import Runs
 from ui.publish import plot
+from ui.views.runs_cells import RUN_TABLE_TEXT, SUMMARY_TEXT, shown_rows
 from ui.widgets import duration, pct
 
 if TYPE_CHECKING:
@@ -35,21 +36,21 @@ COLUMN_CONFIG_HELP = {
 def runs_table(rows: list[dict[str, Any]], key: str) -> None:
     """A table of run rows (`views.group_runs`), as the Runs page and its derived-run sections draw them."""
     st.dataframe(
-        rows,
+        shown_rows(rows, RUN_TABLE_TEXT),  # the pass rate as text: — where nothing is graded yet, never blank
         hide_index=True,
         key=key,
         column_order=table_columns(rows[0]),
         column_config={
             "name": st.column_config.TextColumn("name", width="medium"),
-            "pass_rate": st.column_config.ProgressColumn(
-                "pass rate", format="percent", min_value=0, max_value=1, width="small",
-                help="passed / graded trials",
+            "pass_rate": st.column_config.TextColumn(  # 33.3% or —, sorting as numbers (ui/views/runs_cells.py)
+                "pass rate", width="small", help="passed / graded trials; — : none graded yet", alignment="right",
             ),
             "created": st.column_config.DatetimeColumn("created", format="YYYY-MM-DD HH:mm"),
             "family": st.column_config.TextColumn("derived runs", help=COLUMN_CONFIG_HELP["family"]),
             "llm_calls": st.column_config.NumberColumn("LLM calls", help=COLUMN_CONFIG_HELP["llm_calls"],
-                                                       width="small"),
-            "tokens": st.column_config.NumberColumn("tokens", help=COLUMN_CONFIG_HELP["tokens"], width="small"),
+                                                       width="small", format="localized"),
+            "tokens": st.column_config.NumberColumn("tokens", help=COLUMN_CONFIG_HELP["tokens"], width="small",
+                                                    format="localized"),  # 41,760 as the run detail writes it
             "wall_clock": st.column_config.TextColumn("wall clock", help=COLUMN_CONFIG_HELP["wall_clock"],
                                                       width="small"),
         },
@@ -100,7 +101,8 @@ def summary_panel(store: Store, run: Run, row: Mapping[str, Any] | None = None) 
     overall = summary["overall"]
     rescore = bool(row) and row.get("derived") == "rescore"
     # one wrapping row of content-wide metrics: five equal columns cut labels and values ("100.…") at 800 px
-    row_of_metrics = st.container(horizontal=True, gap="large")
+    # gap "medium": "large" is also the gap between wrapped rows, a wide band at 800 px
+    row_of_metrics = st.container(horizontal=True, gap="medium")
     m = [row_of_metrics] * 5
     m[0].metric("Graded", f"{overall['graded']}/{overall['trials']}", help="trials judged by their tests / all trials",
                 width="content")
@@ -130,21 +132,26 @@ def summary_panel(store: Store, run: Run, row: Mapping[str, Any] | None = None) 
     columns = ["passed", "graded", "pass_rate", "errors", "trials", "mean_retries", "mean_wallclock_s", "llm_calls"]
     if rescore:
         columns = [c for c in columns if c not in ("mean_wallclock_s", "llm_calls")]
-    config = {
-        "pass_rate": st.column_config.NumberColumn("pass rate (passed/graded)", format="percent"),
-        "mean_wallclock_s": st.column_config.NumberColumn("mean s", format="%.2f"),
-        "mean_retries": st.column_config.NumberColumn("mean retries", format="%.2f"),
+    config = {  # text sorting as numbers, an em dash where nothing was graded or finished (ui/views/runs_cells.py)
+        # a short label: at 800 px "pass rate (passed/graded)" made the column so wide its right-aligned value
+        # was past the table's edge, an empty-looking cell
+        "pass_rate": st.column_config.TextColumn("pass rate", help="passed / graded trials; — : none graded",
+                                                 alignment="right"),
+        "mean_wallclock_s": st.column_config.TextColumn("mean s", alignment="right"),
+        "mean_retries": st.column_config.TextColumn("mean retries", alignment="right"),
     }
     left, right = st.columns(2)
     left.caption("By condition")
     left.dataframe(
-        [{"condition": r["condition"], **{c: r[c] for c in columns}} for r in summary["by_condition"]],
+        shown_rows([{"condition": r["condition"], **{c: r[c] for c in columns}} for r in summary["by_condition"]],
+                   SUMMARY_TEXT),
         hide_index=True,
         column_config=config,
     )
     right.caption("By category")
     right.dataframe(
-        [{"category": r["category"] or "-", **{c: r[c] for c in columns}} for r in summary["by_category"]],
+        shown_rows([{"category": r["category"] or "-", **{c: r[c] for c in columns}} for r in summary["by_category"]],
+                   SUMMARY_TEXT),
         hide_index=True,
         column_config=config,
     )

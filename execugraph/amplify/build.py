@@ -20,10 +20,12 @@ from execugraph.amplify.boundaries import boundary_inputs
 from execugraph.amplify.contracts import Shape, arg_shapes, violation
 from execugraph.amplify.expected import Answer, reference_answers_many
 from execugraph.amplify.mutation import mutated_inputs, problem_rng
+from execugraph.amplify.panel import PANEL_MIN, bundled_panel
 from execugraph.amplify.preconditions import RULES_VERSION, preconditions
 from execugraph.amplify.properties import draw_inputs
 from execugraph.amplify.references import reference_digest, reference_for
 from execugraph.amplify.templates import Seed, Template, answers_may_differ, problem_seeds
+from execugraph.amplify.text_domain import text_domain
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.problem import Problem
 from execugraph.grading.rules import GradingSettings, problem_grading_tests, suite_digest
@@ -32,13 +34,16 @@ from execugraph.grading.rules import GradingSettings, problem_grading_tests, sui
 # runs, a swapped start, float midpoints, reordered and paired arguments, repeated seeds once, tiny inputs capped;
 # 4: inputs outside the statement's preconditions dropped (`preconditions`), boundary inputs within them, inputs
 # where independent passing programs disagree with the reference dropped (`agreement`)
-GENERATOR_VERSION = "amplify-4"  # with `preconditions.RULES_VERSION`, part of the digest
+# 5: the statement's examples the original tests never grade become new inputs ("example")
+GENERATOR_VERSION = "amplify-5"  # with `preconditions.RULES_VERSION`, part of the digest
 DEFAULT_PER_PROBLEM = 30
 DRAWS = 5  # Hypothesis examples drawn per new input wanted
 SUFFIX = "+amplified"
-AMPLIFIED_KEY = "amplified"  # on a test: its origin ("boundary" | "mutation" | "hypothesis"); such tests only grade
+AMPLIFIED_KEY = "amplified"  # on a test: its origin ("example" | "boundary" | "mutation" | "hypothesis"); only grades
 OVER = "over --per-problem"  # a candidate not needed: enough were kept before it
 FIRST_ROUND_MIN_MARGIN = 4  # candidates answered beyond --per-problem in the first round, at least
+# contracts only the originals' signs imply: where a panel judges the problem's answers it judges these inputs too
+SIGN_CONTRACTS = ("not positive (every original is)", "negative (no original is)")
 TINY_KEPT = 3  # tiny inputs (every string or collection argument of length <= 1) kept in place; more go last
 
 
@@ -95,6 +100,8 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
     main = max(shapes, key=lambda a: sum(1 for s in seeds if len(s.args) == a))
     template: Template = next(s.template for s in seeds if len(s.args) == main)
     rules = preconditions(problem, seeds)
+    words = text_domain(problem.statement, seeds)
+    judged = len(bundled_panel(problem.benchmark).get(problem.id, [])) >= PANEL_MIN  # a panel answers signs too
     edges = boundary_inputs(rules, [s for s in seeds if len(s.args) == main], limit // 3)
     mutated = mutated_inputs(seeds, problem_rng(seed, problem.id, "mutation"), limit * 3)
     pool = draw_inputs(shapes[main], _seed_int(seed, problem.id), limit * DRAWS)
@@ -102,10 +109,12 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
     problem_rng(seed, problem.id, "hypothesis").shuffle(rest)  # then take from all it drew
     pool = simple + rest
     drawn = [(Seed(template, args), args) for args in pool]
-    streams = [[(s, a, "boundary") for s, a in edges], [(s, a, "mutation") for s, a in mutated],
+    graded = problem_grading_tests(problem)
+    seen = {s.template.render(s.args) for s in problem_seeds(problem.model_copy(update={"tests": graded}))}
+    seen |= {t["expr"] for t in graded if isinstance(t.get("expr"), str)}
+    examples = [(s, s.args, "example") for s in seeds if s.template.render(s.args) not in seen]  # shown, not graded
+    streams = [examples, [(s, a, "boundary") for s, a in edges], [(s, a, "mutation") for s, a in mutated],
                [(s, a, "hypothesis") for s, a in drawn]]
-    seen = {s.template.render(s.args) for s in seeds}
-    seen |= {t["expr"] for t in problem.tests if isinstance(t.get("expr"), str)}
     out: list[tuple[str, str]] = []
     tiny: list[tuple[str, str]] = []  # Hypothesis starts with many one-element inputs that test one corner
     while len(out) < limit and any(streams):
@@ -114,10 +123,11 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
                 continue
             source, args, origin = stream.pop(0)
             why = violation(shapes[len(source.args)], args)
-            if why:
+            if why and not (judged and why.endswith(SIGN_CONTRACTS)):
                 dropped[f"breaks contract ({why.split(':', 1)[-1].strip()})"] += 1
                 continue
             why = rules.violation(args) if len(args) == len(rules.names) else None
+            why = why or words.violation(args)
             if why:
                 dropped[f"outside the statement ({why})"] += 1
                 continue
@@ -213,15 +223,24 @@ def _answer_rounds(pool: Any, items: list[tuple[Problem, str | None]], candidate
 
 def amplify_problems(pool: Any, items: list[tuple[Problem, str | None]], *, seed: int = 0,
                      per_problem: int = DEFAULT_PER_PROBLEM, settings: GradingSettings | None = None,
-                     benchmark: str = "", witnesses: dict[str, list[str]] | None = None) -> list[ProblemAmplification]:
+                     benchmark: str = "", witnesses: dict[str, list[str]] | None = None,
+                     panel: dict[str, list[tuple[str, str]]] | None = None) -> list[ProblemAmplification]:
     """Each problem with up to `per_problem` new tests after its own, answered by its reference (None: none
     added); the references run in at most two rounds of two batches of sandbox jobs for all the problems.
-    `witnesses` (problem id -> programs passing its original tests) drop the inputs they dispute (`agreement`)."""
+    `witnesses` (problem id -> programs passing its original tests) drop the inputs they dispute (`agreement`);
+    `panel` (problem id -> [(author, code)]) drops inputs it splits on and answers where it outvotes the reference."""
     from execugraph.amplify.plan_worker import in_workers
 
     plans = in_workers("plan", [(p, ref, seed, per_problem, benchmark or p.benchmark + SUFFIX) for p, ref in items])
     answers = _answer_rounds(pool, items, [[e for e, _ in cands] for _, cands, _ in plans], per_problem, settings)
     answers = [within_answer_domain(problem, found) for (problem, _), found in zip(items, answers, strict=True)]
+    panel_notes = [""] * len(items)
+    if panel and any(panel.get(problem.id) for problem, _ in items):
+        from execugraph.amplify.panel import panel_many
+
+        answers, outcomes = panel_many(pool, [(problem, found, panel.get(problem.id, []))
+                                              for (problem, _), found in zip(items, answers, strict=True)], settings)
+        panel_notes = [o.note() for o in outcomes]
     trusted = [0] * len(items)
     if witnesses:
         from execugraph.amplify.agreement import agree_many
@@ -229,7 +248,9 @@ def amplify_problems(pool: Any, items: list[tuple[Problem, str | None]], *, seed
         answers, trusted = agree_many(pool, [(problem, found, witnesses.get(problem.id, []))
                                              for (problem, _), found in zip(items, answers, strict=True)])
     out = []
-    for (result, cands, dropped), found, n in zip(plans, answers, trusted, strict=True):
+    for (result, cands, dropped), found, n, said in zip(plans, answers, trusted, panel_notes, strict=True):
+        if said:
+            result.note = f"{result.note} {said}".strip()
         if n:
             result.note = f"{result.note} {n} independent solution(s) agreed almost everywhere".strip()
         out.append(_finish(result, cands, found, dropped, per_problem))
@@ -252,16 +273,22 @@ def suite_of(problems: list[Problem]) -> str:
 def amplify_benchmark(pool: Any, benchmark: str, problems: list[Problem], *, seed: int = 0,
                       per_problem: int = DEFAULT_PER_PROBLEM, references: dict[str, str] | None = None,
                       settings: GradingSettings | None = None,
-                      witnesses: dict[str, list[str]] | None = None) -> AmplifiedSuite:
+                      witnesses: dict[str, list[str]] | None = None,
+                      panel: dict[str, list[tuple[str, str]]] | None = None) -> AmplifiedSuite:
     """Every problem amplified; the suite is named `<benchmark>+amplified:<digest[:12]>`. `witnesses`: stored
-    programs passing each problem's original tests (see `agreement`)."""
+    programs passing each problem's original tests (see `agreement`). `panel`: independent solutions per problem
+    (`amplify/panel.py`; None: the one bundled for the benchmark, {}: none)."""
     import hypothesis
+
+    from execugraph.amplify.panel import bundled_panel
+
+    panel = bundled_panel(benchmark) if panel is None else panel
 
     staged = f"{benchmark}{SUFFIX}"
     items = [(problem, reference_for(problem, references)) for problem in problems]
     used = {problem.id: reference for problem, reference in items if reference}
     results = amplify_problems(pool, items, seed=seed, per_problem=per_problem, settings=settings, benchmark=staged,
-                               witnesses=witnesses)
+                               witnesses=witnesses, panel=panel)
     digest = hashlib.sha256(f"{GENERATOR_VERSION}:{RULES_VERSION}:{suite_of([r.problem for r in results])}"
                             .encode()).hexdigest()  # another generator or rule version: another suite
     name = f"{staged}:{digest[:12]}"
@@ -275,6 +302,7 @@ def amplify_benchmark(pool: Any, benchmark: str, problems: list[Problem], *, see
         "hypothesis": hypothesis.__version__, "seed": seed, "per_problem": per_problem,
         "reference_digest": ref_digest, "references": len(used),
         "witnesses": sum(len(v) for v in (witnesses or {}).values()),
+        "panel": sum(len(v) for v in panel.values()),
         "problems": {r.problem.id: r.to_dict() for r in results},
     }
     return AmplifiedSuite(benchmark, name, digest, provenance, results)

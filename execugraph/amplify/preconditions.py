@@ -23,8 +23,9 @@ from execugraph.domain.problem import Problem
 from execugraph.parsing import parse_python
 
 # part of the generator version: other rules, other inputs, another digest. 2: inputs whose reference answer is of a
-# kind or sign no original answer has are dropped too (`answer_domain`)
-RULES_VERSION = "preconditions-2"
+# kind or sign no original answer has are dropped too (`answer_domain`); 3: an independent-solutions panel
+# (`panel`) and the examples' spacing and existence phrases (`text_domain`)
+RULES_VERSION = "preconditions-3"
 VOCABULARY_MAX = 12  # a list of strings (or a string's words) keeps to the words of the originals when few
 VOCABULARY_REPEAT = 1.5  # ... and each distinct word was seen this many times on average
 CONTRADICTED_SHARE = 0.2  # a statement rule broken by more than this share of the originals is a misreading

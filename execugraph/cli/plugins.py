@@ -26,7 +26,7 @@ def _rows(args: argparse.Namespace) -> dict[str, list[dict[str, str]]]:
                        for e in reg.conditions.values() if keep(e.plugin)],
         "loops": [{"name": e.name, "plugin": e.plugin, "description": e.description}
                   for e in reg.loops.values() if keep(e.plugin)],
-        "agents": [{"name": e.name, "plugin": e.plugin, "description": f"after {e.spec.follows}" if e.spec.follows else ""}
+        "agents": [{"name": e.name, "plugin": e.plugin, "description": f"after {e.follows}" if e.follows else ""}
                    for e in reg.agents.values() if keep(e.plugin)],
         "providers": [{"name": e.prefix, "plugin": e.plugin, "description": e.description}
                       for e in reg.providers.values() if keep(e.plugin)],

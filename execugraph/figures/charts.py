@@ -23,9 +23,16 @@ from execugraph.figures.palette import condition_colour, condition_colours, fail
 from execugraph.figures.theme import MARGIN, NOTE_COLOUR, NOTE_MARGIN_B, TOP_LEGEND, fit_title, styled
 from execugraph.safety.inert_text import chart_text
 from execugraph.stats.report_rows import ArmRateRow, CategoryRow, ErrorRow, FamilyRow
-from execugraph.verdicts.compare import significant as significant_at_alpha
 
 _TRACE_TEXT = ("name", "x", "y", "text", "hovertext", "customdata")
+
+
+def significant_at_alpha(p_holm: float | None) -> bool:
+    """`verdicts.compare.significant`, imported on first use: `compare` loads SciPy, which Trace's step timeline (the
+    only chart of that page) never needs."""
+    from execugraph.verdicts.compare import significant
+
+    return significant(p_holm)
 
 
 def _literal(value: Any) -> Any:
@@ -353,6 +360,16 @@ def retry_curve(rows: Sequence[RetryPoint], *, note: str | None = None) -> go.Fi
 COST_METRICS = {"LLM calls": "mean_llm_calls", "tokens": "mean_tokens", "seconds": "mean_wallclock_s"}
 
 
+def label_sides(xs: Sequence[float | None]) -> list[str]:
+    """Each point's label side: the leftmost point's label runs right and the rightmost's left, so neither is drawn
+    over the y-axis ticks or past the plot (a centred "single-oneshot" covered the "20" tick); the rest centred."""
+    present = [x for x in xs if x is not None]
+    if len(present) < 2 or min(present) == max(present):
+        return ["top center"] * len(xs)
+    low, high = min(present), max(present)
+    return ["top right" if x == low else "top left" if x == high else "top center" for x in xs]
+
+
 @inert_text
 def cost_accuracy(points: Sequence[CostPoint], metric: str = "LLM calls") -> go.Figure:
     """Each arm as a point: mean cost per trial (x) against pass rate (y); arms without graded trials are named."""
@@ -365,7 +382,7 @@ def cost_accuracy(points: Sequence[CostPoint], metric: str = "LLM calls") -> go.
             y=[_pct(p["pass_rate"]) for p in points],
             text=[str(p.get("name") or p["arm"]) for p in points],
             mode="markers+text",
-            textposition="top center",
+            textposition=label_sides([p.get(column) for p in points]),
             cliponaxis=False,  # a label near the edge is drawn whole
             marker={"size": 12, "color": condition_colours(str(p["arm"]) for p in points)},
             hovertemplate="%{text}: %{y:.1f}% at %{x:.2f}<extra></extra>",

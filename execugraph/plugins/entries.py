@@ -2,9 +2,44 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+
+class PluginError(ValueError):
+    """A registration that cannot be accepted (the message names the plugin and the thing)."""
+
+
+@dataclass(frozen=True)
+class Lazy:
+    """A registered object named by `"module:attr"`, imported on first use, so a registry lists it without loading
+    its module (the built-in agents and providers, whose modules load LangGraph or LangChain)."""
+
+    target: str
+    plugin: str = ""
+
+    def __post_init__(self) -> None:
+        module, _, attr = self.target.partition(":")
+        if not module or not attr:
+            raise PluginError(f"a lazy target must read 'module:attr', got {self.target!r}")
+
+    def load(self) -> Any:
+        """The object itself; an import that fails or a missing attribute is a PluginError naming the target."""
+        module, _, attr = self.target.partition(":")
+        try:
+            found: Any = importlib.import_module(module)
+            for part in attr.split("."):
+                found = getattr(found, part)
+        except (ImportError, AttributeError) as exc:
+            owner = f" (plugin {self.plugin})" if self.plugin else ""
+            raise PluginError(f"cannot load {self.target}{owner}: {type(exc).__name__}: {exc}") from exc
+        return found
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """A lazy factory or loader is called like the function it names."""
+        return self.load()(*args, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -54,11 +89,24 @@ class LoopEntry:
 
 @dataclass(frozen=True)
 class AgentEntry:
-    """An agent node (a `NodeSpec`); a plugin's runs only in the conditions whose `nodes` name it."""
+    """An agent node (a `NodeSpec`); a plugin's runs only in the conditions whose `nodes` name it.
+
+    `source` is the spec itself or a `Lazy` naming it (the built-ins: their modules import LangGraph); `spec`
+    loads it and checks that it is a spec of this name.
+    """
 
     name: str
-    spec: Any
+    source: Any
     plugin: str = ""
+    follows: str | None = None  # the node it runs after (None: a built-in, or a graph of its own)
+
+    @property
+    def spec(self) -> Any:
+        spec = self.source.load() if isinstance(self.source, Lazy) else self.source
+        if getattr(spec, "name", None) != self.name:
+            raise PluginError(f"agent {self.name!r} of {self.plugin or 'execugraph'}: "
+                              f"{getattr(self.source, 'target', 'its spec')} names {getattr(spec, 'name', None)!r}")
+        return spec
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ def register_providers(register: Any) -> None:
     """Add model servers: `register(prefix, factory, *, description="", example="")`.
 
     `factory(name, *, role, temperature, seed, max_tokens, timeout_s, stop) -> BaseChatModel` builds the chat
-    model of a spec `prefix:name`.
+    model of a spec `prefix:name`. `factory` may be `"module:attr"` instead: the built-ins' is imported when the
+    first model is built (LangChain), an outside plugin's at once.
     """
 
 
@@ -47,7 +48,11 @@ def register_conditions(register: Any) -> None:
 
 @hookspec
 def register_agents(register: Any) -> None:
-    """Add agent nodes: `register(NodeSpec)`; a condition runs it when its `nodes` list names it."""
+    """Add agent nodes: `register(NodeSpec)`; a condition runs it when its `nodes` list names it.
+
+    `register("module:attr", name=...)` names the spec instead of passing it: the built-ins do, so that listing
+    them never imports their modules (LangGraph); an outside plugin's target is imported and checked at once.
+    """
 
 
 @hookspec

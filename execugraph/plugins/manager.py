@@ -3,6 +3,10 @@
 Why each hook implementation is called on its own: a broken outside plugin (an import error, a hook that
 raises, a name already taken) is recorded under its name and skipped, so one bad package never takes the
 dashboard or a batch down, and `python -m execugraph plugins` can say what went wrong.
+
+The built-in agents and providers register by name and `"module:attr"` (`entries.Lazy`): building the registry
+(the sidebar's plugin line, Synthesize's benchmark picker) imports neither LangGraph nor LangChain; the graph and
+the model factory import them when a trial runs.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from execugraph.plugins.entries import (
     AgentEntry,
     BenchmarkEntry,
     ConditionEntry,
+    Lazy,
     LoopEntry,
+    PluginError,
     ProviderEntry,
     Registry,
     ResultFormatEntry,
@@ -40,10 +46,6 @@ LOOP_PREFIX = "loop-"
 
 _LOCK = threading.RLock()
 _REGISTRY: Registry | None = None
-
-
-class PluginError(ValueError):
-    """A registration that cannot be accepted (the message names the plugin and the thing)."""
 
 
 def _manager(extra: tuple[Any, ...]) -> tuple[pluggy.PluginManager, dict[str, str]]:
@@ -84,9 +86,15 @@ def _collect(pm: pluggy.PluginManager, registry: Registry) -> None:
                 BenchmarkEntry(name.strip().lower(), loader, needs_path, tuple(s.lower() for s in spellings),
                                description, plugin, reference, prepare), plugin)
 
-        def providers(prefix: str, factory: Callable[..., Any], *, description: str = "", example: str = "") -> None:
+        def providers(prefix: str, factory: Callable[..., Any] | str, *, description: str = "",
+                      example: str = "") -> None:
             if ":" in prefix:
                 raise PluginError(f"provider prefix {prefix!r} must not contain ':'")
+            if isinstance(factory, str):  # "module:attr": a built-in's is imported when the first model is built,
+                lazy = Lazy(factory, plugin)  # an outside plugin's now, so that a bad target is named here
+                factory = lazy if _is_built_in(plugin) else lazy.load()
+            if not callable(factory):
+                raise PluginError(f"provider {prefix!r}: the factory must be callable or 'module:attr'")
             add("provider", registry.providers, prefix, ProviderEntry(prefix, factory, description, example, plugin),
                 plugin)
 
@@ -101,13 +109,25 @@ def _collect(pm: pluggy.PluginManager, registry: Registry) -> None:
                                 "explainer": False, "loop": name, "retry_budget": 0},
                                description or f"the external loop {name!r}, graded by our sandbox", plugin), plugin)
 
-        def agents(spec: Any) -> None:
+        def agents(spec: Any, *, name: str | None = None) -> None:
+            if isinstance(spec, str):  # "module:attr" naming the NodeSpec, with its name: listed, not imported
+                if not name:
+                    raise PluginError(f"agent {spec!r}: a 'module:attr' registration needs name=")
+                entry = AgentEntry(name, Lazy(spec, plugin), plugin)
+            else:
+                name = getattr(spec, "name", None)
+                entry = AgentEntry(str(name), spec, plugin, getattr(spec, "follows", None))
+            add("agent", registry.agents, name, entry, plugin)
+            if not _is_built_in(plugin):  # a built-in registers itself when its module loads (agents.nodes)
+                _wire(entry)
+
+        def _wire(entry: AgentEntry) -> None:
+            """An outside plugin's node joins the node registry now (its spec loaded, and checked, here)."""
             from execugraph.agents.registry import register as register_node
 
-            name = getattr(spec, "name", None)
-            add("agent", registry.agents, name, AgentEntry(str(name), spec, plugin), plugin)
-            if not _is_built_in(plugin):  # the built-ins registered themselves when their modules loaded
-                register_node(dataclasses.replace(spec, opt_in=True))  # only the conditions naming it run it
+            spec = entry.spec
+            registry.agents[entry.name] = dataclasses.replace(entry, source=spec, follows=spec.follows)
+            register_node(dataclasses.replace(spec, opt_in=True))  # only the conditions naming it run it
 
         def result_formats(entry: ResultFormatEntry) -> None:
             if not isinstance(entry, ResultFormatEntry):

@@ -2,8 +2,10 @@
 
 __all__ = [
     "clients",
+    "embedded",
     "health",
     "llm",
     "model_router",
+    "openai_direct",
     "outages",
 ]

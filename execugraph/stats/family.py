@@ -66,7 +66,7 @@ def why_not_comparable(a: ArmData, b: ArmData, *, comparable_only: bool) -> str 
     bench_a, bench_b = known_benchmarks(a), known_benchmarks(b)
     if comparable_only and bench_a and bench_b and not bench_a & bench_b:
         return f"different benchmarks ({', '.join(sorted(bench_a))} vs {', '.join(sorted(bench_b))})"
-    if not set(a.tallies) & set(b.tallies):
+    if a.tallies.keys().isdisjoint(b.tallies):  # stops at the first common problem
         return NO_COMMON_PROBLEMS
     return None
 

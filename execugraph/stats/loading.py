@@ -104,6 +104,7 @@ def load_report_inputs(
         def arm_of(run_id: int, condition: str | None) -> ArmData | None:
             return arms.get((run_id, condition)) or arms.get((run_id, None))
 
+        by_condition: dict[tuple[int, str], list[int]] = {}  # (run, condition) -> [trials, passed], added at the end
         for run_id, condition, problem_id, status, _min_id, category, n, p, benchmark in problem_rows:
             if wanted is not None and condition not in wanted:
                 continue
@@ -113,7 +114,9 @@ def load_report_inputs(
                 if arm is not None:
                     _add(arm.not_counted, status, int(n))
                 continue
-            _bump(runs[run_id].conditions, condition or UNKNOWN, n, p)
+            counts = by_condition.setdefault((run_id, condition or UNKNOWN), [0, 0])
+            counts[0] += int(n)
+            counts[1] += int(p or 0)
             if arm is not None:
                 arm.benchmarks.add(benchmark or "")
                 tally = arm.tallies.get(problem_id)
@@ -123,6 +126,8 @@ def load_report_inputs(
                 tally.passed += int(p or 0)
                 if status == "error":
                     arm.errored += int(n)
+        for (run_id, condition), (n, p) in by_condition.items():  # first-seen order, as one bump per row gave
+            _bump(runs[run_id].conditions, condition, n, p)
 
         _load_breakdowns(reads.breakdowns(keys, conditions), arm_of)
         groups = sorted({(r, c) for r, c, _p, s, *_ in problem_rows if s in COUNTED_STATUSES}, key=str)

@@ -5,6 +5,10 @@ tries, not given one. For sampler S and costlier reference R of the family, k = 
 S's mean cost per sample); S's per-problem pass@k (the unbiased estimator, `passk.pass_at_k`) is paired against
 R's per-problem pass rate like any comparison (`paired.compare_paired`). Where a problem has fewer than k
 samples its pass@k is taken at all its samples (pass@n), and the row says how many problems were clipped.
+"Cheaper" is per sample, as `batch --match-budget` plans it (`batch.matched_plan`): a best-of-N trial's cost
+over the samples its grade steps recorded, so a best-of-4 trial of 4 calls is 1 call a sample, cheaper than a
+4-call arm. A best-of-N arm whose trials recorded no samples has only its trials' outcomes, so its samples are its
+trials, at a trial's cost (the plan then queues budget / N trials, the same count).
 """
 
 from __future__ import annotations
@@ -23,8 +27,9 @@ from execugraph.stats.signed_rank_batch import wilcoxon_many
 
 METHOD = (
     "for an arm with two or more samples on some problem (trials, or a best-of-N arm's recorded samples) and each "
-    "costlier arm it is compared with: k = floor(the costlier arm's mean cost per trial / the sampler's mean cost "
-    "per sample), at least 1; the sampler's per-problem pass@k (unbiased estimator, Chen et al. 2021) paired "
+    "arm that costs more per trial than it costs per sample (a best-of-N trial's cost over the samples it recorded): "
+    "k = floor(the costlier arm's mean cost per trial / the sampler's mean cost per sample), at least 1; the "
+    "sampler's per-problem pass@k (unbiased estimator, Chen et al. 2021) paired "
     "against the costlier arm's per-problem pass rate (delta = sampler - costlier, the paired CI and Wilcoxon p of "
     "every accuracy comparison; not "
     "Holm-adjusted). A problem with fewer than k samples uses all of them (pass@n) and is counted as clipped"
@@ -45,19 +50,17 @@ Budget = tuple[ArmData, ArmData, str, float, float, float, int, dict[str, float]
 
 def _budget(sampler: ArmData, reference: ArmData, metric: str, costs: Mapping[str, Mapping[str, Mapping]],
             memo: dict) -> Budget | None:
-    """What the sampler buys at the reference's budget (k, its per-problem pass@k), or None (not cheaper, no
-    repeats); `memo` keeps each arm's samples and each (arm, k)'s pass@k across the rows of one report."""
+    """What the sampler buys at the reference's budget (k, its per-problem pass@k), or None (not cheaper per
+    sample, no repeats); `memo` keeps each arm's samples and each (arm, k)'s pass@k across the rows of one report."""
     s_cost, r_cost = costs[sampler.label][metric]["mean"], costs[reference.label][metric]["mean"]
-    if not s_cost or r_cost is None or s_cost <= 0 or r_cost <= s_cost:
+    if not s_cost or r_cost is None or s_cost <= 0:
         return None
     if ("samples", sampler.label) not in memo:
         samples, per_trial = samples_of(sampler)
         memo["samples", sampler.label] = (samples, per_trial, max((n for n, _ in samples.values()), default=0))
     samples, per_trial, most = memo["samples", sampler.label]
-    if most < 2:
-        return None
-    per_sample = s_cost / per_trial
-    if r_cost <= s_cost:
+    per_sample = s_cost / per_trial  # a best-of-N trial's cost over its samples, as `batch --match-budget` prices it
+    if most < 2 or r_cost <= per_sample:
         return None
     k_exact = r_cost / per_sample
     k = max(1, math.floor(k_exact + 1e-9))

@@ -123,7 +123,8 @@ def compare_many(
 ) -> list[PairedComparison]:
     """`compare_paired(rates_a, rates_b, a=a, b=b, trials=trials)` for each job (rates_a, rates_b, a, b, trials),
     with every signed-rank test and mean difference of the batch computed at once: the same numbers."""
-    inputs = [paired_arrays(ra, rb) for ra, rb, *_ in jobs]
+    memo: dict[int, tuple[list[str], np.ndarray]] = {}
+    inputs = [_paired_arrays_memo(ra, rb, memo) for ra, rb, *_ in jobs]
     tests = wilcoxon_many([diffs for *_, diffs in inputs])
     means = row_stats([diffs for *_, diffs in inputs])
     return [
@@ -139,6 +140,22 @@ def paired_arrays(rates_a: Mapping[str, float], rates_b: Mapping[str, float]) ->
     rb = np.array([rates_b[p] for p in common], dtype=float)
     # Round away float noise so equal rational gaps (2/3 - 1/3 vs 1/3 - 0) tie in the ranks.
     return common, ra, rb, np.round(rb - ra, 12)
+
+
+def _paired_arrays_memo(rates_a: Mapping[str, float], rates_b: Mapping[str, float],
+                        memo: dict[int, tuple[list[str], np.ndarray]]) -> PairedArrays:
+    """`paired_arrays`, keeping each arm's sorted problems and rates in `memo` (by mapping, for one batch) and using
+    them as they are when both arms have the same problems (the usual case: then nothing is intersected)."""
+    known = []
+    for rates in (rates_a, rates_b):
+        if id(rates) not in memo:
+            keys = sorted(rates)
+            memo[id(rates)] = (keys, np.array([rates[p] for p in keys], dtype=float))
+        known.append(memo[id(rates)])
+    (keys_a, ra), (keys_b, rb) = known
+    if keys_a != keys_b:
+        return paired_arrays(rates_a, rates_b)
+    return keys_a, ra, rb, np.round(rb - ra, 12)
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def planned_results(report: StatsReport, plans: Sequence[tuple[str, dict]]) -> l
             note = f"planned on {plan.get('measure')}: run stats with --cost {STATS_COST[plan['measure']]}"
         elif row is None:
             note = (f"{plan['cheap']} against {plan['costly']} is not in this report's family, or {plan['cheap']} was "
-                    f"not cheaper per trial in this batch, or has fewer than two samples on every problem"
+                    f"not cheaper per sample in this batch, or has fewer than two samples on every problem"
                     if cheap and costly else f"{plan['cheap']} or {plan['costly']} is not among the report's arms")
         out.append({"run": run_id, "cheap": plan["cheap"], "costly": plan["costly"], "measure": plan.get("measure"),
                     "samples": plan.get("samples"), "plan": plan.get("text", ""),

@@ -37,7 +37,14 @@ def _sums(values: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if size == 0:
         return n, np.zeros(count)
     magnitude = np.abs(values)
-    order = np.lexsort((magnitude, group))
+    # By vector, then magnitude. Tied magnitudes share one average rank, so their order is free: a quick (unstable)
+    # sort by magnitude, then a stable sort by vector, which numpy does by radix for 16-bit keys (both
+    # together a few times faster than lexsort).
+    if count <= np.iinfo(np.uint16).max:
+        order = np.argsort(magnitude)
+        order = order[np.argsort(group[order].astype(np.uint16), kind="stable")]
+    else:
+        order = np.lexsort((magnitude, group))
     group, magnitude, positive = group[order], magnitude[order], values[order] > 0
     new_run = np.ones(size, dtype=bool)
     new_run[1:] = (group[1:] != group[:-1]) | (magnitude[1:] != magnitude[:-1])

@@ -3,7 +3,8 @@
 Sixteen trial threads each committing their own step queue on SQLite's write lock, whose
 busy handler sleeps between tries. Here a thread that finishes a step puts it in a queue
 and waits for the process's step lock; whoever holds it writes every step queued so far in
-one transaction (each in its own SAVEPOINT, fenced as `_transact` would fence it), commits,
+one transaction (each in its own SAVEPOINT, fenced as `_transact` would fence it, all the group's fences
+by one SELECT at its start), commits,
 and hands each waiter its step id or its error. `record_step` still returns only after its
 step is committed, so a crash loses at most the steps in flight, as before; only the number
 of transactions falls. PostgreSQL, whose writers do not queue on one lock, keeps one
@@ -20,7 +21,7 @@ from sqlalchemy import Connection, Engine
 from sqlmodel import Session
 
 from execugraph.store.engine import writer
-from execugraph.store.fencing import Fence
+from execugraph.store.fencing import Fence, check_all
 from execugraph.store.retry import RetryPolicy, is_transient, run_with_retry
 
 MAX_GROUP = 64  # steps per transaction at most, so one commit never holds the write lock for long
@@ -50,6 +51,7 @@ class StepGroups:
         self._leader = threading.Lock()
         self.transactions = 0
         self.steps = 0
+        self.batched_fences = True  # False: one fence SELECT per step, as before (benchmarks compare the two)
 
     def queued(self) -> int:
         """Steps waiting for a transaction now."""
@@ -92,10 +94,17 @@ class StepGroups:
                     prior = step.found(conn) if attempts > 1 else None
                     outcome[step] = prior if prior is not None else step.work(conn)
                     return outcome
+                # every fence checked by one SELECT in this transaction (the write lock held: nobody can re-queue a
+                # trial between it and the writes); a superseded attempt's step is refused without a savepoint
+                fenced = [step for step in group if step.fence is not None and self.batched_fences]
+                refused = dict(zip(fenced, check_all(conn, [step.fence for step in fenced if step.fence is not None]), strict=True))
                 for step in group:
+                    if refused.get(step) is not None:
+                        outcome[step] = refused[step]
+                        continue
                     try:
                         with session.begin_nested():
-                            if step.fence is not None:
+                            if step.fence is not None and not self.batched_fences:
                                 step.fence.check(conn)
                             prior = step.found(conn) if attempts > 1 else None
                             outcome[step] = prior if prior is not None else step.work(conn)

@@ -43,7 +43,7 @@ def _verdict(pool, problem, code: str) -> str:
 def test_new_shapes_catch_wrong_programs_the_originals_pass(pool) -> None:
     chosen = [p for p in load_humaneval() if p.id in WRONG]
     suite = amplify_benchmark(pool, "humaneval", chosen, seed=0, per_problem=30)
-    assert suite.provenance["generator"] == "amplify-4"
+    assert suite.provenance["generator"] == "amplify-5"
     for original, amplified in zip(chosen, suite.stored_problems(), strict=True):
         wrong = WRONG[original.id]
         assert _verdict(pool, original, wrong) == "passed", original.id

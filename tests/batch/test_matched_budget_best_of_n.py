@@ -88,3 +88,8 @@ def test_cli_plans_seeds_for_a_best_of_n_pilot(tmp_path):
     assert planned["samples"] == 8 and "4 samples per trial" in planned["plan"]
     (arm,) = [a for a in as_json["arms"] if a["condition"] == "best-of-n@4"]
     assert arm["best_of_n"] == 4 and arm["trials"] == 2  # the 8 samples stats' pass@k counts
+    # both arms spend 4 calls a trial, so only a per-sample rule (as the plan's) finds the budget: 4 samples of 1
+    result = planned["result"]
+    assert result is not None, planned["note"]
+    assert (result["metric"], result["cost_per_sample"], result["budget"], result["k"]) == ("llm_calls", 1.0, 4.0, 4)
+    assert result["max_samples"] == 8 and result["clipped_problems"] == 0

@@ -8,15 +8,13 @@ so single-retry beats single-oneshot on every problem; or every answer is right 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from execugraph.batch.control import enqueue_batch
 from execugraph.batch.runner import Worker
 from execugraph.batch.spec import BatchSpec
-from execugraph.configuration.settings import PROJECT_ROOT
+from execugraph.cli import main
 from execugraph.sequential.design import SequentialDesign
 from execugraph.sequential.monitor import STATE_KEY
 from execugraph.sequential.rule import first_stop
@@ -47,6 +45,17 @@ def run_batch(store: Store, responder, pool) -> tuple[int, dict]:
     return run_id, run.config[STATE_KEY]
 
 
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The CLI in this process (what it prints is under test here, not its start-up): exit code, stdout, stderr."""
+    capsys.readouterr()
+    try:
+        code = main(list(args))
+    except SystemExit as stop:  # argparse's own refusals
+        code = stop.code if isinstance(stop.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @pytest.fixture(scope="module")
 def pool():
     from sandbox import SandboxPool
@@ -55,7 +64,7 @@ def pool():
         yield pool
 
 
-def test_a_strong_effect_stops_at_an_early_look_and_saves_the_rest(sqlite_store: Store, pool) -> None:
+def test_a_strong_effect_stops_at_an_early_look_and_saves_the_rest(sqlite_store: Store, pool, capsys) -> None:
     store = sqlite_store
     run_id, state = run_batch(store, retry_wins, pool)
     arm = state["arms"]["single-retry"]
@@ -81,27 +90,22 @@ def test_a_strong_effect_stops_at_an_early_look_and_saves_the_rest(sqlite_store:
     again = first_stop(diffs, design=DESIGN, mdd=state["mdd"], planned=PROBLEMS)
     assert again.decision == "efficacy" and again.look == 3
 
-    shown = subprocess.run([sys.executable, "-m", "execugraph", "--db", store.url.removeprefix("sqlite:///"),
-                            "status", str(run_id)], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
-    assert shown.returncode == 0, shown.stderr
-    assert "sequential: stopped at look 3 of 5" in shown.stdout and "single-retry vs single-oneshot" in shown.stdout
-    assert f"{state['saved_trials']} trials saved" in shown.stdout
-    as_json = subprocess.run([sys.executable, "-m", "execugraph", "--db", store.url.removeprefix("sqlite:///"),
-                              "status", "--json", str(run_id)], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                             timeout=120)
-    row = json.loads(as_json.stdout)[0]
+    db = store.url.removeprefix("sqlite:///")
+    code, shown, err = cli(capsys, "--db", db, "status", str(run_id))
+    assert code == 0, err
+    assert "sequential: stopped at look 3 of 5" in shown and "single-retry vs single-oneshot" in shown
+    assert f"{state['saved_trials']} trials saved" in shown
+    code, as_json, err = cli(capsys, "--db", db, "status", "--json", str(run_id))
+    row = json.loads(as_json)[0]
     assert row["sequential"]["arms"]["single-retry"]["decision"] == "efficacy"
 
-    db = store.url.removeprefix("sqlite:///")
-    stats = subprocess.run([sys.executable, "-m", "execugraph", "--db", db, "stats", "--runs", str(run_id)],
-                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
-    assert stats.returncode == 0, stats.stderr
-    assert "Sequential batches (the paired p-values above ignore the interim looks" in stats.stdout
-    assert f"run {run_id}: sequential: stopped at look 3 of 5" in stats.stdout
-    report = subprocess.run([sys.executable, "-m", "execugraph", "--db", db, "report", "--runs", str(run_id)],
-                            cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
-    assert report.returncode == 0, report.stderr
-    line = next(x for x in report.stdout.splitlines() if "single-retry vs single-oneshot" in x)
+    code, stats, err = cli(capsys, "--db", db, "stats", "--runs", str(run_id))
+    assert code == 0, err
+    assert "Sequential batches (the paired p-values above ignore the interim looks" in stats
+    assert f"run {run_id}: sequential: stopped at look 3 of 5" in stats
+    code, report, err = cli(capsys, "--db", db, "report", "--runs", str(run_id))
+    assert code == 0, err
+    line = next(x for x in report.splitlines() if "single-retry vs single-oneshot" in x)
     assert "efficacy" in line and "3 of 5" in line and "+100.0" in line, line
 
 
@@ -125,17 +129,14 @@ def test_a_sequential_batch_must_be_paired_and_name_a_baseline_it_runs() -> None
     assert isinstance(spec(sequential=DESIGN), BatchSpec)
 
 
-def test_design_flags_without_sequential_are_refused_in_one_line(tmp_path) -> None:
-    db = tmp_path / "runs.db"
-    refused = subprocess.run([sys.executable, "-m", "execugraph", "--db", str(db), "batch", "--looks", "5",
-                              "--mdd", "20"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
-    assert refused.returncode == 2 and "--looks, --mdd only apply with --sequential" in refused.stderr
-    assert "Traceback" not in refused.stderr
-    bad = subprocess.run([sys.executable, "-m", "execugraph", "--db", str(db), "batch", "--sequential", "--mdd", "300"],
-                         cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and bad.stderr.strip() == "batch: --mdd is in percentage points, within (0, 100]; got 300"
-    other = subprocess.run([sys.executable, "-m", "execugraph", "--db", str(db), "batch", "--sequential", "--baseline",
-                            "nope"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
-    assert other.returncode == 2 and other.stderr.strip() == (
+def test_design_flags_without_sequential_are_refused_in_one_line(tmp_path, capsys) -> None:
+    db = str(tmp_path / "runs.db")
+    code, _, refused = cli(capsys, "--db", db, "batch", "--looks", "5", "--mdd", "20")
+    assert code == 2 and "--looks, --mdd only apply with --sequential" in refused
+    assert "Traceback" not in refused
+    code, _, bad = cli(capsys, "--db", db, "batch", "--sequential", "--mdd", "300")
+    assert code == 2 and bad.strip() == "batch: --mdd is in percentage points, within (0, 100]; got 300"
+    code, _, other = cli(capsys, "--db", db, "batch", "--sequential", "--baseline", "nope")
+    assert code == 2 and other.strip() == (
         "batch: sequential baseline 'nope' is not one of the batch's conditions (single-oneshot, single-retry, "
         "multi-full)")

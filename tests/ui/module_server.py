@@ -1,4 +1,4 @@
-"""One dashboard per browser test file, not per test: for files whose tests only look (layout, links, downloads).
+"""One dashboard (and one chromium) per browser test file, not per test: for files whose tests only look.
 
 Starting `streamlit run app.py` and waiting for its first page costs 10-60 s on a busy 2-core machine; a file of
 four looking tests paid it four times. Import the fixture (it is named `server`, like test_browser.py's) into a
@@ -27,3 +27,25 @@ def module_server(seeded_template: tuple[Path, Seeded], tmp_path_factory: pytest
     closed = {"EXECUGRAPH_OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     with serve_dashboard(folder / "runs.db", folder / "cache", folder / "streamlit.log", **closed) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def module_chromium() -> Iterator[object]:
+    """One Playwright driver and one chromium per file (each start costs seconds of CPU); use `module_browser`."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.support.dashboard import launch_chromium
+
+    with sync_playwright() as playwright:
+        opened = launch_chromium(playwright)
+        yield opened
+        opened.close()
+
+
+@pytest.fixture(name="browser")
+def module_browser(module_chromium) -> Iterator[object]:  # noqa: ANN001
+    """The file's chromium; the contexts (and pages) a test opened are closed after it, so no session outlives it."""
+    yield module_chromium
+    for context in list(module_chromium.contexts):
+        context.close()
+

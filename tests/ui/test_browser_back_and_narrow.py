@@ -121,6 +121,9 @@ def _narrow_checks(page, path: str, size: tuple[int, int]) -> list[str]:
         page.get_by_text(CHART_PAGES[path]).first.wait_for(timeout=120_000)
         page.screenshot(path=str(ARTIFACTS / f"narrow-{path}-{width}x{height}.png"), full_page=True)
         problems += [f"{path}: chart title cut: {text}" for text in page.evaluate(CUT_TITLES)]
+    if path == "runs":  # the run detail (metrics, tables per condition and category) is below the first screen
+        page.get_by_text("Cost per trial by condition").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"narrow-runs-detail-{width}x{height}.png"))
     for tab in EXPORT_TABS if path == "export" else ():
         page.get_by_role("tab", name=tab).click()
         settled(page)

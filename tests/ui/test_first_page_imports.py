@@ -1,6 +1,8 @@
 """Issue 41/42, the first page after a start: the router (app.py) and the Synthesize page import neither SciPy nor
-the workflow (LangGraph) nor the statistics engine, on import or while the first page is drawn; the warm-up thread,
-started after that page, still imports them all (fresh interpreters, a real AppTest render on an empty database)."""
+the workflow (LangGraph) nor the statistics engine, on import or while the first page is drawn (the sidebar's plugin
+line builds the plugin registry, whose built-in agents and providers are registered by name, not imported, and its
+embedded-model line asks without LangChain); the warm-up thread, started after that page, still imports them all
+(fresh interpreters, a real AppTest render on an empty database)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from pathlib import Path
 
 from tests.ui.conftest import PROJECT_ROOT
 
-NEVER_FIRST = ("scipy", "execugraph.stats.paired", "execugraph.workflow.graph", "execugraph.batch.runner")
+NEVER_FIRST = ("scipy", "execugraph.stats.paired", "execugraph.workflow.graph", "execugraph.batch.runner", "langgraph",
+               "langchain_core", "execugraph.agents.nodes", "execugraph.providers.llm")
 
 
 def _fresh(code: str, tmp_path: Path) -> dict:
@@ -54,7 +57,7 @@ def test_the_first_page_draws_without_them_and_the_warm_up_imports_them_after(tm
         "assert not at.exception and at.text_area, 'Synthesize was not drawn'\n"
         "first = [m for m in NEVER_FIRST if m in sys.modules]\n"
         "warm().join(600)\n"
-        "after = [m for m in ui.resources.WARM_MODULES if m not in sys.modules]\n"
+        "after = [m for m in (*ui.resources.WARM_MODULES, 'langgraph', 'execugraph.providers.llm') if m not in sys.modules]\n"
         "print(json.dumps({'first': first, 'missing_after_warm_up': after}))\n"
     )
     assert _fresh(code, tmp_path) == {"first": [], "missing_after_warm_up": []}
@@ -73,5 +76,17 @@ def test_traces_header_needs_neither_the_agents_nor_the_statistics(tmp_path: Pat
         "views.OUTCOMES, views.trial_filter_choices, views.run_choices, views.duration\n"
         "print(json.dumps([m for m in sys.modules if m.split('.')[0] == 'langgraph' or m in NEVER_FIRST\n"
         "                  or m == 'execugraph.agents.nodes']))\n"
+    )
+    assert _fresh(code, tmp_path) == []
+
+
+def test_traces_body_needs_no_statistics(tmp_path: Path) -> None:
+    # Below the header Trace draws one chart (the step timeline) and no table: the chart module and the download
+    # helpers import the statistics engine (SciPy) only where a forest plot or a publication table is made.
+    code = (
+        "import json, sys\n"
+        "import ui.trace_body\n"
+        "print(json.dumps([m for m in sys.modules if m.split('.')[0] == 'scipy' or m in (\n"
+        "    'execugraph.stats.paired', 'execugraph.stats.tables', 'execugraph.stats.all_tables')]))\n"
     )
     assert _fresh(code, tmp_path) == []
