@@ -314,7 +314,8 @@ def filter_row(store: Store) -> RunFilter:
     from ui import views
 
     choices = views.filter_choices(store)
-    f = [*st.columns(4), *st.columns([1.5, 1, 1.6])]  # two rows: seven columns broke "Benchmark" at 800 px
+    f = [*st.columns(4), *st.columns([1.5, 0.7, 1.9])]  # two rows: seven columns broke "Benchmark" at 800 px;
+    # the dates get the most room: "yyyy-mm-dd – yyyy-mm-dd" was cut at 800 px
     selects = (
         (Runs.KIND, "Kind", "kind"),
         (Runs.STATUS, "Status", "status"),

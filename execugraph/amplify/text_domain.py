@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from execugraph.amplify.preconditions import is_prime
 from execugraph.amplify.templates import Seed
 
 SPACED = re.compile(r"separated by (?:a )?spaces?|space[- ](?:separated|delimited)|separated with (?:a )?spaces?")
@@ -41,17 +42,6 @@ def space_flanks(text: str) -> set[tuple[str, str]]:
     return out
 
 
-def _is_prime(n: int) -> bool:
-    if n < 2:
-        return False
-    d = 2
-    while d * d <= n:
-        if n % d == 0:
-            return False
-        d += 1
-    return True
-
-
 @dataclass
 class TextDomain:
     """Per argument position: the space flanks the examples allow (None: no rule), and whether a prime must occur."""
@@ -67,7 +57,7 @@ class TextDomain:
                 return "spaces placed as no example of a space-separated string places them"
         for position in self.needs_prime:
             value = args[position] if position < len(args) else None
-            if isinstance(value, list) and not any(isinstance(v, int) and _is_prime(v) for v in value):
+            if isinstance(value, list) and not any(isinstance(v, int) and is_prime(v) for v in value):
                 return "no prime in the list, where the statement presumes one"
         return None
 

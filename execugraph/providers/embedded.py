@@ -27,5 +27,7 @@ def find_model_file() -> Path | str:
 
 def held(path: str) -> bool:
     """Whether this process holds the model at `path`: never, while nothing has imported `llm` to build a model."""
-    llm = sys.modules.get("execugraph.providers.llm")
-    return llm is not None and llm.llama_loaded(path)
+    # `llm` may be in sys.modules half imported (the dashboard's warm-up thread imports it while a page asks):
+    # without `llama_loaded` yet, it cannot have loaded a model either.
+    loaded = getattr(sys.modules.get("execugraph.providers.llm"), "llama_loaded", None)
+    return loaded is not None and bool(loaded(path))

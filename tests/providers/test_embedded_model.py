@@ -66,3 +66,26 @@ def test_a_repetition_penalty_reaches_llama_cpp_and_changes_a_looping_reply():
     first, second = plain.invoke(prompt).content, penalised.invoke(prompt).content
     assert first != second  # greedy decoding: only the penalty can make them differ
     assert first == plain.invoke(prompt).content
+
+
+def test_the_health_line_asks_a_half_imported_llm_module_without_failing(tmp_path):
+    """The dashboard's warm-up thread imports `llm` while the sidebar asks whether the model is held: `llm` is then
+    in sys.modules without its functions yet (CI saw AttributeError 'partially initialized module' on the sidebar).
+    Reproduced in a fresh interpreter by placing the module's bare shell where the import would have put it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys, types\n"
+        "sys.modules['execugraph.providers.llm'] = types.ModuleType('execugraph.providers.llm')\n"
+        "from execugraph.providers.embedded import held\n"
+        "print(held('/nowhere/model.gguf'))\n"
+        "del sys.modules['execugraph.providers.llm']\n"
+        "import execugraph.providers.llm\n"
+        "print(held('/nowhere/model.gguf'))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]
