@@ -91,6 +91,14 @@ def gated_responder(answered: int, gate: threading.Event, calls: list[int]):
     return respond
 
 
+def ctrl_c_deliverable() -> None:
+    """In the child before exec: SIGINT handled and unblocked, as in a terminal. A child inherits an ignored or
+    blocked SIGINT from its parent, and this test process may have inherited one from something that ran before it
+    in the same pytest worker (in CI the batch then finished all 8 trials and exited 0 after the signal)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_ctrl_c_on_a_local_batch_wait_releases_the_run_queued_for_the_next_worker(tmp_path):
     """States, not times: two trials answered and a third one's call held at the server when Ctrl-C is sent."""
     from sandbox import SandboxPool
@@ -111,6 +119,7 @@ def test_ctrl_c_on_a_local_batch_wait_releases_the_run_queued_for_the_next_worke
             [sys.executable, "-m", "execugraph", "--db", db_url, "batch", "--benchmark", "user", "--benchmark-path",
              str(suite), "--conditions", "single-oneshot", "--model", f"ollama:{MODEL}", "--wait"],
             cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=ctrl_c_deliverable,
         )  # fmt: skip
         try:
             wait_until(lambda: store.list_runs(kind="batch") and progress(store, store.list_runs(kind="batch")[0].id)
@@ -124,7 +133,8 @@ def test_ctrl_c_on_a_local_batch_wait_releases_the_run_queued_for_the_next_worke
             gate.set()
             if proc.poll() is None:
                 proc.kill()
-        assert proc.returncode == 130, err
+        assert proc.returncode == 130, (f"SIGINT here: {signal.getsignal(signal.SIGINT)}, blocked: "
+                                        f"{signal.pthread_sigmask(signal.SIG_BLOCK, [])}\n{err}")
         assert "interrupted" in err
         (run,) = store.list_runs(kind="batch")
         statuses = Counter(t.status for t in store.trials_for_run(run.id))
