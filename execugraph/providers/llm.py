@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from execugraph.providers import embedded
 from execugraph.providers.embedded import EMBEDDED_NAME, EMBEDDED_PACKAGE, find_model_file  # noqa: F401 - re-exported
 
 PROVIDERS = ("ollama", "openai", "llamacpp", "replay")
@@ -79,7 +80,6 @@ def generation_threads() -> int:
 
 
 _LLAMA_LOCK = threading.Lock()
-_LLAMAS: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 
 
 def load_llama(path: str, n_ctx: int = 4096, n_threads: int | None = None) -> tuple[Any, threading.Lock]:
@@ -87,19 +87,19 @@ def load_llama(path: str, n_ctx: int = 4096, n_threads: int | None = None) -> tu
     threads = n_threads or generation_threads()
     key = (path, n_ctx, threads)
     with _LLAMA_LOCK:
-        if key not in _LLAMAS:
+        if key not in embedded.LLAMAS:
             if not Path(path).is_file():
                 raise LLMError(f"GGUF model file not found: {path}")
             from llama_cpp import Llama
 
             llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False)
-            _LLAMAS[key] = (llama, threading.Lock())
-        return _LLAMAS[key]
+            embedded.LLAMAS[key] = (llama, threading.Lock())
+        return embedded.LLAMAS[key]
 
 
 def llama_loaded(path: str) -> bool:
-    """Whether this process already holds the GGUF model at `path` (at any context size; never waits on a load)."""
-    return any(key[0] == path for key in list(_LLAMAS))
+    """Whether this process already holds the GGUF model at `path` (see `embedded.held`)."""
+    return embedded.held(path)
 
 
 def _role_of(message: BaseMessage) -> str:

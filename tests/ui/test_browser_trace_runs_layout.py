@@ -8,12 +8,10 @@ columns in view, each with its `aria-colindex`), which is what these tests read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.support import db_files
-from tests.support.dashboard import CHROMIUM, launch_chromium, serve_dashboard, settled
+from tests.support.dashboard import CHROMIUM, settled
+from tests.ui.module_server import module_browser, module_chromium, module_server  # noqa: F401 - fixtures
 from tests.ui.seed import Seeded
 
 pytestmark = [
@@ -43,24 +41,9 @@ METRICS = """() => ({
 
 
 @pytest.fixture(scope="module")
-def served(seeded_template, tmp_path_factory) -> Iterator[tuple[str, Seeded]]:
-    """(url, seeded ids): one server over a copy of the seeded history for this module."""
-    source, ids = seeded_template
-    folder = tmp_path_factory.mktemp("layout")
-    db = folder / "runs.db"
-    db_files.copy_database(source, db)
-    with serve_dashboard(db, folder / "cache", folder / "streamlit.log") as url:
-        yield url, ids
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        opened = launch_chromium(playwright)
-        yield opened
-        opened.close()
+def served(server: str, seeded_template: tuple[object, Seeded]) -> tuple[str, Seeded]:
+    """(url, seeded ids): the file's shared server (tests/ui/module_server.py) and the ids it serves."""
+    return server, seeded_template[1]
 
 
 def _grid_headers(page) -> dict:  # noqa: ANN001

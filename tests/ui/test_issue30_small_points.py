@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from execugraph.providers import llm
+from execugraph.providers import embedded, llm
 from tests.ui.conftest import no_exception, texts
 from ui.keys import Runs
 
@@ -45,9 +45,9 @@ def test_the_sidebar_names_the_database_once(app, tmp_path):
 
 def test_the_health_line_follows_the_embedded_model(app, monkeypatch):
     path = str(llm.embedded_model_path())
-    monkeypatch.setattr(llm, "_LLAMAS", {})
+    monkeypatch.setattr(embedded, "LLAMAS", {})
     at = app("synthesize")
     assert "loads on first use" in _sidebar(at) and "not loaded" not in _sidebar(at)
-    llm._LLAMAS[(path, 4096, 1)] = (object(), None)  # a trial loaded it in this process
+    embedded.LLAMAS[(path, 4096, 1)] = (object(), None)  # a trial loaded it in this process
     at = app("synthesize")  # a new session within the 30 s the health checks are cached for
     assert f"{llm.EMBEDDED_NAME} loaded" in _sidebar(at), _sidebar(at)

@@ -8,12 +8,10 @@ read here. Debian chromium via Playwright, on a copy of the seeded history.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.support import db_files
-from tests.support.dashboard import CHROMIUM, launch_chromium, serve_dashboard, settled
+from tests.support.dashboard import CHROMIUM, settled
+from tests.ui.module_server import module_browser, module_chromium, module_server  # noqa: F401 - fixtures
 from ui.views.runs_cells import FIGURE_SPACE, aligned
 
 pytestmark = [
@@ -41,41 +39,24 @@ ROWS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def served(seeded_template, tmp_path_factory) -> Iterator[str]:
-    source, _ = seeded_template
-    folder = tmp_path_factory.mktemp("runs-dash")
-    db = folder / "runs.db"
-    db_files.copy_database(source, db)
-    with serve_dashboard(db, folder / "cache", folder / "streamlit.log") as url:
-        yield url
-
-
-def test_a_cancelled_batch_reads_a_dash_for_its_pass_rate_in_chromium(served):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{served}/runs", timeout=LOAD_MS)
-            page.wait_for_function(f"() => {{ const r = ({ROWS})(); return r && r.length >= 4; }}", timeout=LOAD_MS)
-            settled(page)
-            rows = {r.get("name", ""): r for r in page.evaluate(ROWS)}
-            cancelled = next(r for name, r in rows.items() if name.startswith("cancelled batch (seeded)"))
-            assert cancelled["pass rate"] == "—", cancelled
-            ablation = next(r for name, r in rows.items() if name.startswith("internal30 ablation (seeded)"))
-            assert ablation["pass rate"] == "59.4%", ablation
-            for row in rows.values():
-                for column in ("pass rate", "LLM calls", "tokens", "wall clock"):
-                    assert row.get(column, "").strip() not in ("", "None", "nan", "NaN"), (column, row)
-            # The grid sorts a text column with localeCompare: this browser's collation puts the padded rates in
-            # numeric order and the dash after them.
-            texts = aligned([1.0, None, 0.333, 0.05, 0.594], "{:.1%}")
-            order = page.evaluate("(t) => [...t].sort((a, b) => a.localeCompare(b))", texts)
-            assert [t.lstrip(FIGURE_SPACE) for t in order] == ["5.0%", "33.3%", "59.4%", "100.0%", "—"], order
-        finally:
-            browser.close()
+def test_a_cancelled_batch_reads_a_dash_for_its_pass_rate_in_chromium(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/runs", timeout=LOAD_MS)
+    page.wait_for_function(f"() => {{ const r = ({ROWS})(); return r && r.length >= 4; }}", timeout=LOAD_MS)
+    settled(page)
+    rows = {r.get("name", ""): r for r in page.evaluate(ROWS)}
+    cancelled = next(r for name, r in rows.items() if name.startswith("cancelled batch (seeded)"))
+    assert cancelled["pass rate"] == "—", cancelled
+    ablation = next(r for name, r in rows.items() if name.startswith("internal30 ablation (seeded)"))
+    assert ablation["pass rate"] == "59.4%", ablation
+    for row in rows.values():
+        for column in ("pass rate", "LLM calls", "tokens", "wall clock"):
+            assert row.get(column, "").strip() not in ("", "None", "nan", "NaN"), (column, row)
+    # The grid sorts a text column with localeCompare: this browser's collation puts the padded rates in
+    # numeric order and the dash after them.
+    texts = aligned([1.0, None, 0.333, 0.05, 0.594], "{:.1%}")
+    order = page.evaluate("(t) => [...t].sort((a, b) => a.localeCompare(b))", texts)
+    assert [t.lstrip(FIGURE_SPACE) for t in order] == ["5.0%", "33.3%", "59.4%", "100.0%", "—"], order
 
 
 # The run detail's metrics: each one's top and bottom, to find the space between wrapped rows.
@@ -83,26 +64,19 @@ METRIC_BOXES = """() => [...document.querySelectorAll('[data-testid="stMain"] [d
     .map(m => { const r = m.getBoundingClientRect(); return [r.top, r.bottom]; })"""
 
 
-def test_the_run_details_metrics_wrap_without_a_wide_band_at_800_px(served):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 800, "height": 900})
-            page.goto(f"{served}/runs", timeout=LOAD_MS)
-            page.wait_for_function(f"() => ({METRIC_BOXES})().length >= 5", timeout=LOAD_MS)
-            settled(page)
-            boxes = sorted(page.evaluate(METRIC_BOXES))
-            rows: list[list[float]] = []
-            for top, bottom in boxes:
-                if rows and abs(top - rows[-1][0]) < 4:
-                    rows[-1][1] = max(rows[-1][1], bottom)
-                else:
-                    rows.append([top, bottom])
-            # With gap "large" the fifth metric wrapped to a second row about 64 px below the first; "medium" keeps
-            # the five on one row here, and any row that still wraps (a longer value) sits close under the first.
-            bands = [lower[0] - upper[1] for upper, lower in zip(rows, rows[1:], strict=False)]
-            assert all(band <= 40 for band in bands), (bands, rows)
-        finally:
-            browser.close()
+def test_the_run_details_metrics_wrap_without_a_wide_band_at_800_px(server, browser):
+    page = browser.new_page(viewport={"width": 800, "height": 900})
+    page.goto(f"{server}/runs", timeout=LOAD_MS)
+    page.wait_for_function(f"() => ({METRIC_BOXES})().length >= 5", timeout=LOAD_MS)
+    settled(page)
+    boxes = sorted(page.evaluate(METRIC_BOXES))
+    rows: list[list[float]] = []
+    for top, bottom in boxes:
+        if rows and abs(top - rows[-1][0]) < 4:
+            rows[-1][1] = max(rows[-1][1], bottom)
+        else:
+            rows.append([top, bottom])
+    # With gap "large" the fifth metric wrapped to a second row about 64 px below the first; "medium" keeps
+    # the five on one row here, and any row that still wraps (a longer value) sits close under the first.
+    bands = [lower[0] - upper[1] for upper, lower in zip(rows, rows[1:], strict=False)]
+    assert all(band <= 40 for band in bands), (bands, rows)
