@@ -31,6 +31,7 @@ from sqlalchemy.exc import DatabaseError, DataError, DBAPIError, IntegrityError,
 from execugraph.safety import redaction
 from execugraph.store.engine import RawAtError, display, make_engine, normalise_url
 from execugraph.store.errors import StoreDiskFullError, StoreUnavailableError
+from execugraph.store.retry import SQLITE_TRANSIENT
 
 HEADER_TIMEOUT_S = 5.0  # a busy database is reported by the probe that follows, not waited on here
 FIX_DB = "give --db (or EXECUGRAPH_DB) a file path, sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DB"
@@ -306,6 +307,9 @@ def describe_failure(exc: BaseException, where: str, url: URL | str | None = Non
         full = disk_full(where, lowered)
         if full is not None:
             return full
+        if any(key in lowered for key in SQLITE_TRANSIENT):  # the path is fine: another process holds the lock
+            return (f"the database {where} stayed locked by another process ({reason}); nothing of this command "
+                    "was stored and nothing already stored was lost: run it again once that process is done")
         return f"cannot use the database {where} ({reason}); {FIX_DB}"
     if backend == "postgresql" and ("no space left" in lowered or "disk full" in lowered):
         return (f"the PostgreSQL server of {where} is out of disk space ({reason}); nothing already stored was lost: "

@@ -34,7 +34,7 @@ C = TypeVar("C")  # what a write works through: a Connection or a Session
 # available, and the server shutting down or starting up.
 _TRANSIENT_CLASSES = ("40", "08", "53")
 _TRANSIENT_CODES = ("55P03", "57P01", "57P02", "57P03")
-_SQLITE_TRANSIENT = ("database is locked", "database table is locked", "database is busy")
+SQLITE_TRANSIENT = ("database is locked", "database table is locked", "database is busy")
 
 
 class StoreBusyError(RuntimeError):
@@ -66,7 +66,7 @@ def is_transient(exc: BaseException) -> bool:
     orig = getattr(exc, "orig", None) or exc
     if isinstance(orig, sqlite3.OperationalError):
         message = str(orig).lower()
-        return any(text in message for text in _SQLITE_TRANSIENT)
+        return any(text in message for text in SQLITE_TRANSIENT)
     sqlstate = getattr(orig, "sqlstate", None)
     if isinstance(sqlstate, str) and sqlstate:
         return sqlstate[:2] in _TRANSIENT_CLASSES or sqlstate in _TRANSIENT_CODES
