@@ -1,14 +1,15 @@
 """Amplified tests per benchmark: inputs added per problem (median, max), time, mutation score original vs amplified.
 
 Usage: .venv/bin/python bench/amplify.py [--per-problem N] [--seed S] [--humaneval-n N] [--internal30-n N]
-    [--only humaneval|internal30] [--ids ID,...] [--no-search] [--no-referee] [--no-adequacy]
+    [--only humaneval|internal30] [--ids ID,...] [--no-search] [--no-referee] [--no-adequacy] [--no-panel]
 (the defaults, 0: every problem of HumanEval-164 and internal-30; N > 0 takes a reproducible sample).
 For HumanEval, HumanEval+ is the referee (`execugraph/amplify/referee.py`): the share of its false passes the
 amplified suite catches (target >= 80%) and the share of the programs it passes that the amplified suite fails
 (target <= 1%), over a corpus of programs that pass the original tests (references, EvalPlus's canonical solutions,
 mutants of the references, the hand-written programs of data/amplify/humaneval_programs.json, whose correct ones
 are also the amplifier's independent witnesses). The amplifier's own independent-solutions panel
-(data/amplify/humaneval_panel.json, `execugraph/amplify/panel.py`) is used as in `amplify`; its member count is printed.
+(data/amplify/humaneval_panel.json, `execugraph/amplify/panel.py`) is used as in `amplify`; its member count is printed
+(`--no-panel`: amplified without it, to show its effect).
 The amplification time is what the 300 s target is about and is printed against it; the adequacy
 and distinguishability runs after it are measurement (every mutant of every reference run in the
 sandbox) and are timed apart. Each figure comes with the 1-minute load average when it was taken.
@@ -97,12 +98,13 @@ def _adequacy(pool, problems: list, suite) -> None:
 
 
 def _one(pool, name: str, problems: list, seed: int, per_problem: int, budget: int, *, search: bool = True,
-         referee: bool = False, adequacy: bool = True) -> None:
+         referee: bool = False, adequacy: bool = True, panel: bool = True) -> None:
     whole = time.perf_counter()
     started = time.perf_counter()
     witnesses = ({pid: [e["code"] for e in entries if e["correct"]] for pid, entries in _programs().items()}
                  if referee else None)
-    suite = amplify_benchmark(pool, name, problems, seed=seed, per_problem=per_problem, witnesses=witnesses)
+    suite = amplify_benchmark(pool, name, problems, seed=seed, per_problem=per_problem, witnesses=witnesses,
+                              panel=None if panel else {})
     amplify_s = time.perf_counter() - started
     added = [p.added for p in suite.problems]
     verdict = "within" if amplify_s <= TARGET_S else "OVER"
@@ -145,6 +147,7 @@ def main() -> int:
     parser.add_argument("--no-search", action="store_true", help="skip the distinguishability search")
     parser.add_argument("--no-referee", action="store_true", help="skip HumanEval+ as the referee")
     parser.add_argument("--no-adequacy", action="store_true", help="skip the mutation score (quick referee runs)")
+    parser.add_argument("--no-panel", action="store_true", help="amplify without the independent-solutions panel")
     parser.add_argument("--ids", default="", help="comma-separated HumanEval problem ids (e.g. humaneval_1,humaneval_59)")
     parser.add_argument("--only", choices=["internal30", "humaneval"], help="one benchmark only")
     args = parser.parse_args()
@@ -161,10 +164,11 @@ def main() -> int:
     with SandboxPool() as pool:
         if args.only != "humaneval":
             _one(pool, "internal30", internal, args.seed, args.per_problem, args.search_budget,
-                 search=not args.no_search, adequacy=not args.no_adequacy)
+                 search=not args.no_search, adequacy=not args.no_adequacy, panel=not args.no_panel)
         if args.only != "internal30":
             _one(pool, "humaneval", humaneval, args.seed, args.per_problem, args.search_budget,
-                 search=not args.no_search, referee=not args.no_referee, adequacy=not args.no_adequacy)
+                 search=not args.no_search, referee=not args.no_referee, adequacy=not args.no_adequacy,
+                 panel=not args.no_panel)
     return 0
 
 

@@ -13,13 +13,18 @@ warming at all), `batch` (the batch's clients built before its trial threads sta
 `execugraph.providers.clients.warm_models`), `warm` (the worker as it is: that, after the worker's
 synchronous warm-up before its first claim, `execugraph.batch.warmup`) and `ray` (the Ray executor,
 one worker actor warmed the same way in `ready()`, timed from when its workers are ready; only
-where Ray is installed), `warm-1tx` (`warm` with one write transaction per step) and `warm-orm` (`warm` with
+where Ray is installed), `warm-id` and `ray-id` (`warm` and `ray` with trials claimed in id order throughout, as
+before the tail rule of `execugraph.batch.order`), `warm-old` (`warm-id` whose worker is not configured for the
+stand-in, so the batch's first clients load their SSL contexts after the batch starts, as every worker's did before
+its warm-up built them for `EXECUGRAPH_OPENAI_BASE_URL`), `warm-1tx` (`warm` with one write transaction per step) and `warm-orm` (`warm` with
 its steps written as ORM objects, as before `execugraph.store.step_rows`'s Core INSERTs) and `warm-prev` (`warm` with
 requests through the OpenAI SDK's `create`, whose `maybe_transform` `execugraph.providers.openai_direct` skips, and one
 fence SELECT per step instead of one per group commit, as before both). The others write steps
 through the store's group commit (`execugraph.store.step_groups`); `steps/tx` says how many steps shared a
 transaction. `--repeat K` runs each level and mode K times, interleaved, to show the spread; with `warm` and
-`warm-orm` (or `warm-prev`) both given, each level ends with their median shares' ratio. `cpu/trial`: this
+`warm-orm` (or `warm-prev`, `warm-id`; or `ray` and `ray-id`) both given, each level ends with their median shares'
+ratio. `ideal` takes the trials in the order they were claimed; `occ`, `hand-off` and `tail` (`trial_timeline`) split
+what the share loses outside the trials from what it loses inside them (occ - share). `cpu/trial`: this
 process's CPU (trial threads, worker, store; not the server's nor the sandbox's) per trial; `--yappi` (yappi
 installed) adds the trial threads' own CPU per trial and their largest functions.
 Target at 16: share >= 0.85, ramp < 0.5 s.
@@ -176,6 +181,21 @@ def trial_thread_profile(yappi, run_id: int, trials: int, top: int = 8) -> dict:
     return {"trial_cpu_s": total / trials, "largest": [(n, t / total) for n, t in named[:top]]}
 
 
+def trial_timeline(trials: list, usable: int, wall_s: float) -> dict:
+    """From the stored claim and finish times: `occupancy`, the share of the `usable` threads' time a trial held
+    (claim to finish; the rest is ramp, hand-offs and the last wave's tail), `handoff_ms`, the median time from a
+    trial's finish to the claim it made room for (after the first wave), and `tail_s`, last claim to last finish."""
+    spans = [(t.started_at.timestamp(), t.finished_at.timestamp()) for t in trials if t.started_at and t.finished_at]
+    if not spans:
+        return {"occupancy": float("nan"), "handoff_ms": float("nan"), "tail_s": float("nan")}
+    finishes = sorted(end for _, end in spans)
+    claims = sorted(start for start, _ in spans)
+    gaps = [claim - finishes[i] for i, claim in enumerate(claims[usable:]) if i < len(finishes)]
+    return {"occupancy": sum(end - start for start, end in spans) / (usable * wall_s),
+            "handoff_ms": statistics.median(gaps) * 1000 if gaps else float("nan"),
+            "tail_s": finishes[-1] - claims[-1]}
+
+
 def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots: int, mode: str,
                    yappi: bool = False) -> dict:
     """One batch in this (fresh) process against the OpenAI-compatible stand-in; what it used of the server.
@@ -183,7 +203,7 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
     Modes: cold, batch, warm (the local executor; see the module docstring) and ray (the Ray executor on a
     local cluster started first, one worker actor with `concurrency` slots, timed from its workers' start).
     """
-    if mode == "ray":
+    if mode.startswith("ray"):
         from execugraph.scaleout.executor import connect
 
         connect()  # a local cluster, up before the batch, as a real one is
@@ -193,7 +213,7 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
         first = problems(1)[0]
         pool.run_suite(GOOD.strip("`").removeprefix("python\n"), build_suite(first, first.tests, "standalone"))
         store = Store.open(f"sqlite:///{tmp}/bench.db")
-        ray = {"executor": "ray", "ray_workers": 1, "endpoints": [url]} if mode == "ray" else {}
+        ray = {"executor": "ray", "ray_workers": 1, "endpoints": [url]} if mode.startswith("ray") else {}
         spec = BatchSpec(benchmark="bench", conditions=CAPACITY_CONDITIONS, seeds=[0, 1], default_model="openai:m",
                          concurrency=concurrency, overrides={"cache": False}, **ray)
         run_id = enqueue_batch(store, spec, problems(problem_count))
@@ -201,8 +221,15 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
         def deps() -> TrialDeps:
             return TrialDeps(pool=pool, openai_base_url=url)
 
-        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm", "warm-1tx", "warm-orm", "warm-prev") \
-            else None
+        if mode != "warm-old":  # the worker's configured server (`warm*`: its HTTP clients built in the warm-up)
+            os.environ["EXECUGRAPH_OPENAI_BASE_URL"] = url
+
+        executors = {"local": WarmingExecutor(deps)} if mode in ("batch", "warm", "warm-1tx", "warm-orm", "warm-prev",
+                                                                  "warm-id", "warm-old") else None
+        if mode in ("warm-id", "ray-id", "warm-old"):  # claims in id order throughout, as before the tail rule (batch/order.py)
+            from execugraph.batch import order
+
+            order.TAIL_WAVES = 0
         if mode == "warm-1tx":  # as `warm`, but one write transaction per step (as before step_groups)
             store._step_groups = None
         if mode == "warm-orm":  # as `warm`, but steps written as ORM objects (as before store/step_rows)
@@ -216,7 +243,7 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
                 groups.batched_fences = False
         profile = start_yappi() if yappi else None
         cpu_before = float("nan")  # the Ray actors' CPU is in their own processes
-        if mode == "ray":
+        if mode.startswith("ray"):
             started = ray_batch(store, run_id)
         else:
             worker = Worker(store, deps_factory=deps, executors=executors, preload=mode.startswith("warm"))
@@ -227,7 +254,7 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
         cpu = time.process_time() - cpu_before
         with store.engine.connect() as conn:
             steps = conn.exec_driver_sql("SELECT count(*) FROM step").scalar()
-        trials = sorted(store.trials_for_run(run_id), key=lambda t: t.id)  # ids follow the queue's order
+        trials = sorted(store.trials_for_run(run_id), key=lambda t: (t.started_at, t.id))  # as claimed
         done = sum(1 for t in trials if t.status == "done")
         ideal = ideal_share([t.llm_calls for t in trials], min(concurrency, slots), latency_s)
         store.close()
@@ -235,12 +262,13 @@ def capacity_child(concurrency: int, problem_count: int, latency_s: float, slots
         ramp = (served["first_request_at"] or float("nan")) - started  # one monotonic clock for both processes
         usable = min(concurrency, slots)
         profiled = trial_thread_profile(profile, run_id, len(trials)) if profile else {}
-        return {**profiled, "cpu_per_trial_s": cpu / max(1, len(trials)), "concurrency": concurrency, "mode": mode, "trials": len(trials), "done": done, "wall_s": wall,
+        return {**profiled, **trial_timeline(trials, usable, wall), "cpu_per_trial_s": cpu / max(1, len(trials)), "concurrency": concurrency, "mode": mode, "trials": len(trials), "done": done, "wall_s": wall,
                 "served": served["served"], "ramp_s": ramp, "peak": served["peak_in_flight"],
                 "share": served["served"] * latency_s / (usable * wall),
                 "busy_share": served["busy_slot_s"] / (usable * wall), "ideal": ideal,
                 # steps per write transaction in this process (the Ray actor's own store is not seen here)
-                "steps_per_tx": groups.steps / groups.transactions if mode != "ray" and groups and groups.transactions
+                "steps_per_tx": groups.steps / groups.transactions if not mode.startswith("ray") and groups
+                and groups.transactions
                 else float("nan"), "steps": steps}
 
 
@@ -266,12 +294,15 @@ def capacity(args: argparse.Namespace) -> None:
     print("share: requests x latency / (min(N, slots) x wall); busy: busy slot-seconds over the same; "
           "ideal: the share with zero overhead on this queue (only the last wave's tail lost)")
     print("steps/tx: step rows per write transaction (concurrent trials' steps share one, see store/step_groups)")
+    print("occ: share of the threads' time a trial held (claim to finish); hand-off: median finish -> next claim; "
+          "tail: last claim -> last finish")
     print(f"{'concurrency':>11} {'mode':>8} {'trials':>6} {'calls':>5} {'wall s':>7} {'share':>6} {'busy':>6} "
-          f"{'ideal':>6} {'/ideal':>6} {'ramp s':>6} {'peak':>4} {'steps/tx':>8} {'cpu/trial':>9} {'load':>5}")
+          f"{'ideal':>6} {'/ideal':>6} {'ramp s':>6} {'peak':>4} {'steps/tx':>8} {'cpu/trial':>9} {'occ':>5} "
+          f"{'hand-off':>8} {'tail s':>6} {'load':>5}")
     modes = args.modes.split(",")
-    if "ray" in modes and importlib.util.find_spec("ray") is None:
-        print("ray: not installed in this environment; its row is left out")
-        modes.remove("ray")
+    if any(m.startswith("ray") for m in modes) and importlib.util.find_spec("ray") is None:
+        print("ray: not installed in this environment; its rows are left out")
+        modes = [m for m in modes if not m.startswith("ray")]
     levels = {int(x) for x in args.levels.split(",")}
     for level, count in zip(CAPACITY_LEVELS, counts, strict=True):
         if level not in levels:
@@ -284,15 +315,17 @@ def capacity(args: argparse.Namespace) -> None:
                 print(f"{level:>11} {mode:>8} {r['trials']:>6} {r['served']:>5} {r['wall_s']:>7.2f} "
                       f"{r['share']:>6.2f} {r['busy_share']:>6.2f} {r['ideal']:>6.2f} {r['share'] / r['ideal']:>6.2f} "
                       f"{r['ramp_s']:>6.2f} {r['peak']:>4} {r['steps_per_tx']:>8.2f} "
-                      f"{r['cpu_per_trial_s'] * 1000:>7.0f}ms {os.getloadavg()[0]:>5.1f}", flush=True)
+                      f"{r['cpu_per_trial_s'] * 1000:>7.0f}ms {r['occupancy']:>5.2f} {r['handoff_ms']:>6.0f}ms "
+                      f"{r['tail_s']:>6.2f} {os.getloadavg()[0]:>5.1f}", flush=True)
                 if "trial_cpu_s" in r:
                     print(f"{'':>11} {mode:>8} trial threads {r['trial_cpu_s'] * 1000:.0f} ms CPU per trial; "
                           + ", ".join(f"{n} {share:.1%}" for n, share in r["largest"]), flush=True)
-        for other in ("warm-orm", "warm-prev"):
-            if shares.get("warm") and shares.get(other):
-                now, before = statistics.median(shares["warm"]), statistics.median(shares[other])
-                print(f"{level:>11} median share warm {now:.2f} / {other} {before:.2f} = {now / before:.2f}x  "
-                      f"(runs: {', '.join(f'{x:.2f}' for x in shares['warm'])} / "
+        for mine, other in (("warm", "warm-orm"), ("warm", "warm-prev"), ("warm", "warm-id"), ("warm", "warm-old"),
+                            ("ray", "ray-id")):
+            if shares.get(mine) and shares.get(other):
+                now, before = statistics.median(shares[mine]), statistics.median(shares[other])
+                print(f"{level:>11} median share {mine} {now:.2f} / {other} {before:.2f} = {now / before:.2f}x  "
+                      f"(runs: {', '.join(f'{x:.2f}' for x in shares[mine])} / "
                       f"{', '.join(f'{x:.2f}' for x in shares[other])})", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
@@ -306,7 +339,7 @@ def main() -> None:
     parser.add_argument("--problems", default="4,8,20", help="capacity: problems at concurrency 1, 4 and 16")
     parser.add_argument("--slots", type=int, default=16, help="capacity: requests the stand-in serves at once")
     parser.add_argument("--modes", default="cold,batch,warm,ray", help="capacity: any of cold, batch, warm, warm-1tx, "
-                        "warm-orm, warm-prev, ray (ray: only where Ray is installed)")
+                        "warm-orm, warm-prev, warm-id, warm-old, ray, ray-id (ray*: only where Ray is installed)")
     parser.add_argument("--yappi", action="store_true", help="capacity: profile the trial threads (needs yappi)")
     parser.add_argument("--repeat", type=int, default=1, help="capacity: runs of each level and mode, interleaved")
     parser.add_argument("--levels", default="1,4,16", help="capacity: which of the concurrency levels 1, 4, 16 to run")

@@ -259,6 +259,8 @@ def recorded_panel(store: Store, trial: Trial, steps: list[StepRow]) -> bool:
             f"{md_text(view['message'])}",
             icon=":material/rule:",
         )
+    if view.get("replaced_note"):
+        st.warning(md_text(view["replaced_note"]), icon=":material/warning:")
     st.code(view["code"] or "# (no code was recorded)", language="python", line_numbers=True)
     if view["stderr"]:
         st.caption("stderr")

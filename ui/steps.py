@@ -18,6 +18,7 @@ from execugraph.safety.inert_text import md_rich, md_text
 from ui import views
 from ui.views import StepRow, code_diff, test_result_rows
 from ui.views.explanation_gap import explainer_step_gap
+from ui.views.grading import replaced_text_note
 from ui.views.trace import program_after
 
 if TYPE_CHECKING:
@@ -54,6 +55,9 @@ def _test_results(store: Store, step_id: int | None, executions: list[Execution]
         note = findings_note(execution.results or [])
         if note:
             st.caption(md_text(note))
+        replaced = replaced_text_note(execution.code)
+        if replaced:
+            st.warning(md_text(replaced), icon=":material/warning:")
         if execution.results:
             st.dataframe(test_result_rows(execution.results, execution.code or ""), hide_index=True)
         if execution.stderr:

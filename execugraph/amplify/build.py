@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,15 +36,21 @@ from execugraph.grading.rules import GradingSettings, problem_grading_tests, sui
 # 4: inputs outside the statement's preconditions dropped (`preconditions`), boundary inputs within them, inputs
 # where independent passing programs disagree with the reference dropped (`agreement`)
 # 5: the statement's examples the original tests never grade become new inputs ("example")
-GENERATOR_VERSION = "amplify-5"  # with `preconditions.RULES_VERSION`, part of the digest
+# 6: a panel answers where the reference raises or runs out of time (`panel`); where a panel judges a problem, its
+# inputs may be empty where no original is, and each integer argument is also tried four times larger ("scaled");
+# a list of numbers with a float also tried as the statement's own decimal numbers (its thresholds: "statement")
+GENERATOR_VERSION = "amplify-6"  # with `preconditions.RULES_VERSION`, part of the digest
 DEFAULT_PER_PROBLEM = 30
 DRAWS = 5  # Hypothesis examples drawn per new input wanted
 SUFFIX = "+amplified"
-AMPLIFIED_KEY = "amplified"  # on a test: its origin ("example" | "boundary" | "mutation" | "hypothesis"); only grades
+AMPLIFIED_KEY = "amplified"  # on a test: its origin ("example" | "scaled" | "statement" | "boundary" | ...); only grades
 OVER = "over --per-problem"  # a candidate not needed: enough were kept before it
 FIRST_ROUND_MIN_MARGIN = 4  # candidates answered beyond --per-problem in the first round, at least
 # contracts only the originals' signs imply: where a panel judges the problem's answers it judges these inputs too
-SIGN_CONTRACTS = ("not positive (every original is)", "negative (no original is)")
+SIGN_CONTRACTS = ("not positive (every original is)", "negative (no original is)", "empty (no original is)")
+SCALE = 4  # where a panel judges a problem, each integer argument of an original is also tried this many times larger
+SCALED_MAX = 4  # ... for the first few originals' arguments only (the other generators keep their share)
+_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\w.])")
 TINY_KEPT = 3  # tiny inputs (every string or collection argument of length <= 1) kept in place; more go last
 
 
@@ -89,9 +96,37 @@ def _by_arity(seeds: list[Seed]) -> dict[int, list[Shape]]:
     return {arity: arg_shapes(args) for arity, args in groups.items()}
 
 
-def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tuple[str, str]], Counter]:
+def _scaled(seeds: list[Seed]) -> list[tuple[Seed, tuple[Any, ...]]]:
+    """Each original with one integer argument (|n| >= 2) made `SCALE` times larger: inputs where a slow reference
+    runs out of time and a panel answers."""
+    out = []
+    for seed in seeds:
+        for i, value in enumerate(seed.args):
+            if type(value) is int and abs(value) >= 2:
+                out.append((seed, seed.args[:i] + (value * SCALE,) + seed.args[i + 1:]))
+    return out
+
+
+def _statement_values(statement: str, seeds: list[Seed]) -> list[tuple[Seed, tuple[Any, ...]]]:
+    """Each original whose argument is a list of numbers holding a float, with that list replaced by the decimal
+    numbers the statement names (in its order, once each; a grading table's thresholds), and reversed."""
+    found = list(dict.fromkeys(float(m) for m in _DECIMAL.findall(statement)))
+    if len(found) < 2:
+        return []
+    out = []
+    for seed in seeds:
+        for i, value in enumerate(seed.args):
+            numbers = isinstance(value, list) and value and all(type(v) in (int, float) for v in value)
+            if numbers and any(type(v) is float for v in value):
+                out += [(seed, seed.args[:i] + (list(v),) + seed.args[i + 1:]) for v in (found, found[::-1])]
+    return out
+
+
+def candidate_inputs(problem: Problem, seed: int, limit: int,
+                     judged: bool | None = None) -> tuple[list[tuple[str, str]], Counter]:
     """Up to `limit` (expression, origin) new inputs, mutation and Hypothesis interleaved, within the contract;
-    and the counts of those dropped before running anything (contract, duplicate)."""
+    and the counts of those dropped before running anything (contract, duplicate). `judged`: whether a panel
+    answers the problem's inputs (None: whether the bundled panel has `PANEL_MIN` members for it)."""
     seeds = problem_seeds(problem)
     dropped: Counter = Counter()
     if not seeds:
@@ -101,7 +136,8 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
     template: Template = next(s.template for s in seeds if len(s.args) == main)
     rules = preconditions(problem, seeds)
     words = text_domain(problem.statement, seeds)
-    judged = len(bundled_panel(problem.benchmark).get(problem.id, [])) >= PANEL_MIN  # a panel answers signs too
+    if judged is None:  # a panel answers signs and empties too
+        judged = len(bundled_panel(problem.benchmark).get(problem.id, [])) >= PANEL_MIN
     edges = boundary_inputs(rules, [s for s in seeds if len(s.args) == main], limit // 3)
     mutated = mutated_inputs(seeds, problem_rng(seed, problem.id, "mutation"), limit * 3)
     pool = draw_inputs(shapes[main], _seed_int(seed, problem.id), limit * DRAWS)
@@ -115,6 +151,10 @@ def candidate_inputs(problem: Problem, seed: int, limit: int) -> tuple[list[tupl
     examples = [(s, s.args, "example") for s in seeds if s.template.render(s.args) not in seen]  # shown, not graded
     streams = [examples, [(s, a, "boundary") for s, a in edges], [(s, a, "mutation") for s, a in mutated],
                [(s, a, "hypothesis") for s, a in drawn]]
+    own = [s for s in seeds if len(s.args) == main]
+    streams.insert(1, [(s, a, "statement") for s, a in _statement_values(problem.statement, own)])
+    if judged:
+        streams.insert(1, [(s, a, "scaled") for s, a in _scaled(own)[:SCALED_MAX]])
     out: list[tuple[str, str]] = []
     tiny: list[tuple[str, str]] = []  # Hypothesis starts with many one-element inputs that test one corner
     while len(out) < limit and any(streams):
@@ -151,8 +191,8 @@ def _tiny(args: tuple[Any, ...]) -> bool:
     return bool(sized) and all(len(a) <= 1 for a in sized)
 
 
-def _plan(problem: Problem, reference: str | None, seed: int, per_problem: int,
-          benchmark: str) -> tuple[ProblemAmplification, list[tuple[str, str]], Counter]:
+def _plan(problem: Problem, reference: str | None, seed: int, per_problem: int, benchmark: str,
+          judged: bool | None = None) -> tuple[ProblemAmplification, list[tuple[str, str]], Counter]:
     """The problem's result so far, its candidate inputs and what was dropped before running anything."""
     original = len(problem_grading_tests(problem))
     result = ProblemAmplification(problem.model_copy(update={"benchmark": benchmark}), original)
@@ -163,7 +203,7 @@ def _plan(problem: Problem, reference: str | None, seed: int, per_problem: int,
     if why:
         result.note = f"not amplified: correct answers may differ ({why})"
         return result, [], Counter()
-    candidates, dropped = candidate_inputs(problem, seed, per_problem * 2)
+    candidates, dropped = candidate_inputs(problem, seed, per_problem * 2, judged)
     if not candidates:
         result.note = "no test with literal arguments to vary"
     return result, candidates, dropped
@@ -231,7 +271,8 @@ def amplify_problems(pool: Any, items: list[tuple[Problem, str | None]], *, seed
     `panel` (problem id -> [(author, code)]) drops inputs it splits on and answers where it outvotes the reference."""
     from execugraph.amplify.plan_worker import in_workers
 
-    plans = in_workers("plan", [(p, ref, seed, per_problem, benchmark or p.benchmark + SUFFIX) for p, ref in items])
+    plans = in_workers("plan", [(p, ref, seed, per_problem, benchmark or p.benchmark + SUFFIX,
+                                 len((panel or {}).get(p.id, [])) >= PANEL_MIN) for p, ref in items])
     answers = _answer_rounds(pool, items, [[e for e, _ in cands] for _, cands, _ in plans], per_problem, settings)
     answers = [within_answer_domain(problem, found) for (problem, _), found in zip(items, answers, strict=True)]
     panel_notes = [""] * len(items)
@@ -241,6 +282,7 @@ def amplify_problems(pool: Any, items: list[tuple[Problem, str | None]], *, seed
         answers, outcomes = panel_many(pool, [(problem, found, panel.get(problem.id, []))
                                               for (problem, _), found in zip(items, answers, strict=True)], settings)
         panel_notes = [o.note() for o in outcomes]
+        answers = [within_answer_domain(problem, found) for (problem, _), found in zip(items, answers, strict=True)]
     trusted = [0] * len(items)
     if witnesses:
         from execugraph.amplify.agreement import agree_many

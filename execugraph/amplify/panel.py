@@ -12,7 +12,11 @@ the statement alone, answer the same. Rules (`RULES_VERSION` in `preconditions`)
 - a unanimous panel disagreeing with the reference replaces the expected answer with its own ("panel answer"). Every
   member and the reference agree on the original tests, so the disagreement is on a new input within the statement's
   domain (preconditions already applied), where at least `PANEL_MIN` independent readings of the statement agree
-  against one. The reference then fails that test, which is what its false passes look like.
+  against one. The reference then fails that test, which is what its false passes look like;
+- an input the reference could not answer (it raised, or ran past its CPU limit) is put to the panel too: a unanimous
+  panel answer becomes the expected one ("panel answer where the reference fails": HumanEval's `fib` is exponential,
+  its `vowels_count` raises on ""), anything less leaves it dropped. Members raise on what they read as outside the
+  statement, so an input every reading rejects stays out.
 The panel lives in `data/amplify/<benchmark>_panel.json` (written for this purpose, with provenance, never taken from
 HumanEval+ or the canonical solutions).
 """
@@ -33,6 +37,7 @@ from execugraph.grading.rules import GradingSettings, build_suite, problem_gradi
 PANEL_DIR = DATA_DIR / "amplify"
 PANEL_MIN = 2  # members passing the original tests a problem needs before the panel says anything
 MEMBER_CPU_S = 0.5
+REFERENCE_FAILED = ("reference raises ", "reference exceeds its CPU limit")  # drops the panel may answer instead
 
 
 class PanelFileError(ValueError):
@@ -47,11 +52,13 @@ class PanelOutcome:
     excluded: list[str] = field(default_factory=list)  # authors of members failing the original tests
     overridden: int = 0
     split: int = 0
+    rescued: int = 0  # inputs the reference could not answer, answered by a unanimous panel
 
     def note(self) -> str:
         if not self.members and not self.excluded:
             return ""
         out = f"panel of {self.members}: {self.overridden} answer(s) given, {self.split} split"
+        out += f", {self.rescued} answered where the reference fails" if self.rescued else ""
         return out + (f"; excluded (fail the original tests): {', '.join(self.excluded)}" if self.excluded else "")
 
 
@@ -103,6 +110,11 @@ def _agree(a: Answer, b: Answer) -> bool:
     return _same(a.test.get("expected"), b.test.get("expected"), compare)
 
 
+def reference_failed(answer: Answer) -> bool:
+    """Whether an input was dropped because the reference raised or ran past its CPU limit (`expected._why_failed`)."""
+    return answer.test is None and answer.dropped.startswith(REFERENCE_FAILED)
+
+
 def _passing_members(pool: Any, items: list[tuple[Problem, list[tuple[str, str]]]]) -> list[list[tuple[str, str]]]:
     """Each item's members that pass its problem's original tests."""
     from sandbox import Limits
@@ -126,7 +138,7 @@ def panel_many(pool: Any, items: list[tuple[Problem, list[Answer], list[tuple[st
     for k, ((problem, answers, members), usable) in enumerate(zip(items, passing, strict=True)):
         outcomes[k].members = len(usable)
         outcomes[k].excluded = [author for author, code in members if (author, code) not in usable]
-        kept = [n for n, a in enumerate(answers) if a.test is not None]
+        kept = [n for n, a in enumerate(answers) if a.test is not None or reference_failed(a)]
         if len(usable) < PANEL_MIN or not kept:
             continue
         asks.append((k, kept, len(usable)))
@@ -136,7 +148,11 @@ def panel_many(pool: Any, items: list[tuple[Problem, list[Answer], list[tuple[st
         said = [next(found) for _ in range(count)]
         for position, n in enumerate(kept):
             votes = [member[position] for member in said]
-            if not all(_agree(votes[0], v) for v in votes):
+            if out[k][n].test is None:  # the reference failed here: only a unanimous panel answers
+                if all(_agree(votes[0], v) for v in votes):
+                    out[k][n] = Answer(out[k][n].expr, test=votes[0].test)
+                    outcomes[k].rescued += 1
+            elif not all(_agree(votes[0], v) for v in votes):
                 out[k][n] = Answer(out[k][n].expr, dropped="panel split (independent solutions answer differently)")
                 outcomes[k].split += 1
             elif not _agree(votes[0], out[k][n]):

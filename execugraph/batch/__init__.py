@@ -2,7 +2,8 @@
 
 - `spec`: BatchSpec, what a user asks for, validated and expanded into trial keys.
 - `control`: queue a batch's whole grid, ask for a cancel, resume.
-- `order`: the paired order trials are queued (and so claimed) in, and whether what finished pairs.
+- `order`: the paired order trials are queued (and so claimed) in, the tail rule (the last waves heaviest
+  first), and whether what finished pairs.
 - `progress`, `outcome`: where a run stands, and the counts and status words every surface shows.
 - `eta`: the time left, from each condition's trial costs (this run's, earlier runs'), with a range.
 - `lease`: RunLease, a worker's hold on one run (heartbeat thread, trust period, guard for writes).
@@ -25,6 +26,7 @@ __all__ = [
     "leased_run",
     "matched_budget_spec",
     "matched_plan",
+    "order",
     "outcome",
     "progress",
     "release_window",

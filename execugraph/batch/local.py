@@ -18,6 +18,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING
 
 from execugraph.batch.leased_run import LeasedRun
+from execugraph.batch.order import tail_order
 from execugraph.batch.spec import BatchSpec, condition_configs
 from execugraph.providers.clients import warm_models
 from execugraph.providers.outages import TrialInterrupted
@@ -51,6 +52,7 @@ class LocalExecutor:
         if self.deps_factory is TrialDeps:  # one shared client per endpoint, before any thread (a caller's own
             warm_models(configs.values(), TrialDeps())  # factory may count its calls, so it is not asked here)
         lease, store = run.lease, run.store
+        order = tail_order(spec, configs, spec.concurrency)  # the last waves heaviest first (batch.order)
         problems: dict[tuple[str, str], Problem | None] = {}
         running: dict[Future[None], int] = {}
         tokens: dict[int, datetime | None] = {}  # trial id -> its attempt's fencing token
@@ -62,7 +64,7 @@ class LocalExecutor:
                 stopping = run.stop.is_set() or lease.lost
                 while lease.held() and not (stopping or cancelled) and len(running) < spec.concurrency:
                     try:
-                        trial = leases.claim_trial(store, run.run_id, run.worker_id)
+                        trial = leases.claim_trial(store, run.run_id, run.worker_id, order)
                     except leases.LeaseLostError as exc:
                         lease.lose(str(exc))
                         break

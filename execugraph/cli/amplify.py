@@ -40,6 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-store", action="store_true", help="print only; store nothing")
     parser.add_argument("--no-witnesses", action="store_true",
                         help="do not use stored passing programs to drop inputs they dispute with the reference")
+    parser.add_argument("--no-panel", action="store_true",
+                        help="amplify without the bundled independent-solutions panel (data/amplify/<benchmark>_panel.json)")
     parser.add_argument("--json", action="store_true", help="print the provenance (and adequacy) as JSON")
 
 
@@ -73,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     witnesses = _witnesses(args, name, problems)
     with SandboxPool(args.workers) as pool:
         suite = amplify_benchmark(pool, name, problems, seed=args.seed, per_problem=args.per_problem,
-                                  references=references, witnesses=witnesses)
+                                  references=references, witnesses=witnesses,
+                                  panel={} if getattr(args, "no_panel", False) else None)
         elapsed = time.perf_counter() - started
         adequacy = None if args.no_adequacy else _adequacy(pool, problems, suite, references)
         differential = _differential(args, pool, suite)

@@ -21,6 +21,7 @@ from execugraph.safety.inert_text import terminal_text
 if TYPE_CHECKING:
     from execugraph.batch.spec import BatchSpec
     from execugraph.store import Store
+    from execugraph.store.status_view import StatusView
 
 if TYPE_CHECKING:
     from execugraph.batch.runner import Executor
@@ -322,8 +323,9 @@ def configure_status(parser: argparse.ArgumentParser) -> None:
 
 def run_status(args: argparse.Namespace) -> int:
     from execugraph.batch.progress import progress
+    from execugraph.cli.store import open_status_view
 
-    store = _store(args, writes=False)
+    store = open_status_view(args)  # Core reads only: no ORM, no models (bench/cli_startup.py)
     runs = [store.get_run(i) for i in args.run_ids] if args.run_ids else store.list_runs(kind="batch", limit=20)
     missing = [i for i, r in zip(args.run_ids, runs, strict=False) if r is None]
     if missing:
@@ -358,11 +360,14 @@ def finishing_json(p) -> dict[str, object] | None:
     return {"trials": p.running, **(p.finishing.as_json() if p.finishing is not None else {})}
 
 
-def active_waits(store: Store, runs) -> dict[int, list[str]]:
+def active_waits(store: Store | StatusView, runs) -> dict[int, list[str]]:
     """`waiting: <endpoint> unreachable since HH:MM:SS, retrying` lines of the queued and running runs."""
+    active = [r.id for r in runs if r.status in ("queued", "running")]
+    if not active:
+        return {}  # nothing can wait: the providers (and the tables they load) stay unimported
     from execugraph.providers.outages import waiting_lines
 
-    return waiting_lines(store, [r.id for r in runs if r.status in ("queued", "running")])
+    return waiting_lines(store, active)
 
 
 def configure_cancel(parser: argparse.ArgumentParser) -> None:

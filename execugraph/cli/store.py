@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from execugraph.store import Store
+    from execugraph.store.status_view import StatusView
 
 
 def open_store(args: argparse.Namespace, *, writes: bool) -> Store:
@@ -30,3 +31,13 @@ def open_store(args: argparse.Namespace, *, writes: bool) -> Store:
                 store.close()
         print(f"note: {store.read_only_note}", file=sys.stderr)
     return store
+
+
+def open_status_view(args: argparse.Namespace) -> StatusView:
+    """What `status` reads (Core only, no ORM to import), opened as `open_store(args, writes=False)` opens a Store."""
+    from execugraph.store.status_view import StatusView
+
+    view = StatusView.open(getattr(args, "db", None))
+    if view.read_only:
+        print(f"note: {view.read_only_note}", file=sys.stderr)
+    return view

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from execugraph.domain.config import EMBEDDED_MODEL as _EMBEDDED_MODEL
+from execugraph.domain.vocabulary import EMBEDDED_MODEL as _EMBEDDED_MODEL
 from execugraph.safety import redaction
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +20,7 @@ DATA_DIR = PROJECT_ROOT / "data"
 DEFAULT_DB_PATH = PROJECT_ROOT / "runs.db"
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 DEFAULT_OPENAI_BASE_URL = "http://localhost:8000/v1"
-EMBEDDED_MODEL = _EMBEDDED_MODEL  # written once, in execugraph.domain.config
+EMBEDDED_MODEL = _EMBEDDED_MODEL  # written once, in execugraph.domain.vocabulary (no pydantic here)
 DEFAULT_MODEL = EMBEDDED_MODEL  # what EXECUGRAPH_MODEL falls back to
 DEFAULT_CHROMIUM = "/usr/bin/chromium"  # Debian's package; also drives the browser tests
 DEFAULT_IMPORT_MAX_BYTES = 1024**3  # what one import may unpack to

@@ -3,4 +3,4 @@
 Every other package may import it; it imports nothing of ours (`tests/layout/test_layers.py`).
 """
 
-__all__ = ["config", "events", "json_types", "problem", "run_names", "steps", "vocabulary"]
+__all__ = ["config", "events", "json_types", "lazy_names", "problem", "run_names", "steps", "vocabulary"]

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from execugraph.domain.vocabulary import EMBEDDED_MODEL as EMBEDDED_MODEL  # written in the light vocabulary (settings)
 from execugraph.domain.vocabulary import ROLES as ROLES  # re-exported: the forms and drivers read them here
 from execugraph.domain.vocabulary import FeedbackSource as FeedbackSource
 from execugraph.domain.vocabulary import GradingProtocol as GradingProtocol
@@ -16,9 +17,6 @@ from execugraph.domain.vocabulary import Role as Role
 # provider supports it (llama.cpp, Ollama), repetition is penalised.
 EXPLAINER_MAX_TOKENS = 320
 EXPLAINER_REPEAT_PENALTY = 1.15
-
-
-EMBEDDED_MODEL = "llamacpp:default"  # the one place the embedded model's spec is written
 
 
 class TechniqueLibraryRef(BaseModel):
@@ -43,9 +41,6 @@ class TechniqueLibraryRef(BaseModel):
         if self.source == "store":
             origin += f" + {self.edits} edit{'s' if self.edits != 1 else ''} in the database" if self.edits else ""
         return f"{self.techniques} techniques, sha256 {self.digest[:12]} ({origin})"
-
-
-EMBEDDED_MODEL = "llamacpp:default"  # the one place the embedded model's spec is written
 
 
 class RunConfig(BaseModel):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+EMBEDDED_MODEL = "llamacpp:default"  # the one place the embedded model's spec is written (re-exported by `config`)
+
 Role = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "explainer"]
 ROLES: tuple[str, ...] = get_args(Role)
 NodeName = Literal["planner", "generator", "reviewer", "evaluator", "optimizer", "grade", "explainer"]

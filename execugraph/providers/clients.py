@@ -104,12 +104,20 @@ def preload(providers: Iterable[str] = SHARED_PROVIDERS) -> list[str]:
 
 
 def _throwaway_openai_client() -> None:
-    """Build (never call) one ChatOpenAI on a dummy loopback URL, for the modules it imports lazily."""
+    """Build (never call) one ChatOpenAI, for the modules it imports lazily.
+
+    It is built for the configured OpenAI-compatible server (`EXECUGRAPH_OPENAI_BASE_URL`) with the default
+    call timeout, because langchain_openai keeps one HTTP client per (URL, timeout), each with an SSL context
+    that costs ~0.1 s of CPU to load: a batch's first client for that server then finds them built.
+    """
     from pydantic import SecretStr
 
+    from execugraph.configuration.settings import load_settings
+    from execugraph.domain.config import RunConfig
     from execugraph.providers.openai_direct import chat_class
 
-    chat_class()(model="preload", base_url="http://127.0.0.1:9/v1", api_key=SecretStr("preload"), max_retries=0)
+    chat_class()(model="preload", base_url=load_settings().openai_base_url, api_key=SecretStr("preload"),
+                 max_retries=0, timeout=RunConfig.model_fields["llm_timeout_s"].default)
 
 
 def preload_in_background(providers: Iterable[str] = SHARED_PROVIDERS) -> threading.Thread:

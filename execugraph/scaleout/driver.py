@@ -41,6 +41,7 @@ from ray.exceptions import RayError, RayTaskError
 
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
+from execugraph.batch.order import tail_order
 from execugraph.batch.spec import BatchSpec, batch_spec_of, condition_configs
 from execugraph.configuration.settings import load_settings
 from execugraph.domain.config import ROLES, RunConfig
@@ -131,6 +132,7 @@ class RayBatchDriver:
         self.workers_ready = threading.Event()
         self.timings: dict[str, float] = {}  # workers_start_s, trials_s (for bench/scale.py)
         self.concurrency = 1  # trials in flight in total, from the batch spec
+        self.claim_order: leases.TailOrder | None = None  # how the last queued trials are claimed
         self._problems: dict[tuple[str, str], Problem | None] = {}
         self.kind = "ollama"  # of the endpoints balanced over (ollama | openai)
         self.grace_s: float = 120.0
@@ -171,6 +173,7 @@ class RayBatchDriver:
         self.kind, hosts = batch_endpoints(spec, configs)
         models = served_models(configs, self.kind)
         self.concurrency = spec.concurrency
+        self.claim_order = tail_order(spec, configs, spec.concurrency)  # the last waves heaviest first (batch.order)
         self.grace_s = self.options.all_down_grace_s
         if self.grace_s is None:
             self.grace_s = spec.outage_budget_s
@@ -285,7 +288,7 @@ class RayBatchDriver:
             if retry:
                 attempt = retry.popleft()
             else:
-                trial = leases.claim_trial(self.store, self.run_id, self.worker_id)
+                trial = leases.claim_trial(self.store, self.run_id, self.worker_id, self.claim_order)
                 if trial is None:
                     self.balancer.release(endpoint)
                     self.pool.release(worker)

@@ -12,8 +12,9 @@ it tests; `protocols` sets them side by side under both grading protocols; `tabl
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from execugraph.domain.lazy_names import lazy_names
 
 if TYPE_CHECKING:  # the names as type checkers and readers see them; at run time `__getattr__` imports each
     from execugraph.stats.arms import UnknownConditionError, UnknownRunError
@@ -108,17 +109,4 @@ __all__ += [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """A listed name (or submodule) imported on first use and kept here, so later lookups are plain."""
-    if name in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
-    elif name in __all__:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOME, __all__)

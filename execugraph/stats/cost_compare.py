@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
@@ -18,7 +19,7 @@ from scipy import stats as sps
 from execugraph.stats.paired import holm
 from execugraph.stats.records import ArmData, CostColumns
 from execugraph.stats.row_stats import row_stats
-from execugraph.stats.signed_rank_batch import wilcoxon_many
+from execugraph.stats.signed_rank_batch import wilcoxon_flat
 
 METRICS = ("tokens", "tokens_in", "tokens_out", "llm_calls", "wallclock_s")
 # The costs a frontier can be drawn on: the CLI's `--cost` word -> the metric.
@@ -76,20 +77,29 @@ def trial_values(costs: CostColumns, metric: str) -> list[float | None]:
     return [None if v is None else float(v) for v in getattr(costs, metric)]
 
 
-def problem_sums(costs: CostColumns, metric: str) -> dict[str, tuple[float, int]]:
+def problem_sums(costs: CostColumns, metric: str, rows: dict[int, list[tuple[str, list[int]]]] | None = None,
+                 ) -> dict[str, tuple[float, int]]:
     """problem -> (summed cost, trials that recorded it), for problems with at least one recorded value.
 
     Sums are exact (`math.fsum`), so they do not depend on the order the trials were read in (SQL or records).
+    `rows` (by problem list, for one arm) keeps each problem's trial positions, sorted by problem, across metrics.
     """
     values = trial_values(costs, metric)
     problem_ids = costs.model_time_problems if metric == MODEL_TIME else costs.problem_ids
     if len(problem_ids) != len(values):
         return {}  # costs loaded without their problems (an older loader): nothing can be paired
-    seen: dict[str, list[float]] = {}
-    for problem, value in zip(problem_ids, values, strict=True):
-        if value is not None and math.isfinite(value):
-            seen.setdefault(problem, []).append(value)
-    return {p: (math.fsum(v), len(v)) for p, v in sorted(seen.items())}
+    rows = {} if rows is None else rows
+    if id(problem_ids) not in rows:
+        where: dict[str, list[int]] = {}
+        for i, problem in enumerate(problem_ids):
+            where.setdefault(problem, []).append(i)
+        rows[id(problem_ids)] = sorted(where.items())
+    out = {}
+    for problem, positions in rows[id(problem_ids)]:
+        recorded = [v for i in positions if (v := values[i]) is not None and math.isfinite(v)]
+        if recorded:
+            out[problem] = (math.fsum(recorded), len(recorded))
+    return out
 
 
 Sums = dict[str, dict[str, tuple[float, int]]]  # metric -> problem -> (summed cost, trials)
@@ -97,7 +107,8 @@ Sums = dict[str, dict[str, tuple[float, int]]]  # metric -> problem -> (summed c
 
 def arm_sums(arm: ArmData, metrics: Sequence[str] = METRICS) -> Sums:
     """`problem_sums` of every metric of one arm (computed once, read by the intervals and the pairs)."""
-    return {metric: problem_sums(arm.costs, metric) for metric in metrics}
+    rows: dict[int, list[tuple[str, list[int]]]] = {}
+    return {metric: problem_sums(arm.costs, metric, rows) for metric in metrics}
 
 
 def problem_means(sums: Mapping[str, tuple[float, int]]) -> dict[str, float]:
@@ -176,14 +187,15 @@ def cost_difference(a_means: Mapping[str, float], b_means: Mapping[str, float], 
 
 
 def _common_arrays(a_means: Mapping[str, float], b_means: Mapping[str, float],
-                   memo: dict[int, tuple[list[str], np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+                   memo: dict[Any, Any]) -> tuple[np.ndarray, np.ndarray]:
     """Both arms' means over their common problems (sorted); `memo` (by mapping, for one call) keeps each arm's
-    sorted problems and means, used as they are when both arms recorded the same problems."""
+    sorted problems and means, used as they are when both arms recorded the same problems (arms with the same
+    problems share one number in `memo`, so a pair compares two numbers, not two lists of problems)."""
     known = []
     for means in (a_means, b_means):
         if id(means) not in memo:
-            keys = sorted(means)
-            memo[id(means)] = (keys, np.array([means[p] for p in keys], dtype=float))
+            keys = tuple(sorted(means))
+            memo[id(means)] = (memo.setdefault(keys, len(memo)), np.array([means[p] for p in keys], dtype=float))
         known.append(memo[id(means)])
     (keys_a, values_a), (keys_b, values_b) = known
     if keys_a == keys_b:
@@ -194,12 +206,12 @@ def _common_arrays(a_means: Mapping[str, float], b_means: Mapping[str, float],
 
 def cost_differences(pairs: Sequence[tuple[Mapping[str, float], Mapping[str, float]]], *, metric: str) -> list[dict]:
     """`cost_difference` of each (a_means, b_means), with all signed-rank tests and t-intervals computed at once."""
-    memo: dict[int, tuple[list[str], np.ndarray]] = {}
+    memo: dict[Any, Any] = {}
     arrays = [_common_arrays(a, b, memo) for a, b in pairs]
     diffs = [b - a for a, b in arrays]
-    lengths = np.cumsum([d.size for d in diffs])[:-1]
-    rounded = np.split(np.round(np.concatenate(diffs), 9), lengths) if diffs else []  # one call, the same floats
-    tests = wilcoxon_many(rounded)
+    sizes = np.fromiter((d.size for d in diffs), dtype=np.int64, count=len(diffs))
+    rounded = np.round(np.concatenate(diffs), 9) if diffs else np.zeros(0)  # one call, the same floats
+    tests = wilcoxon_flat(rounded, sizes)
     deltas = row_stats(diffs, None)
     intervals = t_intervals(diffs, deltas)
     distinct = list({id(v): v for pair in arrays for v in pair}.values())  # arms' arrays are shared between pairs

@@ -28,6 +28,7 @@ interval does the same at 0% or 100%. Score intervals never do.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from statistics import NormalDist
 
@@ -127,5 +128,5 @@ def paired_rates_interval(
         return None
     p1 = math.fsum(first) / n
     p2 = math.fsum(second) / n
-    n2_cov = n * math.fsum(x * y for x, y in zip(first, second, strict=True)) - n * n * p1 * p2
+    n2_cov = n * math.fsum(map(operator.mul, first, second)) - n * n * p1 * p2  # lengths checked above
     return _square_and_add(float(n), p1, p2, n2_cov, z)

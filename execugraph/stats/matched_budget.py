@@ -18,7 +18,14 @@ from collections.abc import Mapping, Sequence
 
 from execugraph.stats.cost_compare import FRONTIER_METRICS, UNITS
 from execugraph.stats.frontier import amount
-from execugraph.stats.paired import PairedComparison, PairedCore, compare_paired, paired_arrays, paired_core
+from execugraph.stats.paired import (
+    PairedArrays,
+    PairedComparison,
+    PairedCore,
+    compare_paired,
+    paired_arrays,
+    paired_core,
+)
 from execugraph.stats.passk import pass_at_k
 from execugraph.stats.rates import per_problem_rates
 from execugraph.stats.records import ArmData
@@ -90,13 +97,19 @@ def matched_row(sampler: ArmData, reference: ArmData, metric: str,
                                        b=sampler.label))
 
 
-def _row(budget: Budget, comp: PairedComparison | PairedCore) -> dict | None:
+def _row(budget: Budget, comp: PairedComparison | PairedCore, paired: PairedArrays | None = None) -> dict | None:
+    """The row of one budget; `paired` is `paired_arrays(reference's rates, values)` when already built and every
+    problem of the reference has trials (then its common problems are the ones summed here, in the same order)."""
     sampler, reference, metric, r_cost, per_sample, k_exact, k, values, clipped, most = budget
     if comp.n == 0:
         return None
-    common = sorted(set(values) & set(reference.tallies))
-    at_k = sum(values[p] for p in common) / len(common)
-    ref_rate = sum(reference.tallies[p].rate for p in common) / len(common)
+    if paired is not None and len(paired[0]) == comp.n:
+        # the same problems in the same (sorted) order, the same floats: the sums below, without the lookups
+        at_k, ref_rate = sum(paired[2].tolist()) / comp.n, sum(paired[1].tolist()) / comp.n
+    else:
+        common = sorted(set(values) & set(reference.tallies))
+        at_k = sum(values[p] for p in common) / len(common)
+        ref_rate = sum(reference.tallies[p].rate for p in common) / len(common)
     row = {
         "metric": metric,
         "sampler": sampler.label,
@@ -155,4 +168,6 @@ def matched_budgets(arms: Sequence[ArmData], planned: Sequence[tuple[int, int]],
     tests = wilcoxon_many([diffs for *_, diffs in inputs])
     means = row_stats([diffs for *_, diffs in inputs])
     comps = [paired_core(*args) for args in zip(inputs, tests, means, strict=True)]
-    return [row for b, comp in zip(budgets, comps, strict=True) if (row := _row(b, comp)) is not None]
+    full = {a.label: all(t.trials for t in a.tallies.values()) for a in arms}  # rates cover every tally
+    return [row for b, comp, paired in zip(budgets, comps, inputs, strict=True)
+            if (row := _row(b, comp, paired if full[b[1].label] else None)) is not None]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
@@ -35,7 +36,7 @@ from execugraph.stats.signed_rank_batch import wilcoxon_many
 from execugraph.stats.wilcoxon import EXACT_WILCOXON_MAX_N, wilcoxon_p, wilcoxon_p_min
 
 __all__ = [
-    "ALPHA", "EXACT_WILCOXON_MAX_N", "MAJORITY", "PairedComparison", "all_one_way_p", "PairedCore", "adjust_family", "compare_arrays",
+    "ALPHA", "EXACT_WILCOXON_MAX_N", "MAJORITY", "PairedArrays", "PairedComparison", "all_one_way_p", "PairedCore", "adjust_family", "compare_arrays",
     "compare_many", "compare_paired", "explain", "holm", "paired_arrays", "paired_core",
     "majority_passed", "mcnemar_exact_p", "mcnemar_p_min", "wilcoxon_p", "wilcoxon_p_min",
 ]
@@ -119,16 +120,17 @@ PairedArrays = tuple[list[str], np.ndarray, np.ndarray, np.ndarray]  # common pr
 
 
 def compare_many(
-    jobs: Sequence[tuple[Mapping[str, float], Mapping[str, float], str, str, int]],
+    jobs: Sequence[tuple[Mapping[str, float], Mapping[str, float], str, str, int]], *, explained: bool = True,
 ) -> list[PairedComparison]:
     """`compare_paired(rates_a, rates_b, a=a, b=b, trials=trials)` for each job (rates_a, rates_b, a, b, trials),
-    with every signed-rank test and mean difference of the batch computed at once: the same numbers."""
-    memo: dict[int, tuple[list[str], np.ndarray]] = {}
+    with every signed-rank test and mean difference of the batch computed at once: the same numbers. `explained`
+    False leaves `explanation` empty, for a caller that runs `adjust_family` next (which writes every one anew)."""
+    memo: dict[Any, Any] = {}
     inputs = [_paired_arrays_memo(ra, rb, memo) for ra, rb, *_ in jobs]
     tests = wilcoxon_many([diffs for *_, diffs in inputs])
     means = row_stats([diffs for *_, diffs in inputs])
     return [
-        compare_arrays(arrays, test, a=a, b=b, trials=trials, mean=mean)
+        compare_arrays(arrays, test, a=a, b=b, trials=trials, mean=mean, explained=explained)
         for arrays, test, mean, (_, _, a, b, trials) in zip(inputs, tests, means, jobs, strict=True)
     ]
 
@@ -143,17 +145,19 @@ def paired_arrays(rates_a: Mapping[str, float], rates_b: Mapping[str, float]) ->
 
 
 def _paired_arrays_memo(rates_a: Mapping[str, float], rates_b: Mapping[str, float],
-                        memo: dict[int, tuple[list[str], np.ndarray]]) -> PairedArrays:
+                        memo: dict[Any, Any]) -> PairedArrays:
     """`paired_arrays`, keeping each arm's sorted problems and rates in `memo` (by mapping, for one batch) and using
-    them as they are when both arms have the same problems (the usual case: then nothing is intersected)."""
+    them as they are when both arms have the same problems (the usual case: then nothing is intersected). Arms with
+    the same problems share one number in `memo`, so a pair compares two numbers, not two lists of problems."""
     known = []
     for rates in (rates_a, rates_b):
         if id(rates) not in memo:
             keys = sorted(rates)
-            memo[id(rates)] = (keys, np.array([rates[p] for p in keys], dtype=float))
+            same = memo.setdefault(tuple(keys), len(memo))
+            memo[id(rates)] = (same, keys, np.array([rates[p] for p in keys], dtype=float))
         known.append(memo[id(rates)])
-    (keys_a, ra), (keys_b, rb) = known
-    if keys_a != keys_b:
+    (same_a, keys_a, ra), (same_b, _, rb) = known
+    if same_a != same_b:
         return paired_arrays(rates_a, rates_b)
     return keys_a, ra, rb, np.round(rb - ra, 12)
 
@@ -190,7 +194,7 @@ def paired_core(inputs: PairedArrays, wilcoxon: tuple[float, str, int], mean: fl
 
 def compare_arrays(
     inputs: PairedArrays, wilcoxon: tuple[float, str, int], *, a: str = "a", b: str = "b", trials: int = 1,
-    mean: float | None = None,
+    mean: float | None = None, explained: bool = True,
 ) -> PairedComparison:
     """`compare_paired` from its `paired_arrays` and the `wilcoxon_p` of their differences (computed apart, so a
     report can rank all its pairs at once: `signed_rank_batch.wilcoxon_many`); `mean` is diffs.mean() if known."""
@@ -222,7 +226,7 @@ def compare_arrays(
         p_min_mcnemar=mcnemar_p_min(len(a_only) + len(b_only)),
         trials=max(1, trials),
     )
-    return replace(comp, explanation=explain(comp))
+    return replace(comp, explanation=explain(comp)) if explained else comp
 
 
 def _p_text(p: float) -> str:
@@ -283,5 +287,6 @@ def adjust_family(comparisons: list[PairedComparison]) -> list[PairedComparison]
     mcnemar = holm([c.p_mcnemar for c in comparisons])
     for i, comp in enumerate(comparisons):
         adjusted = replace(comp, p_holm=wilcoxon[i], p_holm_mcnemar=mcnemar[i])
-        comparisons[i] = replace(adjusted, explanation=explain(adjusted))
+        object.__setattr__(adjusted, "explanation", explain(adjusted))  # a fresh copy nobody holds yet
+        comparisons[i] = adjusted
     return comparisons

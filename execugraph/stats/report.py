@@ -270,8 +270,9 @@ def _assemble(
     rates = [per_problem_rates(a.tallies) for a in arms]
     planned, excluded = plan_family(arms, family)
     least = [min((t.trials for t in a.tallies.values() if t.trials), default=None) for a in arms]  # per arm, once
-    pairs = compare_many(
-        [(rates[i], rates[j], arms[i].label, arms[j].label, _fewest_of(least[i], least[j])) for i, j in planned]
+    pairs = compare_many(  # unexplained: adjust_family below writes every explanation once Holm's p is known
+        [(rates[i], rates[j], arms[i].label, arms[j].label, _fewest_of(least[i], least[j])) for i, j in planned],
+        explained=False,
     )
     categories = category_comparisons_many([(arms[i].tallies, arms[j].tallies) for i, j in planned])
     adjust_family(pairs)

@@ -11,7 +11,7 @@ EXACT_WILCOXON_MAX_N non-zero differences, or with a non-finite value, go throug
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -63,11 +63,22 @@ def wilcoxon_many(vectors: Sequence[np.ndarray | Sequence[float]]) -> list[tuple
     arrays = [v if type(v) is np.ndarray and v.dtype == np.float64 and v.ndim == 1 else
               np.asarray(v, dtype=float).ravel() for v in vectors]
     lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
-    values = np.concatenate(arrays) if arrays else np.zeros(0)
+    return _tests(np.concatenate(arrays) if arrays else np.zeros(0), lengths, arrays.__getitem__)
+
+
+def wilcoxon_flat(values: np.ndarray, lengths: np.ndarray) -> list[tuple[float, str, int]]:
+    """`wilcoxon_many` of the float64 vectors laid end to end in `values` (`lengths` of each), without splitting
+    them first (a report's cost differences come that way)."""
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).tolist() if lengths.size else []
+    return _tests(values, lengths, lambda i: values[starts[i]:starts[i] + int(lengths[i])])
+
+
+def _tests(values: np.ndarray, lengths: np.ndarray, vector: Callable[[int], np.ndarray]) -> list[tuple[float, str, int]]:
+    """The tests of `wilcoxon_many`; `vector(i)` is the i-th vector, for those `wilcoxon_p` takes itself."""
     bad = ~np.isfinite(values)
-    finite = [True] * len(arrays)
+    finite = [True] * lengths.size
     if bad.any():  # a vector with NaN or inf is left to wilcoxon_p (its own rules); the others are ranked here
-        groups = np.repeat(np.arange(len(arrays)), lengths)
+        groups = np.repeat(np.arange(lengths.size), lengths)
         for i in np.unique(groups[bad]).tolist():
             finite[i] = False
         values = np.where(np.repeat(np.array(finite), lengths), values, 0.0)
@@ -75,7 +86,7 @@ def wilcoxon_many(vectors: Sequence[np.ndarray | Sequence[float]]) -> list[tuple
     out: list[tuple[float, str, int]] = []
     for i, (count, total) in enumerate(zip(n.tolist(), r_plus.tolist(), strict=True)):
         if not finite[i] or count > EXACT_WILCOXON_MAX_N:
-            out.append(wilcoxon_p(arrays[i]))
+            out.append(wilcoxon_p(vector(i)))
             continue
         if count == 0:
             out.append((1.0, "none", 0))

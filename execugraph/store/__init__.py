@@ -23,30 +23,52 @@ What lives where:
   (verdicts by trial key, grading protocols and executions), `amplified_reads` (stored amplified
   benchmark versions, passing programs for differential checks), `bundle_rows` (what an export
   reads), `bulk_insert` (imports and rescores written in one transaction), `columns`
-  (each table's shape for the bundle codecs).
+  (each table's shape for the bundle codecs), `status_view` (what `status` reads, in Core only).
 """
 
-from execugraph.store.access import open_store
-from execugraph.store.engine import make_engine
-from execugraph.store.fencing import SupersededError
-from execugraph.store.migrations import LATEST as LATEST_MIGRATION
-from execugraph.store.models import (
-    Execution,
-    LLMCacheEntry,
-    LLMCall,
-    ProblemRecord,
-    RetrievalHit,
-    Run,
-    SchemaMigration,
-    Step,
-    TechniqueEdit,
-    TechniqueLibrarySnapshot,
-    Trial,
-    utcnow,
-)
-from execugraph.store.retry import StoreBusyError
-from execugraph.store.run_filter import RunFilter
-from execugraph.store.store import DuplicateTrialError, Store, StoreReadOnlyError, StoreUnavailableError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execugraph.domain.lazy_names import lazy_names
+
+if TYPE_CHECKING:  # the names as type checkers and readers see them; at run time `__getattr__` imports each
+    from execugraph.store.access import open_store
+    from execugraph.store.engine import make_engine
+    from execugraph.store.fencing import SupersededError
+    from execugraph.store.migrations import LATEST as LATEST_MIGRATION
+    from execugraph.store.models import (
+        Execution,
+        LLMCacheEntry,
+        LLMCall,
+        ProblemRecord,
+        RetrievalHit,
+        Run,
+        SchemaMigration,
+        Step,
+        TechniqueEdit,
+        TechniqueLibrarySnapshot,
+        Trial,
+        utcnow,
+    )
+    from execugraph.store.retry import StoreBusyError
+    from execugraph.store.run_filter import RunFilter
+    from execugraph.store.store import DuplicateTrialError, Store, StoreReadOnlyError, StoreUnavailableError
+
+# Where each name lives (module, name there). Imported on first use (PEP 562), so a submodule such as
+# `status_view` or `engine` loads without the SQLModel tables, the ORM and pydantic (`status` starts fast).
+_MODELS = ("Execution", "LLMCacheEntry", "LLMCall", "ProblemRecord", "RetrievalHit", "Run", "SchemaMigration", "Step",
+           "TechniqueEdit", "TechniqueLibrarySnapshot", "Trial", "utcnow")
+_HOME: dict[str, tuple[str, str]] = {
+    "open_store": ("access", "open_store"),
+    "make_engine": ("engine", "make_engine"),
+    "SupersededError": ("fencing", "SupersededError"),
+    "LATEST_MIGRATION": ("migrations", "LATEST"),
+    **{name: ("models", name) for name in _MODELS},
+    "StoreBusyError": ("retry", "StoreBusyError"),
+    "RunFilter": ("run_filter", "RunFilter"),
+    **{name: ("store", name) for name in ("DuplicateTrialError", "Store", "StoreReadOnlyError", "StoreUnavailableError")},
+}
 
 __all__ = [
     "LATEST_MIGRATION",
@@ -97,7 +119,11 @@ __all__ += [
     "row_fields",
     "run_reads",
     "sequential_rows",
+    "status_view",
     "technique_library",
     "trace_reads",
     "verdict_reads",
 ]
+
+
+__getattr__, __dir__ = lazy_names(__name__, _HOME, __all__)

@@ -15,11 +15,12 @@ each renewal must carry the time it was sent.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, and_, delete, or_, select, update
+from sqlalchemy import Connection, and_, case, delete, or_, select, update
 
 from execugraph.store.engine import writer
 from execugraph.store.models import Execution, LLMCall, RetrievalHit, Run, Step, Trial, utcnow
@@ -189,11 +190,22 @@ def _delete_children(conn: Any, trial_ids: list[int]) -> None:
     conn.execute(delete(Step.__table__).where(Step.__table__.c.trial_id.in_(trial_ids)))  # type: ignore[attr-defined]
 
 
-def claim_trial(store: Store, run_id: int, worker_id: str | None = None) -> Trial | None:
+@dataclass(frozen=True)
+class TailOrder:
+    """How a run's last queued trials are claimed: heavier conditions first (the rule: `execugraph.batch.order`)."""
+
+    weights: Mapping[str, int]  # condition -> its weight (expected model calls); conditions not named weigh 0
+    tail: int  # applies once at most this many of the run's trials are queued; before that, id order
+
+
+def claim_trial(
+    store: Store, run_id: int, worker_id: str | None = None, order: TailOrder | None = None
+) -> Trial | None:
     """Atomically move one queued trial of the run to `running` and return it (None when none is left).
 
     With `worker_id`, the claim happens only while that worker holds the run
     (checked in the same transaction); otherwise LeaseLostError is raised.
+    Trials are claimed in id order; with `order`, the last `order.tail` queued ones heaviest first, ties by id.
     """
 
     token = utcnow()  # the claim's start time, and how a rerun of it recognises its own claim
@@ -205,13 +217,13 @@ def claim_trial(store: Store, run_id: int, worker_id: str | None = None) -> Tria
             ).first()
             if owner is None:
                 raise LeaseLostError(f"run {run_id} is no longer held by {worker_id}")
-        row = conn.execute(
-            select(TRIAL.c.id)
-            .where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued")
-            .order_by(TRIAL.c.id)
-            .limit(1)
-            .with_for_update(skip_locked=True)
-        ).first()
+        queued = select(TRIAL.c.id).where(TRIAL.c.run_id == run_id, TRIAL.c.status == "queued")
+        first: list[Any] = [TRIAL.c.id]
+        if order is not None:  # in the tail when no queued trial lies beyond it (reads at most tail + 1 entries)
+            beyond = conn.execute(queued.order_by(TRIAL.c.id).offset(order.tail).limit(1)).first()
+            if beyond is None:
+                first = [case(dict(order.weights), value=TRIAL.c.condition, else_=0).desc(), TRIAL.c.id]
+        row = conn.execute(queued.order_by(*first).limit(1).with_for_update(skip_locked=True)).first()
         if row is None:
             return None
         won = conn.execute(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from sqlalchemy import (
     JSON,
@@ -38,7 +39,6 @@ from sqlalchemy import (
 from sqlalchemy.schema import CreateColumn
 
 from execugraph.store.engine import display, writer
-from execugraph.store.models import utcnow
 from execugraph.store.schema_v1 import initial_metadata
 
 # Any constant works; it only has to be the same for every ExecuGraph process.
@@ -236,6 +236,6 @@ def migrate(engine: Engine, target: str | None = None) -> list[str]:
             if migration.name in done:
                 continue
             migration.apply(conn)
-            conn.execute(ledger.insert().values(name=migration.name, applied_at=utcnow()))
+            conn.execute(ledger.insert().values(name=migration.name, applied_at=datetime.now(UTC)))  # models.utcnow, without the models
             applied_now.append(migration.name)
     return applied_now

@@ -18,6 +18,7 @@ from sqlalchemy import text as sql_text
 
 from execugraph.store.models import Run, Trial
 from execugraph.store.run_filter import RunFilter
+from execugraph.store.status_view import run_progress as run_progress  # Core only: `status` reads it too
 
 FINISHED_STATUSES = ("done", "error")
 
@@ -66,27 +67,6 @@ def run_filters(dialect: str, where: RunFilter) -> list[ColumnElement[bool]]:
     if where.tag:
         clauses.append(_has_tag(dialect, where.tag))
     return clauses
-
-
-def run_progress(conn: Connection, run_id: int) -> dict[str, int]:
-    """Trial counts of a run by status, plus `passed` and `finished` (done + error + cancelled).
-
-    `done` counts trials that completed normally (passed or not); `error` those
-    that crashed; `total` all trials, queued ones included.
-    """
-    t = Trial.__table__.c
-    rows = conn.execute(
-        select(t.status, func.count(), func.sum(case((t.passed.is_(True), 1), else_=0)))
-        .where(t.run_id == run_id)
-        .group_by(t.status)
-    ).all()
-    progress = {"total": 0, "queued": 0, "running": 0, "done": 0, "error": 0, "cancelled": 0, "passed": 0}
-    for status, count, passed in rows:
-        progress[status] = progress.get(status, 0) + int(count)
-        progress["total"] += int(count)
-        progress["passed"] += int(passed or 0)
-    progress["finished"] = progress["done"] + progress["error"] + progress["cancelled"]
-    return progress
 
 
 _COUNTS = ("trials", "finished", "graded", "passed", "errors", "tokens_in", "tokens_out", "llm_calls")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from execugraph.amplify.adequacy import suite_adequacy
-from execugraph.amplify.build import AMPLIFIED_KEY, amplify_benchmark
+from execugraph.amplify.build import AMPLIFIED_KEY, GENERATOR_VERSION, amplify_benchmark
 from execugraph.amplify.differential import problem_disagreements
 from execugraph.amplify.references import reference_for
 from execugraph.benchmarks import load_humaneval, load_internal30
@@ -63,12 +63,13 @@ def test_plausible_wrong_programs_pass_the_originals_and_fail_the_amplified_suit
         wrong, reference = WRONG_PLAUSIBLE[original.id], reference_for(original)
         assert amplified.tests[: len(original.tests)] == original.tests  # originals first, unchanged
         new = amplified.tests[len(original.tests):]
-        assert new and all(t[AMPLIFIED_KEY] in ("example", "boundary", "mutation", "hypothesis") for t in new)
+        origins = ("example", "scaled", "statement", "boundary", "mutation", "hypothesis")
+        assert new and all(t[AMPLIFIED_KEY] in origins for t in new)
         assert len({t["expr"] for t in new}) == len(new)
         assert _verdict(pool, original, wrong) == "passed", original.id
         assert _verdict(pool, amplified, wrong) != "passed", original.id
         assert _verdict(pool, amplified, reference) == "passed", original.id
-        assert "amplified by amplify-5 (seed 0" in amplified.rationale
+        assert f"amplified by {GENERATOR_VERSION} (seed 0" in amplified.rationale
     counts = suite.provenance["problems"]
     assert all(counts[p.id]["added"] == len(problem_grading_tests(a)) - len(problem_grading_tests(p))
                for p, a in zip(chosen, suite.stored_problems(), strict=True))
@@ -122,7 +123,7 @@ def test_cli_amplify_then_rescore_on_the_amplified_suite_shows_in_stats(tmp_path
     provenance = json.loads(done.stdout)
     name = provenance["name"]
     assert name.startswith("internal30+amplified:") and provenance["seed"] == 0
-    assert provenance["generator"] == "amplify-5" and len(provenance["reference_digest"]) == 64
+    assert provenance["generator"] == GENERATOR_VERSION and len(provenance["reference_digest"]) == 64
     assert set(provenance["problems"]) == {"fib", "cycle_detect", "grid_shortest_path", "house_robber"}
     assert provenance["adequacy"]["total"]["mutants"] > 0
     with Store.open(str(db)) as store:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from execugraph.amplify.build import amplify_benchmark
+from execugraph.amplify.build import GENERATOR_VERSION, amplify_benchmark
 from execugraph.amplify.references import reference_for
 from execugraph.benchmarks import load_humaneval
 from execugraph.grading.rules import GradingSettings, problem_grading_tests, sandbox_job
@@ -43,7 +43,7 @@ def _verdict(pool, problem, code: str) -> str:
 def test_new_shapes_catch_wrong_programs_the_originals_pass(pool) -> None:
     chosen = [p for p in load_humaneval() if p.id in WRONG]
     suite = amplify_benchmark(pool, "humaneval", chosen, seed=0, per_problem=30)
-    assert suite.provenance["generator"] == "amplify-5"
+    assert suite.provenance["generator"] == GENERATOR_VERSION
     for original, amplified in zip(chosen, suite.stored_problems(), strict=True):
         wrong = WRONG[original.id]
         assert _verdict(pool, original, wrong) == "passed", original.id

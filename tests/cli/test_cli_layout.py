@@ -29,6 +29,9 @@ NOT_FOR_STATUS = ("execugraph.stats", "execugraph.agents", "execugraph.reproduce
                   "execugraph.figures", "execugraph.verdicts", "execugraph.amplify", "execugraph.retrieval",
                   "execugraph.workflow.graph", "execugraph.cli.publication", "execugraph.cli.stats")
 
+# What `status` no longer loads: the ORM, SQLModel's tables and pydantic (the store's import cost 2x SQLAlchemy's).
+ORM = ("sqlmodel", "pydantic", "sqlalchemy.orm", "execugraph.store.models", "execugraph.domain.config")
+
 PROBE = """
 import json, sys
 from execugraph.cli import main
@@ -70,6 +73,19 @@ def test_status_imports_the_store_but_nothing_heavy(tmp_path):
     assert "execugraph.store" in modules  # it did read the database
     assert heavy_in(modules, HEAVY) == []
     assert heavy_in(modules, NOT_FOR_STATUS) == []
+    assert heavy_in(modules, ORM) == []  # Core reads only (execugraph.store.status_view)
+
+
+def test_status_of_finished_batches_stays_off_the_orm(tmp_path):
+    from execugraph.store import Store
+
+    with Store.open(str(tmp_path / "runs.db")) as store:
+        run = store.create_run("batch", "finished", {}, status="done")
+        store.create_trial(run, "p1", "c", 0, 0, status="done")
+    code, modules = loaded(tmp_path, "status")
+    assert code == 0
+    assert heavy_in(modules, ORM) == []
+    assert "execugraph.batch.progress" in modules  # it did count the run's trials
 
 
 def test_a_command_help_declares_only_that_command(tmp_path):

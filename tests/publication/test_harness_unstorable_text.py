@@ -73,3 +73,20 @@ def test_clean_files_say_nothing_of_it(tmp_path: Path) -> None:
     with Store.open(str(tmp_path / "runs.db")) as store:
         result = import_path(store, path)
     assert not [w for w in result.warnings if "U+FFFD" in w]
+
+
+def test_trace_warns_that_the_program_shown_is_not_the_one_graded(tmp_path: Path) -> None:
+    """The Trace view of a record whose NUL was replaced says why `syntax_error` need not follow from the code."""
+    from ui.views.grading import recorded_grading
+    from ui.views.trace import step_rows
+
+    path = results_file(tmp_path / "he")
+    with Store.open(str(tmp_path / "runs.db")) as store:
+        (run,) = import_path(store, path).runs
+        trials = sorted(store.trials_for_run(run.id), key=lambda t: (t.problem_id, t.trial_index))
+        views = [recorded_grading(store, t, step_rows(store, t.id)) for t in trials]
+    assert views[0] is not None and views[0]["replaced_note"] is None
+    for view in views[1:]:
+        assert view is not None
+        note = view["replaced_note"]
+        assert note is not None and "1 replacement character (U+FFFD, line 1)" in note and "NUL" in note

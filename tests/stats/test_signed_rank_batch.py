@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,10 +11,10 @@ from scipy import stats as sps
 
 from execugraph.stats.category_pairs import category_comparisons, category_comparisons_many
 from execugraph.stats.cost_compare import cost_difference, cost_differences, t_intervals
-from execugraph.stats.paired import compare_many, compare_paired, holm
+from execugraph.stats.paired import adjust_family, compare_many, compare_paired, holm
 from execugraph.stats.records import ProblemTally
 from execugraph.stats.row_stats import row_stats
-from execugraph.stats.signed_rank_batch import wilcoxon_many
+from execugraph.stats.signed_rank_batch import wilcoxon_flat, wilcoxon_many
 from execugraph.stats.wilcoxon import EXACT_WILCOXON_MAX_N, wilcoxon_p
 
 GAPS = [-1.0, -2 / 3, -0.5, -1 / 3, 0.0, 0.0, 1 / 3, 0.5, 2 / 3, 1.0, 0.2]
@@ -48,6 +49,28 @@ def test_wilcoxon_many_equals_wilcoxon_p_one_at_a_time(seed: int) -> None:
     for d, got, want in zip(vectors, batch, single, strict=True):
         assert got == want or (math.isnan(got[0]) and math.isnan(want[0])), d
     assert {method for _, method, _ in batch} == {"none", "exact", "asymptotic"}
+
+
+def test_wilcoxon_flat_equals_wilcoxon_many_on_the_same_vectors_laid_end_to_end() -> None:
+    vectors = _vectors(3, 300)  # empties, a NaN vector and one past the exact limit among them
+    sizes = np.array([v.size for v in vectors], dtype=np.int64)
+    flat = wilcoxon_flat(np.concatenate(vectors), sizes)
+    many = wilcoxon_many(vectors)
+    assert len(flat) == len(many) == len(vectors)
+    for got, want in zip(flat, many, strict=True):
+        assert got == want or (math.isnan(got[0]) and math.isnan(want[0]))
+    assert {method for _, method, _ in flat} == {"none", "exact", "asymptotic"}
+    assert wilcoxon_flat(np.zeros(0), np.zeros(0, dtype=np.int64)) == []
+
+
+def test_compare_many_unexplained_differs_only_in_the_explanation_adjust_family_writes() -> None:
+    rng = np.random.default_rng(8)
+    problems = [f"p{i}" for i in range(40)]
+    jobs = [(_rates(rng, problems, 1 + k % 3), _rates(rng, problems, 2), f"a{k}", f"b{k}", 2) for k in range(20)]
+    explained, bare = compare_many(jobs), compare_many(jobs, explained=False)
+    assert [c.explanation for c in bare] == [""] * len(jobs) and any(c.explanation for c in explained)
+    assert [replace(c, explanation="") for c in explained] == bare
+    assert adjust_family(list(explained)) == adjust_family(list(bare))
 
 
 def test_wilcoxon_many_matches_scipy_on_tied_vectors() -> None:

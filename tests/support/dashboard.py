@@ -88,9 +88,29 @@ def serve_dashboard(db: Path, cache: Path, log_path: Path, **extra_env: str) -> 
             stop_worker(cache, db)
 
 
+# Playwright waits 30 s for an element by default; a first page at load 15 on 2 cores can take longer to draw.
+ACTION_TIMEOUT_MS = 120_000
+
+
 def launch_chromium(playwright):  # noqa: ANN001, ANN201 - playwright's types are imported lazily by the tests
-    """Debian's chromium (never a downloaded one), headless with the flags the README names."""
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+    """Debian's chromium (never a downloaded one), headless with the flags the README names.
+
+    Every context it opens (and so every page) waits ACTION_TIMEOUT_MS for an element, not playwright's 30 s."""
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+    opened_context, opened_page = browser.new_context, browser.new_page
+
+    def new_context(**options):  # noqa: ANN003, ANN202
+        context = opened_context(**options)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        return context
+
+    def new_page(**options):  # noqa: ANN003, ANN202
+        page = opened_page(**options)
+        page.set_default_timeout(ACTION_TIMEOUT_MS)
+        return page
+
+    browser.new_context, browser.new_page = new_context, new_page
+    return browser
 
 
 def settled(page, timeout_s: float = 120) -> None:  # noqa: ANN001

@@ -48,6 +48,8 @@ def test_synthesize_shows_steps_live_then_the_result_with_the_embedded_model(ser
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(server, timeout=120_000)
+            # the first page can take over 30 s (playwright's default) to draw at load 15 on 2 cores
+            page.get_by_label("Problem statement").wait_for(timeout=180_000)
             page.get_by_label("Problem statement").fill("Return the sum of the two integers a and b.")
             page.get_by_label("Condition").click()
             page.get_by_role("option", name="single-oneshot").click()

@@ -64,6 +64,7 @@ def test_synthesize_with_the_openai_model(dashboard, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
     page.goto(url, timeout=120_000)
     page.get_by_text("openai server").first.wait_for(timeout=120_000)  # the sidebar's health line
+    page.get_by_label("Problem statement").wait_for(timeout=180_000)  # the form draws after it: >30 s at load 15
     page.get_by_label("Problem statement").fill("Return the square of x.")
     page.get_by_label("Condition").click()
     page.get_by_role("option", name="single-oneshot").click()

@@ -17,7 +17,22 @@ if TYPE_CHECKING:
     from execugraph.store import Store, Trial
     from ui.views.trace import StepRow
 
-__all__ = ["RECORD_NODE", "recorded_grading", "sensitivity_rows"]
+__all__ = ["RECORD_NODE", "recorded_grading", "replaced_text_note", "sensitivity_rows"]
+
+# How the store keeps a character it cannot hold (a NUL, a lone surrogate): `store.models.CleanTextColumn`.
+_REPLACEMENT = "\ufffd"
+
+
+def replaced_text_note(code: str | None) -> str | None:
+    """Why the program shown may not explain its verdict: the store kept some character as U+FFFD; else None."""
+    if not code or _REPLACEMENT not in code:
+        return None
+    count = code.count(_REPLACEMENT)
+    where = sorted({code.count("\n", 0, i) + 1 for i, ch in enumerate(code) if ch == _REPLACEMENT})
+    lines = ", ".join(str(n) for n in where[:5]) + (", ..." if len(where) > 5 else "")
+    return (f"This program shows {count} replacement character{'s' if count != 1 else ''} (U+FFFD, line "
+            f"{lines}): the store keeps a NUL or a lone surrogate that way. The verdict was reached on the text as "
+            "written, so it may not follow from the code shown (Python refuses a NUL in source as a syntax error).")
 
 
 def _verdict(passed: Any, error_class: Any) -> str:
@@ -50,6 +65,7 @@ def recorded_grading(store: Store, trial: Trial, steps: list[StepRow]) -> dict[s
         "results": list(last.results or []) if last else [],
         "message": trial.message or "",
     }
+    view["replaced_note"] = replaced_text_note(view["code"])
     if record:
         view["line"] = out.get("line")
         view["source"] = out.get("source", "")
