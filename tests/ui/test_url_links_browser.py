@@ -162,7 +162,7 @@ def test_an_unknown_run_in_a_link_is_named_and_stays_in_the_address(served):
 
 
 def test_one_back_press_returns_from_statistics_to_runs(served):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     server, ids, _ = served
     with sync_playwright() as playwright:
@@ -182,7 +182,10 @@ def test_one_back_press_returns_from_statistics_to_runs(served):
             page.get_by_role("option", name=re.compile(rf"#{ids.batch}\b")).first.click()
             page.keyboard.press("Escape")
             settled(page)
-            page.get_by_role("link", name="Compare in Statistics").click()
+            # the link takes the selection on the rerun the pick starts: clicked before that, it opens plain /statistics
+            compare = page.get_by_role("link", name="Compare in Statistics")
+            expect(compare).to_have_attribute("href", re.compile(rf"statistics\?runs={ids.batch}$"), timeout=120_000)
+            compare.click()
             page.wait_for_url(f"**/statistics?runs={ids.batch}", timeout=180_000)
             page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
             settled(page)
