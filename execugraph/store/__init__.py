@@ -55,19 +55,19 @@ if TYPE_CHECKING:  # the names as type checkers and readers see them; at run tim
     from execugraph.store.run_filter import RunFilter
     from execugraph.store.store import DuplicateTrialError, Store, StoreReadOnlyError, StoreUnavailableError
 
-# Where each name lives (module, name there). Imported on first use (PEP 562), so a submodule such as
+# Where each name lives: its module (or module and name there). Imported on first use (PEP 562), so a submodule such as
 # `status_view` or `engine` loads without the SQLModel tables, the ORM and pydantic (`status` starts fast).
 _MODELS = ("Execution", "LLMCacheEntry", "LLMCall", "ProblemRecord", "RetrievalHit", "Run", "SchemaMigration", "Step",
            "TechniqueEdit", "TechniqueLibrarySnapshot", "Trial", "utcnow")
-_HOME: dict[str, tuple[str, str]] = {
-    "open_store": ("access", "open_store"),
-    "make_engine": ("engine", "make_engine"),
-    "SupersededError": ("fencing", "SupersededError"),
+_HOME: dict[str, str | tuple[str, str]] = {
+    "open_store": "access",
+    "make_engine": "engine",
+    "SupersededError": "fencing",
     "LATEST_MIGRATION": ("migrations", "LATEST"),
-    **{name: ("models", name) for name in _MODELS},
-    "StoreBusyError": ("retry", "StoreBusyError"),
-    "RunFilter": ("run_filter", "RunFilter"),
-    **{name: ("store", name) for name in ("DuplicateTrialError", "Store", "StoreReadOnlyError", "StoreUnavailableError")},
+    **dict.fromkeys(_MODELS, "models"),
+    "StoreBusyError": "retry",
+    "RunFilter": "run_filter",
+    **dict.fromkeys(("DuplicateTrialError", "Store", "StoreReadOnlyError", "StoreUnavailableError"), "store"),
 }
 
 __all__ = [

@@ -26,7 +26,15 @@ from urllib.parse import quote
 
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DatabaseError, DataError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import (
+    DatabaseError,
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
 
 from execugraph.safety import redaction
 from execugraph.store.engine import RawAtError, display, make_engine, normalise_url
@@ -369,3 +377,31 @@ def require_current_schema(opened: OpenedDatabase) -> None:
             f"the database {opened.where} has the older schema {applied[-1]} and sits on read-only storage, so it "
             f"cannot be upgraded to {migrations.LATEST}; copy it to writable storage and point --db (or EXECUGRAPH_DB) at the copy"
         )
+
+
+def open_checked(url: str) -> OpenedDatabase:
+    """`open_database`, then for a read-only database `require_current_schema` (the engine disposed if refused):
+    the opening `Store.open` and `status`'s view share."""
+    opened = open_database(url)
+    if opened.read_only:
+        try:
+            require_current_schema(opened)
+        except BaseException:
+            opened.engine.dispose()
+            raise
+    return opened
+
+
+def migrate_or_explain(engine: Engine, where: str) -> None:
+    """Bring the schema up to date; a database that refuses it becomes one StoreUnavailableError sentence,
+    and the engine is disposed on any failure."""
+    from execugraph.store import migrations
+
+    try:
+        migrations.migrate(engine)  # an up-to-date database (the usual case) is only read
+    except OperationalError as exc:
+        engine.dispose()
+        raise StoreUnavailableError(describe_failure(exc, where, engine.url)) from exc
+    except BaseException:
+        engine.dispose()
+        raise

@@ -16,12 +16,9 @@ from typing import Any, Self
 
 from sqlalchemy import JSON, Boolean, Column, Dialect, Float, Integer, MetaData, String, Table, Text, case, func, select
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.types import DateTime, TypeDecorator
 
 from execugraph.configuration.settings import load_settings
-from execugraph.store import migrations
-from execugraph.store.errors import StoreUnavailableError
 
 
 class AwareUTC(TypeDecorator[datetime]):
@@ -104,29 +101,16 @@ class StatusView:
         self.read_only_note = read_only_note
         self.url = where
         if not read_only:
-            try:
-                migrations.migrate(engine)  # an up-to-date database (the usual case) is only read
-            except OperationalError as exc:
-                engine.dispose()
-                from execugraph.store.opening import describe_failure
+            from execugraph.store.opening import migrate_or_explain
 
-                raise StoreUnavailableError(describe_failure(exc, where, engine.url)) from exc
-            except BaseException:
-                engine.dispose()
-                raise
+            migrate_or_explain(engine, where)
 
     @classmethod
     def open(cls, db: str | None = None) -> Self:
         """The view of the store at `db` (EXECUGRAPH_DB, ./runs.db), created and migrated as `Store.open` would."""
-        from execugraph.store.opening import open_database, require_current_schema
+        from execugraph.store.opening import open_checked
 
-        opened = open_database(load_settings(db).db_url)
-        if opened.read_only:
-            try:
-                require_current_schema(opened)
-            except BaseException:
-                opened.engine.dispose()
-                raise
+        opened = open_checked(load_settings(db).db_url)
         return cls(opened.engine, read_only=opened.read_only, read_only_note=opened.note, where=opened.where)
 
     def list_runs(self, *, kind: str, limit: int = 200) -> list[RunView]:

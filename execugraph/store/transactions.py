@@ -16,13 +16,11 @@ from datetime import datetime
 from typing import Any, Self, TypeVar
 
 from sqlalchemy import Engine, update
-from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, SQLModel
 
 from execugraph.configuration.settings import load_settings
 from execugraph.store import migrations
 from execugraph.store.engine import display_url, writer
-from execugraph.store.errors import StoreUnavailableError
 from execugraph.store.fencing import Fence
 from execugraph.store.retry import DEFAULT_POLICY, Reruns, RetryPolicy, run_with_retry
 from execugraph.store.step_groups import StepGroups
@@ -64,16 +62,9 @@ class StoreCore:
         # SQLite: concurrent trials' steps share write transactions (fenced views share this queue)
         self._step_groups = StepGroups(engine) if self._dialect == "sqlite" else None
         if migrate and not read_only:
-            try:
-                migrations.migrate(engine)
-            except OperationalError as exc:
-                engine.dispose()
-                from execugraph.store.opening import describe_failure
+            from execugraph.store.opening import migrate_or_explain
 
-                raise StoreUnavailableError(describe_failure(exc, self.url, engine.url)) from exc
-            except BaseException:
-                engine.dispose()
-                raise
+            migrate_or_explain(engine, self.url)
 
     @classmethod
     def open(cls, db: str | None = None) -> Self:
@@ -82,15 +73,9 @@ class StoreCore:
         A bad `db` raises StoreUnavailableError with one sentence to show the user;
         an existing SQLite file on read-only storage opens read-only (`read_only`).
         """
-        from execugraph.store.opening import open_database, require_current_schema
+        from execugraph.store.opening import open_checked
 
-        opened = open_database(load_settings(db).db_url)
-        if opened.read_only:
-            try:
-                require_current_schema(opened)
-            except BaseException:
-                opened.engine.dispose()
-                raise
+        opened = open_checked(load_settings(db).db_url)
         store = cls(opened.engine, read_only=opened.read_only, read_only_note=opened.note)
         store._where = opened.where
         return store
