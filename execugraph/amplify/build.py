@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execugraph.amplify.answer_domain import within_answer_domain
-from execugraph.amplify.boundaries import boundary_inputs
+from execugraph.amplify.boundaries import boundary_inputs, sign_inputs
 from execugraph.amplify.contracts import Shape, arg_shapes, violation
 from execugraph.amplify.expected import Answer, reference_answers_many
 from execugraph.amplify.mutation import mutated_inputs, problem_rng
 from execugraph.amplify.panel import PANEL_MIN, bundled_panel
-from execugraph.amplify.preconditions import RULES_VERSION, preconditions
+from execugraph.amplify.preconditions import RULES_VERSION, preconditions, statement_prose
 from execugraph.amplify.properties import draw_inputs
 from execugraph.amplify.references import reference_digest, reference_for
+from execugraph.amplify.stated_values import number_inputs, word_inputs
 from execugraph.amplify.templates import Seed, Template, answers_may_differ, problem_seeds
 from execugraph.amplify.text_domain import text_domain
 from execugraph.domain.json_types import JsonObject
@@ -39,7 +40,9 @@ from execugraph.grading.rules import GradingSettings, problem_grading_tests, sui
 # 6: a panel answers where the reference raises or runs out of time (`panel`); where a panel judges a problem, its
 # inputs may be empty where no original is, and each integer argument is also tried four times larger ("scaled");
 # a list of numbers with a float also tried as the statement's own decimal numbers (its thresholds: "statement")
-GENERATOR_VERSION = "amplify-6"  # with `preconditions.RULES_VERSION`, part of the digest
+# 7: the statement's listed words and its rule numbers in a format's digit groups ("stated", `stated_values`); signs,
+# ties and in-place repeats of the originals early ("sign"); a stated range's edges and one step inside them
+GENERATOR_VERSION = "amplify-7"  # with `preconditions.RULES_VERSION`, part of the digest
 DEFAULT_PER_PROBLEM = 30
 DRAWS = 5  # Hypothesis examples drawn per new input wanted
 SUFFIX = "+amplified"
@@ -149,10 +152,14 @@ def candidate_inputs(problem: Problem, seed: int, limit: int,
     seen = {s.template.render(s.args) for s in problem_seeds(problem.model_copy(update={"tests": graded}))}
     seen |= {t["expr"] for t in graded if isinstance(t.get("expr"), str)}
     examples = [(s, s.args, "example") for s in seeds if s.template.render(s.args) not in seen]  # shown, not graded
-    streams = [examples, [(s, a, "boundary") for s, a in edges], [(s, a, "mutation") for s, a in mutated],
+    signs = [(s, a, "sign") for s, a in sign_inputs([s for s in seeds if len(s.args) == main], limit)]
+    streams = [examples, [(s, a, "boundary") for s, a in edges], signs, [(s, a, "mutation") for s, a in mutated],
                [(s, a, "hypothesis") for s, a in drawn]]
     own = [s for s in seeds if len(s.args) == main]
     streams.insert(1, [(s, a, "statement") for s, a in _statement_values(problem.statement, own)])
+    prose, stated_rng = statement_prose(problem), problem_rng(seed, problem.id, "stated")
+    streams.insert(1, [(s, a, "stated") for s, a in word_inputs(prose, own, stated_rng, limit)
+                       + number_inputs(prose, own, stated_rng, limit)])
     if judged:
         streams.insert(1, [(s, a, "scaled") for s, a in _scaled(own)[:SCALED_MAX]])
     out: list[tuple[str, str]] = []

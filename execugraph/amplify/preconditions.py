@@ -25,7 +25,8 @@ from execugraph.parsing import parse_python
 # part of the generator version: other rules, other inputs, another digest. 2: inputs whose reference answer is of a
 # kind or sign no original answer has are dropped too (`answer_domain`); 3: an independent-solutions panel
 # (`panel`) and the examples' spacing and existence phrases (`text_domain`)
-RULES_VERSION = "preconditions-3"
+# 4: a range under an abbreviated name (`num` for `number`), a count bounded by a length (`1 <= k <= len(arr)`)
+RULES_VERSION = "preconditions-4"
 VOCABULARY_MAX = 12  # a list of strings (or a string's words) keeps to the words of the originals when few
 VOCABULARY_REPEAT = 1.5  # ... and each distinct word was seen this many times on average
 CONTRADICTED_SHARE = 0.2  # a statement rule broken by more than this share of the originals is a misreading
@@ -166,6 +167,10 @@ def _holds(rule: Rule, args: tuple[Any, ...]) -> bool:  # noqa: C901 - one branc
         return all(n < bound if strict else n <= bound for n in _numbers(value))
     if kind == "len_min":
         return not isinstance(value, _SIZED) or len(value) >= param[0]
+    if kind == "len_cap":  # a number at most (below) another argument's length
+        other = args[param[0]] if param[0] < len(args) else None
+        cap = len(other) - (1 if param[1] else 0) if isinstance(other, _SIZED) else None
+        return cap is None or all(n <= cap for n in _numbers(value))
     if kind == "len_max":
         return not isinstance(value, _SIZED) or len(value) <= param[0]
     if kind == "chars":
@@ -293,6 +298,11 @@ def _prose(doc: str, entry_point: str) -> str:
     return "\n".join(out)
 
 
+def statement_prose(problem: Problem) -> str:
+    """The entry point's docstring without its examples (what the statement says in words)."""
+    return _prose(_function(problem)[1], problem.entry_point or "")
+
+
 def _sentences(text: str) -> list[str]:
     flat = " ".join(text.split())
     return [s.strip() for s in re.split(r"(?<=[.!?;])\s+|\n", flat) if s.strip()]
@@ -354,6 +364,14 @@ _OPS = {"<": ("max", True), "<=": ("max", False), ">": ("min", True), ">=": ("mi
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
+def _parameter(name: str, lowered: dict[str, int]) -> int | None:
+    """The parameter a statement's name stands for: itself, or the one parameter it abbreviates (`num`: `number`)."""
+    if name in lowered:
+        return lowered[name]
+    longer = [i for n, i in lowered.items() if len(name) >= 3 and n.startswith(name)]
+    return longer[0] if len(longer) == 1 else None
+
+
 def _comparisons(sentence: str, names: list[str], kinds: list[set[str]]) -> list[Rule]:
     """`n >= 1`, `0 <= n <= 1000`, `1 <= len(arr) <= 100`, `x > 0` (also with ≤ and ≥) about a parameter."""
     text = sentence.replace("≤", "<=").replace("≥", ">=").replace("=<", "<=").replace("=>", ">=")
@@ -367,9 +385,9 @@ def _comparisons(sentence: str, names: list[str], kinds: list[set[str]]) -> list
             return
         of_len = target.startswith("len(") or target.endswith(".length")
         name = re.sub(r"^len\(\s*|\s*\)$|\.length$", "", target).lower()
-        if name not in lowered:
+        index = _parameter(name, lowered)
+        if index is None:
             return
-        index = lowered[name]
         kind, strict = _OPS[op]
         why = f"{names[index]}: {'len ' if of_len else ''}{op} {number} (statement)"
         if of_len:
@@ -385,6 +403,13 @@ def _comparisons(sentence: str, names: list[str], kinds: list[set[str]]) -> list
         add(m.group(3), m.group(4), m.group(5))
     for m in re.finditer(rf"(?<![<>=\d.\w]){subject}\s*(<=|>=|<|>)\s*({_NUM})(?!\s*(<=|<))", text):
         add(m.group(1), m.group(2), m.group(3))
+    for m in re.finditer(rf"(?:({_NUM})\s*(<=|<)\s*)?\b(\w+)\s*(<=|<)\s*len\(\s*(\w+)\s*\)", text):
+        index, other = _parameter(m.group(3).lower(), lowered), _parameter(m.group(5).lower(), lowered)
+        if index is not None and other is not None and _numeric(kinds[index]) and _sized(kinds[other]):
+            if m.group(1):  # "1 <= k <= len(arr)": a count of the list's items
+                add(m.group(3), _FLIP[m.group(2)], m.group(1))
+            out.append(Rule(index, "len_cap", (other, m.group(4) == "<"), f"{names[index]}: {m.group(4)} "
+                                                                           f"len({names[other]}) (statement)"))
     for m in re.finditer(rf"(?<![<>=\w]){subject}\s+is\s+(?:between|in the range)\s+\[?({_NUM})\s*(?:and|,)\s*({_NUM})",
                          text):
         add(m.group(1), ">=", m.group(2))

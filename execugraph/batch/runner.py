@@ -163,8 +163,9 @@ class Worker:
 class TakeoverWatch:
     """For `worker --once`: runs leased to other workers that this worker should wait for.
 
-    A run whose lease end keeps moving has a live worker and is left to it; one
-    whose lease end stands still will expire, and is waited for so that it can
+    A run whose lease end keeps moving later has a live worker and is left to it;
+    one whose lease end stands still (or was moved earlier, as by an operator
+    ending a dead worker's lease) will expire, and is waited for so that it can
     be taken over (a worker that died a moment ago must not leave its run
     stranded because a `--once` worker looked too early).
     """
@@ -184,7 +185,7 @@ class TakeoverWatch:
             if held.worker_id == self.worker_id or held.run_id in self.alive:
                 continue
             first = self.first_seen.setdefault(held.run_id, held.expires_at)
-            if held.expires_at != first:
+            if held.expires_at != first and not (first and held.expires_at and held.expires_at < first):
                 self.alive.add(held.run_id)
                 print(f"worker: run {held.run_id} is being served by live worker {held.worker_id}; leaving it",
                       file=sys.stderr, flush=True)

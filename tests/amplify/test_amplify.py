@@ -63,7 +63,7 @@ def test_plausible_wrong_programs_pass_the_originals_and_fail_the_amplified_suit
         wrong, reference = WRONG_PLAUSIBLE[original.id], reference_for(original)
         assert amplified.tests[: len(original.tests)] == original.tests  # originals first, unchanged
         new = amplified.tests[len(original.tests):]
-        origins = ("example", "scaled", "statement", "boundary", "mutation", "hypothesis")
+        origins = ("example", "scaled", "stated", "statement", "boundary", "sign", "mutation", "hypothesis")
         assert new and all(t[AMPLIFIED_KEY] in origins for t in new)
         assert len({t["expr"] for t in new}) == len(new)
         assert _verdict(pool, original, wrong) == "passed", original.id

@@ -61,6 +61,20 @@ def cli(db: Path, *args: str, env: dict | None = None) -> subprocess.CompletedPr
                           env=os.environ | (env or {}), capture_output=True, text=True, timeout=600)
 
 
+def end_dead_lease(db: Path) -> int:
+    """End the lease the stopped batch left (30 s, `batch --wait`'s) now: the next worker takes over at once.
+
+    Waiting a lease out is proven in tests/batch/test_runner_faults.py; here it would only cost 30 s.
+    """
+    from execugraph.store import Store, utcnow
+
+    with Store.open(str(db)) as store:
+        held = [run.id for run in store.list_runs(kind="batch", limit=5) if run.status == "running" and run.worker_id]
+        for run_id in held:
+            store.update_run(run_id, lease_expires_at=utcnow())
+    return len(held)
+
+
 def done_trials(db: Path) -> int:
     shown = cli(db, "status", "--json")
     assert shown.returncode == 0, shown.stderr
@@ -74,7 +88,7 @@ def test_a_disk_filling_under_a_batch_ends_it_in_one_sentence_and_loses_nothing(
         env = {"OLLAMA_HOST": server.url}
         batch = subprocess.Popen(
             [sys.executable, "-m", "execugraph", "--db", str(db), "batch", "--conditions", "single-oneshot",
-             "--seeds", "0-9", "--model", f"ollama:{MODEL}", "--wait"],
+             "--seeds", "0-2", "--model", f"ollama:{MODEL}", "--wait"],
             cwd=PROJECT_ROOT, env=os.environ | env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         try:
@@ -101,6 +115,7 @@ def test_a_disk_filling_under_a_batch_ends_it_in_one_sentence_and_loses_nothing(
 
         filler.unlink(missing_ok=True)  # space again: a worker takes the run over and carries on from what was kept
         reserve.unlink()
+        assert end_dead_lease(db) == 1  # left running under the stopped batch's lease
         cli(db, "worker", "--once", env=env)
         assert done_trials(db) > kept
 
@@ -148,6 +163,7 @@ def test_a_cancel_after_a_disk_full_stop_is_finished_by_the_next_worker(small_di
         reserve.unlink()
         cancelled = cli(db, "cancel", str(run_id))
         assert cancelled.returncode == 0, cancelled.stderr
+        end_dead_lease(db)
         once = cli(db, "worker", "--once", "--poll-s", "0.2", env=env)
         assert once.returncode == 0 and "Traceback" not in once.stderr, once.stderr[-3000:]
     with Store.open(str(db)) as store:

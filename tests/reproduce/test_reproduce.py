@@ -477,22 +477,36 @@ def test_a_families_file_fixes_the_comparisons_and_earlier_rescores_are_reused(r
     assert "humaneval" not in json.dumps(data["families"])  # only what the file asks for
 
 
-def test_bad_inputs_are_refused_naming_file_line_and_field(reproduced: Reproduced, tmp_path: Path) -> None:
+def _refused(db: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """`reproduce` refusing its input, run by the CLI's own `main` in this process (a refusal comes before any
+    work, so a subprocess would only add the CLI's imports; the fixture and the families test run the real one):
+    exit status 2, and what it printed on stderr."""
+    from execugraph.cli import main
+
+    capsys.readouterr()
+    assert main(["--db", str(db), "reproduce", *args, "--workers", "2"]) == 2
+    return capsys.readouterr().err
+
+
+def test_bad_inputs_are_refused_naming_file_line_and_field(reproduced: Reproduced, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     before = _stored_runs(reproduced.db)
     families = tmp_path / "families.json"
     families.write_text(json.dumps([{"name": "x", "runs": ["e1_so", "e9_nope"]}]))
-    done = _cli(reproduced.db, str(reproduced.folder), "--families", str(families), "--out", str(tmp_path / "o1"))
-    assert done.returncode == 2
-    assert "families.json: field 'families[0].runs[1]': 'e9_nope' is not a run folder of study" in done.stderr
+    err = _refused(reproduced.db, capsys, str(reproduced.folder), "--families", str(families), "--out",
+                   str(tmp_path / "o1"))
+    assert "families.json: field 'families[0].runs[1]': 'e9_nope' is not a run folder of study" in err
     families.write_text('[{"name": "x",\n "runs": ["e1_so" "e2_sr"]}]')
-    done = _cli(reproduced.db, str(reproduced.folder), "--families", str(families), "--out", str(tmp_path / "o2"))
-    assert done.returncode == 2 and "families.json:2: not valid JSON" in done.stderr
+    err = _refused(reproduced.db, capsys, str(reproduced.folder), "--families", str(families), "--out",
+                   str(tmp_path / "o2"))
+    assert "families.json:2: not valid JSON" in err
     bad_dataset = tmp_path / "bench.jsonl"
     lines = S.dataset_lines()
     lines[3]["tests"][1]["args"] = "[1, 2"
     bad_dataset.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    done = _cli(reproduced.db, str(reproduced.folder), "--dataset", str(bad_dataset), "--out", str(tmp_path / "o3"))
-    assert done.returncode == 2 and "bench.jsonl:4: field 'tests[1].args'" in done.stderr, done.stderr
+    err = _refused(reproduced.db, capsys, str(reproduced.folder), "--dataset", str(bad_dataset), "--out",
+                   str(tmp_path / "o3"))
+    assert "bench.jsonl:4: field 'tests[1].args'" in err, err
     broken = tmp_path / "broken"
     for arm in ("e1_so", "e2_sr"):
         (broken / arm).mkdir(parents=True)
@@ -500,8 +514,7 @@ def test_bad_inputs_are_refused_naming_file_line_and_field(reproduced: Reproduce
         if arm == "e2_sr":
             records[6]["passed"] = "yes"
         (broken / arm / "trials.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    done = _cli(reproduced.db, str(broken), "--out", str(tmp_path / "o4"))
-    assert done.returncode == 2
-    assert "e2_sr/trials.jsonl:7: field 'passed': expected bool, got 'yes'" in done.stderr
+    err = _refused(reproduced.db, capsys, str(broken), "--out", str(tmp_path / "o4"))
+    assert "e2_sr/trials.jsonl:7: field 'passed': expected bool, got 'yes'" in err
     assert _stored_runs(reproduced.db) == before  # nothing imported from any of them
     assert not (tmp_path / "o4" / "report.md").exists()

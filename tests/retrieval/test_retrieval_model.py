@@ -4,13 +4,15 @@ These load the embedded model (a few seconds once per module) and check the
 numbers the issue promises: recall@3 >= 0.8 on the labelled set, deterministic
 hits, offline loading, index reuse, an edited library getting its own index,
 the CLI measuring a database's library, and hits persisted with a trial in the
-real store.
+real store. The shipped library's index is built once per module (`retriever`); a test that needs its own
+cache folder but not a fresh build of that index starts from a copy (`_cache_copy`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +33,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def retriever(tmp_path_factory: pytest.TempPathFactory) -> Retriever:
     return Retriever.load(DEFAULT_LIBRARY_PATH, tmp_path_factory.mktemp("retrieval-cache"))
+
+
+def _cache_copy(retriever: Retriever, folder: Path) -> Path:
+    """A cache folder of this test's own holding the module's index of the shipped library (built once above)."""
+    shutil.copytree(retriever.cache_dir, folder)
+    return folder
 
 
 def test_model_is_the_packaged_minilm_loaded_offline(retriever: Retriever) -> None:
@@ -60,10 +68,12 @@ def test_hits_are_deterministic_across_calls_and_processes(retriever: Retriever,
     assert first == second  # embedded twice, bit-identical scores
     assert np.array_equal(retriever.embedder.encode([query]), retriever.embedder.encode([query]))
     assert first[0][0] == "graph-dijkstra"
+    # another process: its own model and query embedding, against the index this process built and cached
     script = (
         "import json, sys\n"
         "from execugraph.retrieval import Retriever\n"
-        f"r = Retriever.load(cache_dir={str(tmp_path / 'cache')!r})\n"
+        f"r = Retriever.load(cache_dir={str(_cache_copy(retriever, tmp_path / 'cache'))!r})\n"
+        "assert r.index_builds == 0, 'the cached index was not reused'\n"
         f"print(json.dumps([[h.technique.id, h.score] for h in r.retrieve({query!r}, k=5)]))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
@@ -80,9 +90,11 @@ def test_index_is_reused_when_nothing_changed(retriever: Retriever) -> None:
     assert [h.technique.id for h in again.retrieve(q)] == [h.technique.id for h in retriever.retrieve(q)]
 
 
-def test_an_added_and_an_edited_technique_get_their_own_index_and_are_retrievable(tmp_path: Path) -> None:
+def test_an_added_and_an_edited_technique_get_their_own_index_and_are_retrievable(retriever: Retriever,
+                                                                                  tmp_path: Path) -> None:
     seed = load_library(DEFAULT_LIBRARY_PATH)
-    r = Retriever.of(seed, tmp_path / "cache")
+    r = Retriever.of(seed, _cache_copy(retriever, tmp_path / "cache"))
+    assert r.index_builds == 0  # the shipped library's index, from the copy
     query = "Pick one line uniformly at random from a log stream whose length is unknown, in a single pass."
     reservoir = Technique(
         id="misc-reservoir-sampling",
@@ -137,7 +149,8 @@ def test_cli_text_report_in_process(retriever: Retriever, capsys: pytest.Capture
     assert recall5 >= 0.8
 
 
-def test_cli_measures_the_database_library_unless_given_a_file(tmp_path: Path, capsys) -> None:
+def test_cli_measures_the_database_library_unless_given_a_file(retriever: Retriever, tmp_path: Path,
+                                                               capsys) -> None:
     from execugraph.cli import main
     from execugraph.store import Store
     from execugraph.store.technique_library import add_technique
@@ -146,7 +159,7 @@ def test_cli_measures_the_database_library_unless_given_a_file(tmp_path: Path, c
     db = tmp_path / "edited.db"
     with Store.open(str(db)) as store:
         add_technique(store, seed[0].model_copy(update={"id": "copy-of-the-first"}))
-    common = ["--json", "--cache-dir", str(tmp_path / "cache")]
+    common = ["--json", "--cache-dir", str(_cache_copy(retriever, tmp_path / "cache"))]
     assert main(["--db", str(db), "retrieval-eval", *common]) == 0
     edited = json.loads(capsys.readouterr().out)
     assert edited["techniques"] == len(seed) + 1 and edited["library"]["edits"] == 1

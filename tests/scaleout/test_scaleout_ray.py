@@ -28,7 +28,7 @@ from execugraph.batch.spec import BatchSpec
 from execugraph.configuration.settings import PROJECT_ROOT
 from execugraph.scaleout.driver import RayBatchDriver, ScaleOptions
 from execugraph.scaleout.executor import run_on_ray, worker_db_url
-from execugraph.store import Store, leases
+from execugraph.store import Store, leases, utcnow
 from standins.ollama_server import OllamaStandIn, scripted_responder
 from tests.batch.test_runner import GOOD, MODEL, assert_complete_and_unique, problems
 from tests.support.postgres import free_port
@@ -152,7 +152,9 @@ def test_a_background_worker_hands_a_ray_batch_to_the_ray_driver(ray_cluster, tm
 
     store = Store.open(f"sqlite:///{tmp_path / 'bg.db'}")
     with standin() as a, standin() as b:
-        run_id = enqueue_batch(store, ray_spec([a.url, b.url], conditions=["single-oneshot"]), problems(3))
+        # one Ray worker: what is proven is the hand-over and the endpoint spread (each worker costs seconds to warm)
+        spec = ray_spec([a.url, b.url], conditions=["single-oneshot"], ray_workers=1)
+        run_id = enqueue_batch(store, spec, problems(3))
         worker = Worker(store, heartbeat_s=FAST.heartbeat_s, stale_after_s=FAST.stale_after_s, executors=executors())
         worker.run_forever(poll_s=0.1, exit_when_idle=True)
         assert len(a.requests) + len(b.requests) == 3 * 2 and a.requests and b.requests  # spread over endpoints
@@ -331,7 +333,9 @@ def test_cli_driver_killed_mid_batch_is_resumed_without_loss_or_duplicates(ray_c
         run = store.get_run(run_id)
         assert run.status == "running" and run.config["batch"]["ollama_hosts"] == [a.url, b.url]
         assert 0 < progress(store, run_id).done < expected
-        # the next driver waits for the dead one's lease (the CLI's 30 s) to run out, then takes over
+        # the dead driver's lease (the CLI's 30 s) ends now, and the next driver takes over; waiting a lease
+        # out is proven in tests/batch/test_runner_faults.py
+        store.update_run(run_id, lease_expires_at=utcnow())
         assert run_on_ray(store, run_id, options=FAST) == "done"
     trials = store.trials_for_run(run_id)
     keys = Counter((t.problem_id, t.condition, t.seed, t.trial_index) for t in trials)
@@ -400,7 +404,7 @@ def test_with_one_endpoint_an_outage_is_waited_out_by_the_workers(ray_cluster, t
     store = Store.open(f"sqlite:///{tmp_path / 'wait.db'}")
     expected = 4 * 2 * 2
     with standin(0.3) as a:
-        run_id = enqueue_batch(store, ray_spec([a.url], outage_budget_s=300), problems(4))
+        run_id = enqueue_batch(store, ray_spec([a.url], outage_budget_s=300, ray_workers=1), problems(4))
         with DriverThread(store, run_id) as runner:
             wait_until(lambda: progress(store, run_id).done >= 2, what="2 finished trials")
             a.set_down(True, mode="503")

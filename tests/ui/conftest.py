@@ -41,6 +41,20 @@ def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, See
     return folder / "runs.db", Seeded(**ids)
 
 
+@pytest.fixture(scope="session")
+def looking_dashboard(seeded_template: tuple[Path, Seeded], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One dashboard per test process over one copy of the seeded history, for browser files whose tests only look
+    (tests/ui/module_server.py's `shared_server`): a server start and its first page's imports paid once, not per file."""
+    from tests.support.dashboard import serve_dashboard
+
+    source, _ = seeded_template
+    folder = tmp_path_factory.mktemp("looking-dashboard")
+    db_files.copy_database(source, folder / "runs.db")
+    closed = {"EXECUGRAPH_OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}  # what the per-test conftest gives the tests
+    with serve_dashboard(folder / "runs.db", folder / "cache", folder / "streamlit.log", **closed) as url:
+        yield url
+
+
 @pytest.fixture
 def seeded_db(seeded_template: tuple[Path, Seeded], tmp_path: Path) -> Seeded:
     """This test's EXECUGRAPH_DB holds a fresh copy of the seeded history."""

@@ -3,6 +3,8 @@
 Starting `streamlit run app.py` and waiting for its first page costs 10-60 s on a busy 2-core machine; a file of
 four looking tests paid it four times. Import the fixture (it is named `server`, like test_browser.py's) into a
 test file whose tests neither add nor change runs: they share one server over one copy of the seeded database.
+`shared_server` goes further: one server per test process for every such file (tests/ui/conftest.py's
+`looking_dashboard`), for files that need no fresh server (no "the server's first request" checks).
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ def module_server(seeded_template: tuple[Path, Seeded], tmp_path_factory: pytest
     closed = {"EXECUGRAPH_OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     with serve_dashboard(folder / "runs.db", folder / "cache", folder / "streamlit.log", **closed) as url:
         yield url
+
+
+@pytest.fixture(scope="module", name="server")
+def shared_server(looking_dashboard: str) -> str:
+    """The test process's looking dashboard (one for every file that imports this instead of `module_server`)."""
+    return looking_dashboard
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ import shutil
 
 import pytest
 
-from tests.support.dashboard import CHROMIUM, launch_chromium, settled
-from tests.ui.module_server import module_server  # noqa: F401 - the fixture `server`, one per file
+from tests.support.dashboard import CHROMIUM, settled
+from tests.ui.module_server import module_browser, module_chromium, shared_server  # noqa: F401 - one of each per file
 from tests.ui.test_browser import ARTIFACTS, PAGES, README_SHOT
 
 pytestmark = [
@@ -132,69 +132,48 @@ def _narrow_checks(page, path: str, size: tuple[int, int]) -> list[str]:
 
 
 @pytest.mark.parametrize("size", (DESKTOP, *NARROW), ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_page_in_chromium_fits_without_an_exception(server, size):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-
+def test_every_page_in_chromium_fits_without_an_exception(server, browser, size):  # noqa: F811
     width, height = size
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            problems: list[str] = []
-            for path, (title, must_show) in PAGES.items():
-                page.goto(f"{server}/{path}", timeout=120_000)
-                page.get_by_text(must_show).first.wait_for(timeout=120_000)
-                settled(page)
-                if size == DESKTOP:
-                    _desktop_checks(page, path, title)
-                else:
-                    problems += _narrow_checks(page, path, size)
-            assert not problems, problems
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": width, "height": height})
+    problems: list[str] = []
+    for path, (title, must_show) in PAGES.items():
+        page.goto(f"{server}/{path}", timeout=120_000)
+        page.get_by_text(must_show).first.wait_for(timeout=120_000)
+        settled(page)
+        if size == DESKTOP:
+            _desktop_checks(page, path, title)
+        else:
+            problems += _narrow_checks(page, path, size)
+    assert not problems, problems
     if size == DESKTOP:
         assert (ARTIFACTS / "trace.png").stat().st_size > 10_000
     if size == (1280, 800) and not README_SHOT.exists():
         shutil.copyfile(ARTIFACTS / "readme.png", README_SHOT)
 
 
-def test_one_back_press_leaves_trace_for_runs(server):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{server}/runs", timeout=120_000)
-            page.get_by_text("Run detail").first.wait_for(timeout=120_000)
-            settled(page)
-            page.get_by_role("link", name="Step through its trials in Trace").click()
-            page.get_by_text("Agent steps").first.wait_for(timeout=120_000)
-            page.wait_for_url("**/trace?run=*&trial=*", timeout=60_000)
-            settled(page)
-            page.go_back()
-            page.wait_for_url("**/runs", timeout=60_000)
-            page.get_by_text("Run detail").first.wait_for(timeout=60_000)
-            assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
-        finally:
-            browser.close()
+def test_one_back_press_leaves_trace_for_runs(server, browser):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/runs", timeout=120_000)
+    page.get_by_text("Run detail").first.wait_for(timeout=120_000)
+    settled(page)
+    page.get_by_role("link", name="Step through its trials in Trace").click()
+    page.get_by_text("Agent steps").first.wait_for(timeout=120_000)
+    page.wait_for_url("**/trace?run=*&trial=*", timeout=60_000)
+    settled(page)
+    page.go_back()
+    page.wait_for_url("**/runs", timeout=60_000)
+    page.get_by_text("Run detail").first.wait_for(timeout=60_000)
+    assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
 
 
-def test_synthesize_button_and_results_area_above_the_fold_at_1400x1000(server):  # noqa: F811
+def test_synthesize_button_and_results_area_above_the_fold_at_1400x1000(server, browser):  # noqa: F811
     """The primary button and where the live steps appear are on the first screen (settings folded)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(server, timeout=120_000)
-            page.get_by_text("Problem statement").first.wait_for(timeout=120_000)
-            settled(page)
-            button = page.get_by_role("button", name="Synthesize").bounding_box()
-            results = page.get_by_text("Results appear here step by step").first.bounding_box()
-            assert button and button["y"] + button["height"] <= 1000, button
-            assert results and results["y"] + results["height"] <= 1000, results  # live steps are drawn here
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server, timeout=120_000)
+    page.get_by_text("Problem statement").first.wait_for(timeout=120_000)
+    settled(page)
+    button = page.get_by_role("button", name="Synthesize").bounding_box()
+    results = page.get_by_text("Results appear here step by step").first.bounding_box()
+    assert button and button["y"] + button["height"] <= 1000, button
+    assert results and results["y"] + results["height"] <= 1000, results  # live steps are drawn here

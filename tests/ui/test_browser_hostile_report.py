@@ -23,9 +23,8 @@ from markdown_it import MarkdownIt
 
 from execugraph.safety.inert_text import BIDI_CONTROLS, WORD_JOINER
 from tests.support import hostile_study as H
-from tests.support.dashboard import CHROMIUM, launch_chromium, settled
-from tests.ui.test_browser import server  # noqa: F401 - the fixture
-from tests.ui.test_browser_reproduce import _uploader, _zip
+from tests.support.dashboard import CHROMIUM, launch_chromium, save_evidence, settled
+from tests.ui.test_browser_reproduce import EVIDENCE, _uploader, _zip, server  # noqa: F401 - the fixture
 
 pytestmark = [
     pytest.mark.browser,
@@ -144,7 +143,11 @@ def test_a_hostile_report_is_inert_in_the_dashboard_and_in_its_files(server, tmp
             page.get_by_text("families.json").first.wait_for(timeout=60_000)
             settled(page)
             page.locator('[data-testid="stButton"] button').filter(has_text="Reproduce").click()
-            page.get_by_text("Reproduced study:").first.wait_for(timeout=600_000)
+            try:
+                page.get_by_text("Reproduced study:").first.wait_for(timeout=600_000)
+            except Exception:
+                save_evidence(page, server, tmp_path / "streamlit.log", EVIDENCE.with_name("hostile-failure"))
+                raise
             settled(page)
             assert page.locator('[data-testid="stException"]').count() == 0
             for label in ("Warnings (", "The whole report"):

@@ -15,17 +15,28 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.dashboard import CHROMIUM, launch_chromium, settled
+from tests.support.dashboard import CHROMIUM, launch_chromium, save_evidence, serve_dashboard, settled
 from tests.support.published_study import write_study
 from tests.ui.conftest import PROJECT_ROOT
-from tests.ui.test_browser import ARTIFACTS, server  # noqa: F401 - the fixture
+from tests.ui.test_browser import ARTIFACTS
 
 README_SHOT = PROJECT_ROOT / "docs" / "reproduce.png"
+# On a failure: a screenshot, the page's text twice (the live progress shows its elapsed seconds), every server
+# thread's stack and the server log's end, to tell a hung reproduction from a live view that stopped redrawing.
+EVIDENCE = ARTIFACTS.parent / "reproduce-failure"
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium: apt-get install -y chromium"),
 ]
+
+
+@pytest.fixture
+def server(seeded_db, tmp_path):
+    """test_browser.py's server, with Python's fault handler on (so `save_evidence` can dump its threads)."""
+    with serve_dashboard(tmp_path / "runs.db", tmp_path / "cache", tmp_path / "streamlit.log",
+                         PYTHONFAULTHANDLER="1") as url:
+        yield url
 
 
 def _zip(folder: Path, target: Path) -> Path:
@@ -61,8 +72,12 @@ def test_reproduce_a_published_study_from_the_export_page_and_download_its_repor
             page.get_by_text("benchmark.jsonl").first.wait_for(timeout=60_000)
             settled(page)
             page.locator('[data-testid="stButton"] button').filter(has_text="Reproduce").click()
-            page.get_by_role("progressbar").first.wait_for(timeout=120_000)  # the bar while it works
-            page.get_by_text("Reproduced study:").first.wait_for(timeout=600_000)
+            try:
+                page.get_by_role("progressbar").first.wait_for(timeout=120_000)  # the bar while it works
+                page.get_by_text("Reproduced study:").first.wait_for(timeout=600_000)
+            except Exception:
+                save_evidence(page, server, tmp_path / "streamlit.log", EVIDENCE)
+                raise
             settled(page)
             assert page.locator('[data-testid="stException"]').count() == 0
             assert page.get_by_text(re.compile(r"Reproduced \d+ run\(s\), 88 trials")).count() >= 1  # the bar's end

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.dashboard import CHROMIUM, settled
-from tests.ui.module_server import module_browser, module_chromium, module_server  # noqa: F401 - fixtures
+from tests.ui.module_server import module_browser, module_chromium, shared_server  # noqa: F401 - fixtures
 from tests.ui.seed import Seeded
 
 pytestmark = [

@@ -2,7 +2,9 @@
 samples.jsonl beside samples.jsonl_results.jsonl), read as the CLI reads a folder; a malformed file is refused in
 one line, and a zip beside other files is refused before anything runs.
 
-Real files (`tests/support/harness_files.py`), the real app (AppTest) and the real sandbox.
+Real files (`tests/support/harness_files.py`), the real app (AppTest) and the real sandbox. Reproduced files have no
+sample that loops forever (`loops=False`): nothing here is about a timeout, and each grading of a loop spins the whole
+CPU limit.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def _uploads_left() -> set[str]:
 
 @pytest.mark.parametrize("gz", [False, True], ids=["HumanEval.jsonl", "HumanEval.jsonl.gz"])
 def test_two_human_eval_files_uploaded_together_pair_up_and_quote_their_words(app, tmp_path: Path, gz: bool) -> None:
-    samples = hf.write_human_eval(tmp_path / "he")
+    samples = hf.write_human_eval(tmp_path / "he", loops=False)
     results = hf.republish(samples.parent / "samples.jsonl_results.jsonl",
                            {0: {"result": "timed out", "passed": False}})  # HumanEval/2's canonical solution
     dataset = hf.write_human_eval_dataset(tmp_path / ("HumanEval.jsonl.gz" if gz else "HumanEval.jsonl"), gz=gz)
@@ -74,7 +76,7 @@ def test_two_human_eval_files_uploaded_together_pair_up_and_quote_their_words(ap
 
 
 def test_a_single_results_file_is_reproduced(app, tmp_path: Path) -> None:
-    samples = hf.write_human_eval(tmp_path / "he")
+    samples = hf.write_human_eval(tmp_path / "he", loops=False)
     at = app("export")
     _upload_files(at, [samples.parent / "samples.jsonl_results.jsonl"])
     job = _finish(at)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from execugraph.amplify.build import amplify_benchmark
+from execugraph.amplify.build import GENERATOR_VERSION, amplify_benchmark
 from execugraph.amplify.references import reference_for
 from execugraph.benchmarks import load_internal30
 from execugraph.grading.rules import problem_grading_tests
@@ -44,7 +44,7 @@ def test_the_view_counts_scores_and_catches_the_wrong_stored_program(db_store, s
     with SandboxPool(workers=2) as pool:
         view = suite_tests(db_store, suite.name, pool)
     assert view.base == "internal30"
-    assert view.provenance["generator"] == "amplify-6" and view.provenance["seed"] == "0"
+    assert view.provenance["generator"] == GENERATOR_VERSION and view.provenance["seed"] == "0"
     assert suite.provenance["reference_digest"].startswith(view.provenance["reference digest"])
     (row,) = view.problems
     assert (row.original, row.amplified) == (len(problem_grading_tests(problem)), suite.problems[0].added)
@@ -64,7 +64,7 @@ def test_the_tests_page_shows_the_suite_and_computes_on_demand(app, stored) -> N
     assert int(frame["original tests"][0]) == len(problem_grading_tests(problem))
     assert int(frame["amplified inputs"][0]) == 10
     assert frame["mutation score (original)"][0] == ""
-    assert any("amplify-6" in m.value and suite.provenance["reference_digest"][:12] in m.value for m in at.markdown)
+    assert any(GENERATOR_VERSION in m.value and suite.provenance["reference_digest"][:12] in m.value for m in at.markdown)
     at.button(key="tests_compute").click().run()
     no_exception(at)
     frame = at.dataframe[0].value

@@ -16,12 +16,8 @@ import pytest
 
 from execugraph.store import Store
 from tests.support import db_files
-from tests.support.dashboard import (
-    CHROMIUM,
-    launch_chromium,
-    serve_dashboard,
-    settled,
-)
+from tests.support.dashboard import CHROMIUM, serve_dashboard, settled
+from tests.ui.module_server import module_browser, module_chromium  # noqa: F401 - `browser`: one chromium per file
 from tests.ui.seed import Seeded
 from tests.ui.test_one_comparison_engine import build_family
 
@@ -104,121 +100,95 @@ def _same_view(browser, page, wait_text: str) -> list[str]:
     return view
 
 
-def test_a_copied_link_opens_the_same_view_in_a_new_context(served):
-    from playwright.sync_api import sync_playwright
-
+def test_a_copied_link_opens_the_same_view_in_a_new_context(served, browser):  # noqa: F811
     server, ids, family = served
     a, b, c = family
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = _open(browser, f"{server}/statistics?runs={a},{b},{c}", "Paired comparisons")
-            page.get_by_role("combobox", name="Conditions (none = each run's own)").click()
-            page.get_by_role("option", name="single-oneshot").click()
-            page.keyboard.press("Escape")
-            settled(page)
-            _pick(page, "Comparisons", re.compile(rf"each arm against arm set 1 #{b}"))
-            _pick(page, "Verdict set", "with-prompt (beside as run)")
-            page.get_by_text("What a sequential batch would have saved (replay)").click()
-            _pick(page, "Compared arm", re.compile(rf"arm set 2 #{c}"))
-            for param in ("conditions=single-oneshot", f"baseline={b}%3Asingle-oneshot", "verdicts=with-prompt",
-                          f"replay_vs={c}%3Asingle-oneshot"):
-                _address_has(page, param)
-            view = _same_view(browser, page, "Verdict-set sensitivity")
-            assert any(f"arm set 1 #{b} · single-oneshot" in w for w in view), view
-            assert any(w.startswith("Verdict set") and "with-prompt" in w for w in view)
+    page = _open(browser, f"{server}/statistics?runs={a},{b},{c}", "Paired comparisons")
+    page.get_by_role("combobox", name="Conditions (none = each run's own)").click()
+    page.get_by_role("option", name="single-oneshot").click()
+    page.keyboard.press("Escape")
+    settled(page)
+    _pick(page, "Comparisons", re.compile(rf"each arm against arm set 1 #{b}"))
+    _pick(page, "Verdict set", "with-prompt (beside as run)")
+    page.get_by_text("What a sequential batch would have saved (replay)").click()
+    _pick(page, "Compared arm", re.compile(rf"arm set 2 #{c}"))
+    for param in ("conditions=single-oneshot", f"baseline={b}%3Asingle-oneshot", "verdicts=with-prompt",
+                  f"replay_vs={c}%3Asingle-oneshot"):
+        _address_has(page, param)
+    view = _same_view(browser, page, "Verdict-set sensitivity")
+    assert any(f"arm set 1 #{b} · single-oneshot" in w for w in view), view
+    assert any(w.startswith("Verdict set") and "with-prompt" in w for w in view)
 
-            page = _open(browser, f"{server}/ablations?runs={ids.batch}", "Pass rate by arm")
-            _pick(page, "Reference arm for the deltas", "single-retry")
-            page.locator('[data-testid="stRadio"] label').filter(has_text="tokens").click()
-            settled(page)
-            _address_has(page, "reference=single-retry")
-            _address_has(page, "cost=tokens")
-            view = _same_view(browser, page, "Pass rate by arm")
-            assert any(w.startswith("Cost measure") and "false,true,false" in w for w in view)
+    page = _open(browser, f"{server}/ablations?runs={ids.batch}", "Pass rate by arm")
+    _pick(page, "Reference arm for the deltas", "single-retry")
+    page.locator('[data-testid="stRadio"] label').filter(has_text="tokens").click()
+    settled(page)
+    _address_has(page, "reference=single-retry")
+    _address_has(page, "cost=tokens")
+    view = _same_view(browser, page, "Pass rate by arm")
+    assert any(w.startswith("Cost measure") and "false,true,false" in w for w in view)
 
-            page = _open(browser, f"{server}/trace?run={ids.batch}&trial={ids.passed_trial}", "Agent steps")
-            _pick(page, re.compile(r"^Trial \("), re.compile(rf"^#{ids.failed_trial} "))
-            page.wait_for_url(f"**trial={ids.failed_trial}", timeout=60_000)
-            view = _same_view(browser, page, "Agent steps")
-            assert any(w.startswith("Trial") and f"#{ids.failed_trial} " in w for w in view)
-        finally:
-            browser.close()
+    page = _open(browser, f"{server}/trace?run={ids.batch}&trial={ids.passed_trial}", "Agent steps")
+    _pick(page, re.compile(r"^Trial \("), re.compile(rf"^#{ids.failed_trial} "))
+    page.wait_for_url(f"**trial={ids.failed_trial}", timeout=60_000)
+    view = _same_view(browser, page, "Agent steps")
+    assert any(w.startswith("Trial") and f"#{ids.failed_trial} " in w for w in view)
 
 
-def test_an_unknown_run_in_a_link_is_named_and_stays_in_the_address(served):
-    from playwright.sync_api import sync_playwright
+def test_an_unknown_run_in_a_link_is_named_and_stays_in_the_address(served, browser):  # noqa: F811
+    server, ids, _ = served
+    page = _open(browser, f"{server}/statistics?runs={ids.batch},999", "Paired comparisons")
+    page.get_by_text(re.compile(r"from the link not found, kept in the link: #999")).wait_for(timeout=60_000)
+    assert page.url.endswith(f"/statistics?runs={ids.batch}%2C999") or page.url.endswith(
+        f"/statistics?runs={ids.batch},999"), page.url
+
+
+def test_one_back_press_returns_from_statistics_to_runs(served, browser):  # noqa: F811
+    from playwright.sync_api import expect
 
     server, ids, _ = served
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = _open(browser, f"{server}/statistics?runs={ids.batch},999", "Paired comparisons")
-            page.get_by_text(re.compile(r"from the link not found, kept in the link: #999")).wait_for(timeout=60_000)
-            assert page.url.endswith(f"/statistics?runs={ids.batch}%2C999") or page.url.endswith(
-                f"/statistics?runs={ids.batch},999"), page.url
-        finally:
-            browser.close()
+    page = _open(browser, f"{server}/runs", "Run detail")
+    page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Statistics").click()
+    page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
+    settled(page)
+    assert page.url.endswith("/statistics")  # arriving wrote nothing (the runs shown are deferred)
+    page.go_back()
+    page.wait_for_url("**/runs", timeout=180_000)
+    page.get_by_text("Run detail").first.wait_for(timeout=180_000)
+    settled(page)
+
+    page.get_by_role("combobox", name="Select runs to compare").click()
+    page.get_by_role("option", name=re.compile(rf"#{ids.batch}\b")).first.click()
+    page.keyboard.press("Escape")
+    settled(page)
+    # the link takes the selection on the rerun the pick starts: clicked before that, it opens plain /statistics
+    compare = page.get_by_role("link", name="Compare in Statistics")
+    expect(compare).to_have_attribute("href", re.compile(rf"statistics\?runs={ids.batch}$"), timeout=120_000)
+    compare.click()
+    page.wait_for_url(f"**/statistics?runs={ids.batch}", timeout=180_000)
+    page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
+    settled(page)
+    page.go_back()
+    page.wait_for_url("**/runs", timeout=60_000)
+    page.get_by_text("Run detail").first.wait_for(timeout=60_000)
+    assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
 
 
-def test_one_back_press_returns_from_statistics_to_runs(served):
-    from playwright.sync_api import expect, sync_playwright
-
-    server, ids, _ = served
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = _open(browser, f"{server}/runs", "Run detail")
-            page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Statistics").click()
-            page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
-            settled(page)
-            assert page.url.endswith("/statistics")  # arriving wrote nothing (the runs shown are deferred)
-            page.go_back()
-            page.wait_for_url("**/runs", timeout=180_000)
-            page.get_by_text("Run detail").first.wait_for(timeout=180_000)
-            settled(page)
-
-            page.get_by_role("combobox", name="Select runs to compare").click()
-            page.get_by_role("option", name=re.compile(rf"#{ids.batch}\b")).first.click()
-            page.keyboard.press("Escape")
-            settled(page)
-            # the link takes the selection on the rerun the pick starts: clicked before that, it opens plain /statistics
-            compare = page.get_by_role("link", name="Compare in Statistics")
-            expect(compare).to_have_attribute("href", re.compile(rf"statistics\?runs={ids.batch}$"), timeout=120_000)
-            compare.click()
-            page.wait_for_url(f"**/statistics?runs={ids.batch}", timeout=180_000)
-            page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
-            settled(page)
-            page.go_back()
-            page.wait_for_url("**/runs", timeout=60_000)
-            page.get_by_text("Run detail").first.wait_for(timeout=60_000)
-            assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
-        finally:
-            browser.close()
-
-
-def test_one_change_that_rewrites_two_selections_takes_one_back_press(served):
+def test_one_change_that_rewrites_two_selections_takes_one_back_press(served, browser):  # noqa: F811
     """Removing a run also drops the condition only it had: runs and conditions change in one history entry."""
-    from playwright.sync_api import sync_playwright
-
     server, ids, _ = served
     linked = f"{server}/statistics?runs={ids.single},{ids.batch}&conditions=multi-full,multi-rag"
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            page = _open(browser, linked, "Paired comparisons")
-            before = page.evaluate("history.length")
-            runs = page.get_by_role("combobox", name="Runs", exact=True)
-            runs.click()
-            page.keyboard.press("Backspace")  # removes the last run chosen: the batch, the one with multi-rag
-            page.keyboard.press("Escape")
-            page.wait_for_url(f"**/statistics?runs={ids.single}&conditions=multi-full", timeout=60_000)
-            settled(page)
-            assert page.evaluate("history.length") == before + 1  # one change, one entry (two writes before)
-            page.go_back()
-            page.wait_for_url(linked, timeout=60_000)
-            page.get_by_text("multi-rag").first.wait_for(timeout=60_000)  # the view the link named, restored
-            settled(page)
-            assert page.url == linked
-        finally:
-            browser.close()
+    page = _open(browser, linked, "Paired comparisons")
+    before = page.evaluate("history.length")
+    runs = page.get_by_role("combobox", name="Runs", exact=True)
+    runs.click()
+    page.keyboard.press("Backspace")  # removes the last run chosen: the batch, the one with multi-rag
+    page.keyboard.press("Escape")
+    page.wait_for_url(f"**/statistics?runs={ids.single}&conditions=multi-full", timeout=60_000)
+    settled(page)
+    assert page.evaluate("history.length") == before + 1  # one change, one entry (two writes before)
+    page.go_back()
+    page.wait_for_url(linked, timeout=60_000)
+    page.get_by_text("multi-rag").first.wait_for(timeout=60_000)  # the view the link named, restored
+    settled(page)
+    assert page.url == linked
