@@ -25,7 +25,7 @@ from execugraph.amplify.panel import PANEL_MIN, bundled_panel
 from execugraph.amplify.preconditions import RULES_VERSION, preconditions, statement_prose
 from execugraph.amplify.properties import draw_inputs
 from execugraph.amplify.references import reference_digest, reference_for
-from execugraph.amplify.stated_values import number_inputs, word_inputs
+from execugraph.amplify.stated_values import number_inputs, span_inputs, word_inputs
 from execugraph.amplify.templates import Seed, Template, answers_may_differ, problem_seeds
 from execugraph.amplify.text_domain import text_domain
 from execugraph.domain.json_types import JsonObject
@@ -42,7 +42,8 @@ from execugraph.grading.rules import GradingSettings, problem_grading_tests, sui
 # a list of numbers with a float also tried as the statement's own decimal numbers (its thresholds: "statement")
 # 7: the statement's listed words and its rule numbers in a format's digit groups ("stated", `stated_values`); signs,
 # ties and in-place repeats of the originals early ("sign"); a stated range's edges and one step inside them
-GENERATOR_VERSION = "amplify-7"  # with `preconditions.RULES_VERSION`, part of the digest
+# 8: a list of integers holding every value of a small span the statement names ("between 1 and 9"), first ("stated")
+GENERATOR_VERSION = "amplify-8"  # with `preconditions.RULES_VERSION`, part of the digest
 DEFAULT_PER_PROBLEM = 30
 DRAWS = 5  # Hypothesis examples drawn per new input wanted
 SUFFIX = "+amplified"
@@ -158,7 +159,7 @@ def candidate_inputs(problem: Problem, seed: int, limit: int,
     own = [s for s in seeds if len(s.args) == main]
     streams.insert(1, [(s, a, "statement") for s, a in _statement_values(problem.statement, own)])
     prose, stated_rng = statement_prose(problem), problem_rng(seed, problem.id, "stated")
-    streams.insert(1, [(s, a, "stated") for s, a in word_inputs(prose, own, stated_rng, limit)
+    streams.insert(1, [(s, a, "stated") for s, a in span_inputs(prose, own) + word_inputs(prose, own, stated_rng, limit)
                        + number_inputs(prose, own, stated_rng, limit)])
     if judged:
         streams.insert(1, [(s, a, "scaled") for s, a in _scaled(own)[:SCALED_MAX]])

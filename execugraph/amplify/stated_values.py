@@ -20,6 +20,8 @@ from execugraph.amplify.templates import Seed
 _QUOTED_WORD = re.compile(r"""(?<!\w)['"]([A-Za-z]+)['"](?!\w)""")
 _STATED_INT = re.compile(r"(?<![\d.\w])\d{1,4}(?!\d)")
 _DIGITS = re.compile(r"\d+")
+_SPAN = re.compile(r"between\s+(-?\d+)\s+and\s+(-?\d+)")
+SPAN_MAX = 12  # the widest stated span spelled out whole as one list
 WORDS_MIN = 3  # quoted words the statement must list before they are its vocabulary
 GROUPS_MIN = 2  # digit groups an original string must hold to show a format
 FORMAT_SHARE = 0.6  # ... and the share of the originals that must show one
@@ -119,3 +121,20 @@ def number_inputs(statement: str, seeds: list[Seed], rng: random.Random,
     mixed = [x for pair in zip(pairs, singles, strict=False) for x in pair]
     longer = pairs if len(pairs) > len(singles) else singles
     return (keyed[: limit // 2] + mixed + longer[min(len(pairs), len(singles)):])[:limit]
+
+
+def span_inputs(statement: str, seeds: list[Seed]) -> list[tuple[Seed, tuple[Any, ...]]]:
+    """Each list-of-integers argument replaced by every value of a small span the statement names ("the integers
+    that are between 1 and 9"), descending then ascending: a program that mishandles one value of the span
+    (a wrong name for 7) fails there, while few random lists hold every value."""
+    spans = [(int(a), int(b)) for a, b in _SPAN.findall(statement) if 1 <= int(b) - int(a) <= SPAN_MAX]
+    out: list[tuple[Seed, tuple[Any, ...]]] = []
+    for seed in seeds[:1]:
+        for i, value in enumerate(seed.args):
+            if not (isinstance(value, list) and value and all(type(v) is int for v in value)):
+                continue
+            for low, high in spans:
+                whole = list(range(low, high + 1))
+                out += [(seed, seed.args[:i] + (list(reversed(whole)),) + seed.args[i + 1:]),
+                        (seed, seed.args[:i] + (whole,) + seed.args[i + 1:])]
+    return out

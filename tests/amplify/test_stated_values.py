@@ -20,6 +20,7 @@ from execugraph.amplify.stated_values import (
     keyed_bounds,
     listed_words,
     number_inputs,
+    span_inputs,
     stated_numbers,
     word_inputs,
 )
@@ -52,6 +53,18 @@ def test_listed_words_become_strings_of_those_words_only() -> None:
     assert word_inputs("Return the sum of a list.", problem_seeds(problem), random.Random(0), 20) == []
     stated = [e for e, origin in candidate_inputs(problem, 0, 60)[0] if origin == "stated"]
     assert len(stated) >= 10, stated
+
+
+def test_a_small_stated_span_is_spelled_out_whole_as_a_list_first() -> None:
+    problem = _humaneval("humaneval_105")
+    prose = statement_prose(problem)
+    seeds = problem_seeds(problem)
+    lists = [args[0] for _, args in span_inputs(prose, seeds)]
+    assert lists == [[9, 8, 7, 6, 5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 6, 7, 8, 9]]
+    assert span_inputs("Return the integers between 1 and 500.", seeds) == []  # too wide to spell out
+    assert span_inputs(statement_prose(_humaneval("humaneval_19")), problem_seeds(_humaneval("humaneval_19"))) == []
+    kept = candidate_inputs(problem, 0, 30)[0]
+    assert kept[0] == ("by_length([9, 8, 7, 6, 5, 4, 3, 2, 1])", "stated")
 
 
 def test_date_groups_take_the_rules_numbers_at_their_own_width() -> None:
