@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from execugraph.amplify.preconditions import Preconditions
+from execugraph.amplify.preconditions import Preconditions, length_cap
 from execugraph.amplify.templates import Seed
 
 
@@ -27,9 +27,8 @@ def _caps(pre: Preconditions, index: int, args: tuple[Any, ...]) -> list[int]:
     """A count at its stated cap, another argument's length (`1 <= k <= len(arr)`), and one below it."""
     out = []
     for rule in pre.rules:
-        other = args[rule.param[0]] if rule.arg == index and rule.kind == "len_cap" else None
-        if isinstance(other, str | list | tuple):
-            cap = len(other) - (1 if rule.param[1] else 0)
+        cap = length_cap(rule, args) if rule.arg == index and rule.kind == "len_cap" else None
+        if cap is not None:
             out += [cap, cap - 1]
     return out
 

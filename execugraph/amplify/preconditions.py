@@ -168,8 +168,7 @@ def _holds(rule: Rule, args: tuple[Any, ...]) -> bool:  # noqa: C901 - one branc
     if kind == "len_min":
         return not isinstance(value, _SIZED) or len(value) >= param[0]
     if kind == "len_cap":  # a number at most (below) another argument's length
-        other = args[param[0]] if param[0] < len(args) else None
-        cap = len(other) - (1 if param[1] else 0) if isinstance(other, _SIZED) else None
+        cap = length_cap(rule, args)
         return cap is None or all(n <= cap for n in _numbers(value))
     if kind == "len_max":
         return not isinstance(value, _SIZED) or len(value) <= param[0]
@@ -296,6 +295,14 @@ def _prose(doc: str, entry_point: str) -> str:
             continue
         out.append(line)
     return "\n".join(out)
+
+
+def length_cap(rule: Rule, args: tuple[Any, ...]) -> int | None:
+    """The greatest value a `len_cap` rule allows: the other argument's length (less one when strict); None when
+    that argument has no length."""
+    index, strict = rule.param
+    other = args[index] if index < len(args) else None
+    return len(other) - (1 if strict else 0) if isinstance(other, _SIZED) else None
 
 
 def statement_prose(problem: Problem) -> str:
