@@ -244,7 +244,6 @@ def run_batch(args: argparse.Namespace) -> int:
         print(f"batch: {terminal_text(readable_error(exc))}", file=sys.stderr)
         return 2
     from execugraph.batch.control import enqueue_batch
-    from execugraph.batch.runner import Worker
 
     store = _store(args)
     try:
@@ -265,6 +264,8 @@ def run_batch(args: argparse.Namespace) -> int:
 
         ensure_worker(store.engine.url.render_as_string(hide_password=False))
         return 0
+    from execugraph.batch.runner import Worker  # LangGraph and the providers: only when the batch runs here
+
     worker = Worker(store, worker_id=f"cli-{os.getpid()}", executors=executors())
     # Run it here; if a background worker took it first, follow its progress, and take the run
     # over should that worker die (its lease runs out).

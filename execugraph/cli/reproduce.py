@@ -19,6 +19,11 @@ from pathlib import Path
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_FIGURES = 1
+# Here, not beside the amplified pass (`execugraph.reproduce.amplified`): declaring the flag must not load the study.
+AMPLIFY_HELP = ("also grade every run on stronger (amplified) tests and show each comparison under the original and "
+                "the amplified tests side by side; builds a missing amplified suite from the benchmark's references "
+                "(internal30, humaneval) and reruns every program once more in the sandbox, so it costs about one "
+                "more rescore per run")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -35,8 +40,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "(default: EXECUGRAPH_IMPORT_MAX_BYTES, else 1GiB)")
     parser.add_argument("--no-figures", action="store_true", help="skip the SVG figures (they need chromium)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
-    from execugraph.reproduce.amplified import AMPLIFY_HELP
-
     parser.add_argument("--amplify", action="store_true", help=AMPLIFY_HELP)
     from execugraph.cli.windows import add_window_arguments
 
@@ -45,10 +48,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Reproduce; print the files written and one line per comparison family."""
-    from execugraph.cli.store import open_store
     from execugraph.configuration.settings import parse_size
-    from execugraph.publication import BundleFormatError
-    from execugraph.reproduce import REPORT_HTML, ReproduceError, reproduce_path, terminal_line
     from execugraph.safety.inert_text import terminal_text as shown
 
     try:
@@ -66,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         print(f"reproduce: --out {args.out}: exists and is not a folder", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from execugraph.cli.store import open_store
+    from execugraph.publication import BundleFormatError
+    from execugraph.reproduce import REPORT_HTML, ReproduceError, reproduce_path, terminal_line
+
     store = open_store(args, writes=True)
     listener = None if args.quiet else terminal_line(sys.stderr)
     try:

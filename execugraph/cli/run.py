@@ -61,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
     from execugraph.cli.store import open_store
     from execugraph.configuration.conditions import resolve_condition
     from execugraph.configuration.settings import load_settings
-    from execugraph.workflow.single import run_single
-    from execugraph.workflow.trial import TrialDeps
 
     try:
         problem = _problem(args)
@@ -74,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, ValidationError, OSError) as exc:
         print(f"run: {exc}", file=sys.stderr)
         return 2
+    from execugraph.workflow.single import run_single  # LangGraph and the providers: once the arguments hold
+    from execugraph.workflow.trial import TrialDeps
 
     def show(event: dict) -> None:
         if args.json or event["type"] != "node_finished":

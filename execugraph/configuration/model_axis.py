@@ -45,7 +45,7 @@ def dict_checked(labels: list[str], specs: list[str]) -> dict[str, str]:
 
 def check_axis(axis: dict[str, str]) -> dict[str, str]:
     """Every label usable in an arm name and every spec a model this installation can build; ValueError names it."""
-    from execugraph.providers.llm import LLMError, parse_spec
+    from execugraph.providers.model_spec import LLMError, parse_spec
 
     for label, spec in axis.items():
         if not _LABEL.match(label) or label.isdigit():

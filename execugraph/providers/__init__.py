@@ -6,6 +6,7 @@ __all__ = [
     "health",
     "llm",
     "model_router",
+    "model_spec",
     "openai_direct",
     "outages",
 ]

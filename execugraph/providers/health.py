@@ -65,7 +65,7 @@ def check_embedded_model(load: bool = True) -> Check:
         return Check("embedded model", "ok", f"{EMBEDDED_NAME} loaded ({path.name})")
     if not load:
         return Check("embedded model", "ok", f"{EMBEDDED_NAME} present ({path.name}; loads on first use)")
-    from execugraph.providers.llm import load_llama
+    from execugraph.providers.embedded import load_llama  # not `llm`: LangChain is no use to a load check
 
     try:
         load_llama(str(path))

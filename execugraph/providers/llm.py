@@ -7,10 +7,8 @@ Agents only ever see a `BaseChatModel`, so swapping providers never touches them
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,49 +19,21 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from execugraph.providers import embedded
-from execugraph.providers.embedded import EMBEDDED_NAME, EMBEDDED_PACKAGE, find_model_file  # noqa: F401 - re-exported
-
-PROVIDERS = ("ollama", "openai", "llamacpp", "replay")
-
-
-class LLMError(RuntimeError):
-    """A model could not answer; the message names provider, host/model and what to do."""
-
-
-class EndpointUnreachableError(LLMError):
-    """The model's server stayed unreachable for the whole outage budget (the fault itself was transient)."""
-
-    def __init__(self, message: str, endpoint: str) -> None:
-        super().__init__(message)
-        self.endpoint = endpoint
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    provider: str
-    name: str
-
-    def __str__(self) -> str:
-        return f"{self.provider}:{self.name}"
-
-
-def _plugin_providers() -> dict[str, Any]:
-    """Every registered provider prefix -> ProviderEntry (the built-ins and the installed plugins')."""
-    from execugraph.plugins import registry
-
-    return registry().providers
-
-
-def parse_spec(spec: str) -> ModelSpec:
-    """Split `provider:name`; the name may itself contain colons (`ollama:qwen2.5-coder:7b`)."""
-    provider, sep, name = spec.strip().partition(":")
-    if not sep or not name or (provider not in PROVIDERS and provider not in _plugin_providers()):
-        extra = [f"{p}:<{e.example or 'name'}>" for p, e in _plugin_providers().items() if p not in PROVIDERS]
-        raise LLMError(
-            f"bad model spec {spec!r}: use ollama:<model>, openai:<model>, llamacpp:<gguf path or 'default'>, "
-            f"replay:<run id>{''.join(', ' + e for e in extra)}"
-        )
-    return ModelSpec(provider, name)
+from execugraph.providers.embedded import (  # noqa: F401 - re-exported
+    EMBEDDED_NAME,
+    EMBEDDED_PACKAGE,
+    find_model_file,
+    generation_threads,
+    load_llama,
+)
+from execugraph.providers.model_spec import (  # noqa: F401 - re-exported: `llm.LLMError` is model_spec's class
+    PROVIDERS,
+    EndpointUnreachableError,
+    LLMError,
+    ModelSpec,
+    parse_spec,
+    plugin_providers,
+)
 
 
 def embedded_model_path() -> Path:
@@ -72,29 +42,6 @@ def embedded_model_path() -> Path:
     if isinstance(found, str):
         raise LLMError(found)
     return found
-
-
-def generation_threads() -> int:
-    """Half the cores, at least one: OpenMP spinning on every core of a busy 2-core box costs ~10x."""
-    return max(1, (os.cpu_count() or 2) // 2)
-
-
-_LLAMA_LOCK = threading.Lock()
-
-
-def load_llama(path: str, n_ctx: int = 4096, n_threads: int | None = None) -> tuple[Any, threading.Lock]:
-    """One llama.cpp model per (path, context, threads) per process, with the lock that serialises it."""
-    threads = n_threads or generation_threads()
-    key = (path, n_ctx, threads)
-    with _LLAMA_LOCK:
-        if key not in embedded.LLAMAS:
-            if not Path(path).is_file():
-                raise LLMError(f"GGUF model file not found: {path}")
-            from llama_cpp import Llama
-
-            llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False)
-            embedded.LLAMAS[key] = (llama, threading.Lock())
-        return embedded.LLAMAS[key]
 
 
 def llama_loaded(path: str) -> bool:
@@ -214,7 +161,7 @@ def make_chat_model(
     `seed=None` leaves the seed to each request (`invoke(..., seed=n)`), as shared clients do.
     """
     parsed = parse_spec(spec)
-    entry = _plugin_providers()[parsed.provider]
+    entry = plugin_providers()[parsed.provider]
     common: dict[str, Any] = {"role": role, "temperature": temperature, "seed": seed, "max_tokens": max_tokens,
                               "timeout_s": timeout_s, "stop": stop}
     if parsed.provider not in PROVIDERS:  # an installed plugin's provider

@@ -15,10 +15,18 @@ bigcode files, read into the published layout's runs), `results` (what an import
 the store's query modules (`bundle_rows`, `bulk_insert`, `run_reads`, `verdict_reads`).
 """
 
-from execugraph.publication.export import ExportError, bundle_files, export_bundle, zip_bytes
-from execugraph.publication.formats import BundleFormatError, Issue
-from execugraph.publication.importing import import_fileset, import_path, import_zip_bytes
-from execugraph.publication.results import ImportedRun, ImportResult
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execugraph.domain.lazy_names import lazy_names
+
+if TYPE_CHECKING:  # at run time `__getattr__` imports each: building the plugin registry (every command that names a
+    # benchmark or condition) imports `harness.plugin`, which must not load the exporters and importers with it
+    from execugraph.publication.export import ExportError, bundle_files, export_bundle, zip_bytes
+    from execugraph.publication.formats import BundleFormatError, Issue
+    from execugraph.publication.importing import import_fileset, import_path, import_zip_bytes
+    from execugraph.publication.results import ImportedRun, ImportResult
 
 __all__ = [
     "BundleFormatError",
@@ -45,3 +53,12 @@ __all__ += [
     "results",
     "source",
 ]
+
+_HOME = {
+    **dict.fromkeys(("ExportError", "bundle_files", "export_bundle", "zip_bytes"), "export"),
+    **dict.fromkeys(("BundleFormatError", "Issue"), "formats"),
+    **dict.fromkeys(("import_fileset", "import_path", "import_zip_bytes"), "importing"),
+    **dict.fromkeys(("ImportedRun", "ImportResult"), "results"),
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOME, __all__)

@@ -16,13 +16,17 @@ tables, figures and reproduce.json), `progress`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from execugraph.publication.source import read_input
-from execugraph.reproduce.inputs import FamilyRequest, ReproduceError, load_dataset, parse_families
-from execugraph.reproduce.progress import Listener, Progress, terminal_line
-from execugraph.reproduce.study import Study, StudyInputs, run_study
-from execugraph.reproduce.writing import DATA_JSON, REPORT_HTML, REPORT_MD, write_study
-from execugraph.store import Store
+from execugraph.domain.lazy_names import lazy_names
+
+if TYPE_CHECKING:  # at run time `__getattr__` imports each: the study loads scipy, plotly and LangGraph, which
+    # `reproduce --help`, a refused argument or the Reproduce panel's first draw have no use for
+    from execugraph.reproduce.inputs import FamilyRequest, ReproduceError, load_dataset, parse_families
+    from execugraph.reproduce.progress import Listener, Progress, terminal_line
+    from execugraph.reproduce.study import Study, StudyInputs, run_study
+    from execugraph.reproduce.writing import DATA_JSON, REPORT_HTML, REPORT_MD, write_study
+    from execugraph.store import Store
 
 __all__ = [
     "DATA_JSON",
@@ -48,6 +52,7 @@ def read_small_file(path: Path, limit: int, what: str) -> bytes:
     from execugraph.configuration.settings import format_size
     from execugraph.inputs.readers import FileRefused, read_capped_file
     from execugraph.publication.formats import Issue
+    from execugraph.reproduce.inputs import ReproduceError
 
     try:
         return read_capped_file(path, limit)
@@ -77,6 +82,11 @@ def reproduce_path(
     """Reproduce the results at `path` (folder or .zip) into `out_dir`; returns the study and why figures are
     missing (None when every file was written). Bad inputs raise before anything is imported."""
     from execugraph.configuration.settings import load_settings
+    from execugraph.publication.source import read_input
+    from execugraph.reproduce.inputs import load_dataset, parse_families
+    from execugraph.reproduce.progress import Progress
+    from execugraph.reproduce.study import StudyInputs, run_study
+    from execugraph.reproduce.writing import write_study
 
     limit = max_bytes or load_settings().import_max_bytes
     bench = load_dataset(read_small_file(dataset, limit, "benchmark file"), dataset.name) if dataset else None
@@ -92,3 +102,12 @@ __all__ += [
     "amplified",
     "progress",
 ]
+
+_HOME = {
+    **dict.fromkeys(("FamilyRequest", "ReproduceError", "load_dataset", "parse_families"), "inputs"),
+    **dict.fromkeys(("Listener", "Progress", "terminal_line"), "progress"),
+    **dict.fromkeys(("Study", "StudyInputs", "run_study"), "study"),
+    **dict.fromkeys(("DATA_JSON", "REPORT_HTML", "REPORT_MD", "write_study"), "writing"),
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOME, __all__)

@@ -31,10 +31,6 @@ if TYPE_CHECKING:
     from execugraph.store import Store
 
 MAX_CHANGED_ROWS = 200  # rows of the "Programs the stronger tests fail" table; reproduce.json has them all
-AMPLIFY_HELP = ("also grade every run on stronger (amplified) tests and show each comparison under the original and "
-                "the amplified tests side by side; builds a missing amplified suite from the benchmark's references "
-                "(internal30, humaneval) and reruns every program once more in the sandbox, so it costs about one "
-                "more rescore per run")
 
 
 def _build_suite(store: Store, pool: Any, benchmark: str, wanted: set[str]) -> str | None:

@@ -46,7 +46,7 @@ from execugraph.batch.spec import BatchSpec, batch_spec_of, condition_configs
 from execugraph.configuration.settings import load_settings
 from execugraph.domain.config import ROLES, RunConfig
 from execugraph.domain.json_types import JsonObject
-from execugraph.providers.llm import parse_spec
+from execugraph.providers.model_spec import parse_spec
 from execugraph.scaleout.endpoints import Endpoint, EndpointBalancer
 from execugraph.scaleout.messages import TrialOutcome, TrialTask, WarmRequest
 from execugraph.scaleout.workers import WorkerPool, WorkerSlot
@@ -137,6 +137,7 @@ class RayBatchDriver:
         self.kind = "ollama"  # of the endpoints balanced over (ollama | openai)
         self.grace_s: float = 120.0
         self._down_since: dict[str, datetime] = {}  # url -> when the driver first saw it drained
+        self._trials_started = 0.0  # monotonic time the workers were ready (trials_s counts from there)
 
     @classmethod
     def claimed(
@@ -193,16 +194,24 @@ class RayBatchDriver:
         slots = math.ceil(spec.concurrency / count)
         warm = WarmRequest(tuple(configs.values()), tuple(hosts), self.kind)  # clients built before trial one
         self.pool = WorkerPool(count, slots, self.db_url, cpus=self.options.worker_cpus, warm=warm)
-        started = time.monotonic()
-        self.pool.start(self.options.worker_start_timeout_s)
-        self.timings["workers_start_s"] = time.monotonic() - started
-        self.workers_ready.set()
-        log.info("run %s: %d Ray workers x %d slots, endpoints %s", self.run_id, count, slots, ", ".join(hosts))
-        started = time.monotonic()
+        self.pool.check_fits()  # started in the loop, once an endpoint is healthy
+        self._trials_started = time.monotonic()
         try:
             return self._loop(configs)
         finally:
-            self.timings["trials_s"] = time.monotonic() - started
+            self.timings["trials_s"] = time.monotonic() - self._trials_started
+
+    def _start_workers(self) -> None:
+        """Start the worker actors, once an endpoint is healthy: a run whose endpoints are all down (and that
+        may fail after its grace) does not hold cluster CPUs or pay each worker's start-up meanwhile."""
+        assert self.pool is not None and self.balancer is not None
+        started = time.monotonic()
+        self.pool.start(self.options.worker_start_timeout_s)
+        self._trials_started = time.monotonic()
+        self.timings["workers_start_s"] = self._trials_started - started
+        self.workers_ready.set()
+        log.info("run %s: %d Ray workers x %d slots, endpoints %s", self.run_id, self.pool.count, self.pool.slots,
+                 ", ".join(e.url for e in self.balancer.endpoints))
 
     # -- the loop
 
@@ -225,6 +234,9 @@ class RayBatchDriver:
                 continue
             run.check_cancel()
             halted = run.halted or failure is not None
+            if not halted and not self.workers_ready.is_set() and self.balancer.healthy():
+                self._start_workers()
+                continue  # the start took a while: look at the lease and the cancel flag again
             if not halted:
                 queue_empty = self._fill(in_flight, retry, configs, queue_empty)
                 endpoints_down = not self.balancer.healthy()

@@ -57,13 +57,11 @@ class TrialWorker:
         """Warm up and say where this worker runs: imports and providers (as a batch worker does before its
         first claim, `batch.warmup`), engine, sandbox pool, and the shared model clients of `warm`'s
         conditions on each of its endpoints, so no trial builds one."""
-        from execugraph.batch.warmup import warm_worker
-
         with self._lock:
             first = not self._warmed
             self._warmed = True
         if first:
-            warm_worker()
+            _warm_imports(warm)
         store, _ = self._resources()
         store.check_connection()
         if warm is not None:
@@ -127,6 +125,34 @@ class TrialWorker:
             pool.close()
         if store is not None:
             store.close()
+
+
+def _warm_imports(warm: WarmRequest | None) -> None:
+    """Import the trial graph and the providers the batch's conditions use (every installed one when not told).
+
+    An actor serves one batch, so a provider none of its roles names is never called in this process;
+    preloading it anyway (langchain_openai and the OpenAI SDK: about 1 CPU-s) would cost every worker start.
+    """
+    from execugraph.batch.warmup import TRIAL_MODULES, warm_worker
+
+    if warm is None:
+        warm_worker()
+        return
+    import importlib
+    import logging
+
+    from execugraph.domain.config import ROLES
+    from execugraph.providers.clients import preload
+    from execugraph.providers.model_spec import parse_spec
+
+    started = time.monotonic()
+    for module in TRIAL_MODULES:
+        importlib.import_module(module)
+    wanted = sorted({parse_spec(config.model_for(role)).provider for config in warm.configs for role in ROLES})
+    providers = preload(wanted)
+    logging.getLogger("execugraph.batch").info(
+        "worker warmed in %.2f s (providers: %s)", time.monotonic() - started, ", ".join(providers) or "none"
+    )
 
 
 def _superseded_check(fenced: Store, every_s: float = 2.0) -> Callable[[], TrialInterrupted | None]:

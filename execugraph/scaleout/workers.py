@@ -61,14 +61,18 @@ class WorkerPool:
         self.warm = warm
         self.workers: list[WorkerSlot] = []
 
-    def start(self, timeout_s: float) -> None:
-        """Create the actors and wait until each has warmed up (imports, store, sandbox pool)."""
+    def check_fits(self) -> None:
+        """Refuse up front (ValueError) a pool the cluster cannot hold, rather than time out starting it."""
         cpus = ray.cluster_resources().get("CPU", 0)
         if self.count * self.cpus > cpus:
             raise ValueError(
                 f"{self.count} Ray workers x {self.cpus:g} CPU each do not fit on this cluster ({cpus:g} CPUs in all): "
                 "use fewer --ray-workers or add nodes"
             )
+
+    def start(self, timeout_s: float) -> None:
+        """Create the actors and wait until each has warmed up (imports, store, sandbox pool)."""
+        self.check_fits()
         remote = ray.remote(TrialWorker)
         for index in range(self.count):
             actor = remote.options(

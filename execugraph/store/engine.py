@@ -1,7 +1,8 @@
 """The one engine factory: SQLite tuned for a writer and readers side by side, or PostgreSQL.
 
 SQLite: every connection gets WAL journaling (readers never block the writer
-and vice versa), foreign keys ON, a 30 s busy timeout and `synchronous=NORMAL`
+and vice versa), foreign keys ON, a 30 s busy timeout (or the URL's `timeout`, in seconds, as Python's
+sqlite3 names it: `sqlite:///runs.db?timeout=5`) and `synchronous=NORMAL`
 (durable across a killed process; only a power cut can lose the last commits).
 A connection whose write-ahead log was deleted or replaced behind it is
 dropped and the pool reconnects (`wal_watch`), never writing into the void.
@@ -38,6 +39,7 @@ from execugraph.store.errors import StoreReadOnlyError
 from execugraph.store.wal_watch import watch as watch_files
 
 BUSY_TIMEOUT_MS = 30_000
+MAX_BUSY_TIMEOUT_S = 86_400
 WRITE_OPTION = "execugraph_write"
 PG_CONNECT_TIMEOUT_S = 10
 READ_ONLY_MODES = ("ro", "immutable")
@@ -84,6 +86,8 @@ def normalise_url(url: str | URL) -> URL:
             f"in-memory SQLite ({parsed}) cannot hold a run store: other processes and connections "
             "would not see it; give a file path instead"
         )
+    if parsed.get_backend_name() == "sqlite":
+        busy_timeout_ms(parsed)  # a bad `timeout` is named here, where every opening parses the URL
     return parsed
 
 
@@ -175,8 +179,31 @@ def _read_only_sessions(engine: Engine, refusal: str) -> None:
             raise StoreReadOnlyError(refusal)
 
 
+def busy_timeout_ms(url: URL) -> int:
+    """How long a SQLite connection of `url` waits for another process's write lock before "database is locked".
+
+    BUSY_TIMEOUT_MS unless the URL names `timeout` in seconds (`sqlite:///runs.db?timeout=5`); a URL passed to a
+    worker through EXECUGRAPH_DB carries it along. A value that is not a number of seconds is refused by name.
+    """
+    raw = url.query.get("timeout")
+    if raw is None:
+        return BUSY_TIMEOUT_MS
+    text = str(raw[-1] if isinstance(raw, tuple) else raw)
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= MAX_BUSY_TIMEOUT_S:  # NaN and infinities fail this too
+        raise ValueError(
+            f"the database URL's timeout must be seconds from 0 to {MAX_BUSY_TIMEOUT_S} (how long to wait for "
+            f"another process's write lock); got {text[:40]!r}"
+        )
+    return round(seconds * 1000)
+
+
 def _sqlite_engine(url: URL) -> Engine:
     database = url.database or ""
+    busy_ms = busy_timeout_ms(url)
     if not database.startswith("file:"):
         try:
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -186,7 +213,7 @@ def _sqlite_engine(url: URL) -> Engine:
     engine = create_engine(
         url,
         json_serializer=json_dumps,
-        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+        connect_args={"check_same_thread": False, "timeout": busy_ms / 1000},
     )
 
     @event.listens_for(engine, "connect")
@@ -195,7 +222,7 @@ def _sqlite_engine(url: URL) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute("PRAGMA foreign_keys = ON")
@@ -223,10 +250,11 @@ def read_only_url(path: Path, mode: str) -> URL:
 def _sqlite_read_only_engine(url: URL, mode: str, note: str) -> Engine:
     database = url.database or ""
     path = Path(database.removeprefix("file:").partition("?")[0]).expanduser()
+    busy_ms = busy_timeout_ms(url)
     engine = create_engine(
         read_only_url(path, mode),
         json_serializer=json_dumps,
-        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+        connect_args={"check_same_thread": False, "timeout": busy_ms / 1000},
     )
     refusal = note or f"the database {path} is open read-only; nothing can be written to it"
 
@@ -235,7 +263,7 @@ def _sqlite_read_only_engine(url: URL, mode: str, note: str) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
             cursor.execute("PRAGMA query_only = 1")
         finally:
             cursor.close()

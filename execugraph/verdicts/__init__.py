@@ -14,8 +14,15 @@ protocol, under stronger tests. This package owns all of it:
   problems released in a date window (contamination), with the conclusion rule of `compare`.
 """
 
-from execugraph.verdicts.report import Flip, RescoreReport, UnresolvedProblem
-from execugraph.verdicts.rescore import RescoreOutcome, rescore_run
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execugraph.domain.lazy_names import lazy_names
+
+if TYPE_CHECKING:  # at run time `__getattr__` imports each: `rescore` loads LangGraph, `windows` (a batch's dates) not
+    from execugraph.verdicts.report import Flip, RescoreReport, UnresolvedProblem
+    from execugraph.verdicts.rescore import RescoreOutcome, rescore_run
 
 __all__ = ["Flip", "RescoreOutcome", "RescoreReport", "UnresolvedProblem", "rescore_run"]
 
@@ -31,3 +38,8 @@ __all__ += [
     "verdict_sets",
     "windows",
 ]
+
+_HOME = {"Flip": "report", "RescoreReport": "report", "UnresolvedProblem": "report", "RescoreOutcome": "rescore",
+         "rescore_run": "rescore"}
+
+__getattr__, __dir__ = lazy_names(__name__, _HOME, __all__)

@@ -21,12 +21,11 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from execugraph.domain.json_types import JsonObject
-from execugraph.stats.family import Family
-from execugraph.stats.from_records import build_report_from_records
-from execugraph.stats.records import TrialRecord, to_records
-from execugraph.stats.report_model import PairSection, StatsReport
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the statistics (scipy) load where a window is compared: `batch` only parses dates here
+    from execugraph.stats.family import Family
+    from execugraph.stats.records import TrialRecord
+    from execugraph.stats.report_model import PairSection, StatsReport
     from execugraph.store import Store
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -189,6 +188,9 @@ def windowed_comparisons(
     arm label -> the name to show (default: the report's).
     Raises ValueError when neither a window bound nor a cutoff is given.
     """
+    from execugraph.stats.from_records import build_report_from_records
+    from execugraph.stats.records import to_records
+
     explicit = window or Window()
     cutoffs = dict(cutoffs or {})
     if explicit.open and not cutoffs:

@@ -9,10 +9,10 @@ from execugraph.domain.config import RunConfig
 from execugraph.domain.json_types import JsonObject
 from execugraph.domain.problem import Problem
 from execugraph.domain.run_names import statement_title
-from execugraph.workflow.trial import TrialDeps, TrialResult, run_trial
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the trial (LangGraph, the providers) loads when one runs: `adhoc_problem` refusals stay light
     from execugraph.store import Store
+    from execugraph.workflow.trial import TrialDeps, TrialResult
 
 
 def adhoc_problem(statement: str, entry_point: str | None = None, aliases: list[str] | None = None,
@@ -35,6 +35,8 @@ def default_title(problem: Problem, condition: str) -> str:
 def run_single(store: Store, problem: Problem, config: RunConfig, deps: TrialDeps | None = None,
                title: str = "") -> tuple[int, TrialResult]:
     """Create the Run, run its one trial (streaming events through deps.emit), close the Run."""
+    from execugraph.workflow.trial import run_trial
+
     if config.retrieval:  # record (and keep) the technique library this run searches
         from execugraph.store.technique_library import pin_config
 

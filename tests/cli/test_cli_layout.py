@@ -108,3 +108,56 @@ def test_every_command_still_declares_its_arguments_when_chosen():
     with pytest.raises(SystemExit):
         build_parser().parse_args(["status", "--no-such-flag"])
     assert isinstance(command_parser(build_parser(), "batch"), argparse.ArgumentParser)
+
+
+# What enqueueing a batch, a worker's warm-up and the refusals of `batch`, `run`, `import` and `reproduce` have no
+# use for: statistics (SciPy) and charts nowhere, and the agents' stack (LangGraph, LangChain) only where a trial runs.
+NOT_FOR_ENQUEUE = ("execugraph.stats", "execugraph.figures", "execugraph.reproduce.study", "execugraph.workflow.trial",
+                   "execugraph.verdicts.rescore", "execugraph.providers.llm")
+
+NO_WORKER_PROBE = """
+import json, sys
+import execugraph.batch.worker_process as worker_process
+worker_process.ensure_worker = lambda *args, **kwargs: None  # enqueue only: no background worker to run the trial
+from execugraph.cli import main
+code = main(sys.argv[2:])
+with open(sys.argv[1], "w") as out:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, out)
+"""
+
+
+@pytest.mark.parametrize("argv", [
+    ("batch", "--benchmark", "internal30", "--problems", "nope", "--conditions", "single-oneshot"),
+    ("run", "--problem", "internal30/nope"),
+    ("import", "/nonexistent"),
+    ("reproduce", "/nonexistent", "--out", "runs.db"),  # --out names a file: refused before the study loads
+], ids=["batch", "run", "import", "reproduce"])
+def test_refusals_load_no_heavy_library(tmp_path, argv):
+    (tmp_path / "runs.db").touch()
+    code, modules = loaded(tmp_path, *(str(tmp_path / a) if a == "runs.db" else a for a in argv))
+    assert code == 2
+    assert heavy_in(modules, HEAVY) == []
+    assert heavy_in(modules, NOT_FOR_ENQUEUE) == []
+
+
+def test_enqueueing_a_batch_loads_no_heavy_library(tmp_path):
+    out = tmp_path / "modules.json"
+    env = os.environ | {"EXECUGRAPH_DB": str(tmp_path / "runs.db")}
+    argv = ["batch", "--benchmark", "internal30", "--problems", "fib", "--conditions", "single-oneshot"]
+    done = subprocess.run([sys.executable, "-c", NO_WORKER_PROBE, str(out), *argv], cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert out.exists(), done.stderr
+    found = json.loads(out.read_text())
+    assert found["code"] == 0 and json.loads(done.stdout)["trials"] == 1
+    assert heavy_in(set(found["modules"]), HEAVY) == []
+    assert heavy_in(set(found["modules"]), NOT_FOR_ENQUEUE) == []
+
+
+def test_a_workers_warm_up_loads_the_trial_but_no_statistics():
+    probe = ("import importlib, json, sys\nfrom execugraph.batch.warmup import TRIAL_MODULES\n"
+             "[importlib.import_module(m) for m in TRIAL_MODULES]\nprint(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                          timeout=120, check=True)
+    modules = set(json.loads(done.stdout))
+    assert "langgraph" in modules  # what a trial runs on
+    assert heavy_in(modules, ("scipy", "plotly", "execugraph.figures", "execugraph.stats.paired")) == []

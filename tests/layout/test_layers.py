@@ -60,8 +60,8 @@ OLD_PATHS: dict[str, str] = {
 
 # Upward imports still written in the tree, each with why it stays; this list only shrinks.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("execugraph.configuration.model_axis", "execugraph.providers.llm"):
-        "check_axis asks the providers whether a spec can be built (lazily, in the function)",
+    ("execugraph.configuration.model_axis", "execugraph.providers.model_spec"):
+        "check_axis asks the providers whether a spec can be built (lazily, in the function; without LangChain)",
     ("execugraph.plugins.manager", "execugraph.agents.registry"):
         "an outside plugin's agent node is put into the node table (lazily, in the registrar)",
 }

@@ -12,6 +12,7 @@ import time
 
 import pytest
 import ray
+from ray._common.utils import reset_ray_address
 from ray.cluster_utils import Cluster
 
 from execugraph.batch.control import enqueue_batch
@@ -26,7 +27,12 @@ pytestmark = pytest.mark.integration
 def test_a_node_lost_mid_batch_has_its_trials_retried_on_the_other_node(tmp_path):
     if ray.is_initialized():
         ray.shutdown()
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    # no log monitor (log_to_driver=False reads nothing it forwards) and no autoscaler monitor (a fixed cluster)
+    head = {"num_cpus": 0, "include_dashboard": False, "include_log_monitor": False, "no_monitor": True}
+    cluster = Cluster(initialize_head=True, head_node_args=head)
+    # Cluster records its address in /tmp/ray/ray_current_cluster, where every ray.init() without an address
+    # on this machine looks first: a test file running beside this one (pytest-xdist) would join this cluster
+    reset_ray_address()
     try:
         nodes = [cluster.add_node(num_cpus=1) for _ in range(2)]
         ray.init(address=cluster.address, log_to_driver=False)

@@ -202,7 +202,8 @@ def test_an_endpoint_going_down_mid_batch_moves_its_load_to_the_others(ray_clust
     store = Store.open(f"sqlite:///{tmp_path / 'down.db'}")
     expected = 10 * 2 * 2
     with standin(0.3) as a, standin(0.3) as b, standin(0.3) as c:
-        spec = ray_spec([a.url, b.url, c.url], concurrency=6, endpoint_concurrency=2, ray_workers=2)
+        # one Ray worker (6 slots): draining is the driver's, however many workers there are (each costs seconds)
+        spec = ray_spec([a.url, b.url, c.url], concurrency=6, endpoint_concurrency=2, ray_workers=1)
         run_id = enqueue_batch(store, spec, problems(10))
         with DriverThread(store, run_id) as runner:
             wait_until(lambda: progress(store, run_id).done >= 4, what="4 finished trials")
@@ -249,9 +250,19 @@ def test_a_trial_gives_up_after_max_attempts_with_every_attempt_recorded(ray_clu
     assert {a.url, b.url} == {lines[0].split()[4], lines[1].split()[4]}  # one attempt on each endpoint
 
 
-def test_no_healthy_endpoint_fails_the_run_with_the_reason_and_resume_completes_it(ray_cluster, tmp_path):
+def test_no_healthy_endpoint_fails_the_run_with_the_reason_and_resume_completes_it(ray_cluster, tmp_path, monkeypatch):
+    from execugraph.scaleout.workers import WorkerPool
+
     store = Store.open(f"sqlite:///{tmp_path / 'alldown.db'}")
     options = ScaleOptions(**(FAST.__dict__ | {"all_down_grace_s": 1.0}))
+    starts: list[int] = []
+    start = WorkerPool.start
+
+    def counted_start(pool: WorkerPool, timeout_s: float) -> None:
+        starts.append(pool.count)
+        start(pool, timeout_s)
+
+    monkeypatch.setattr(WorkerPool, "start", counted_start)
     with standin(0.1) as a:
         run_id = enqueue_batch(
             store, ray_spec([a.url], conditions=["single-oneshot"], seeds=[0], ray_workers=1), problems(4)
@@ -263,9 +274,11 @@ def test_no_healthy_endpoint_fails_the_run_with_the_reason_and_resume_completes_
         assert "HTTP 503" in run.error and run.worker_id is None
         assert Counter(t.status for t in store.trials_for_run(run_id)) == {"queued": 4}  # nothing lost or half-run
         assert a.requests == []
+        assert starts == []  # no worker actor was created for a run that never had a healthy endpoint
         a.set_down(False)
         resume(store, run_id)
         assert run_on_ray(store, run_id, options=options) == "done"
+        assert starts == [1]
     assert_complete_and_unique(store, run_id, 4)
 
 

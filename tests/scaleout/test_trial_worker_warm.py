@@ -39,3 +39,16 @@ def test_ready_builds_each_endpoints_clients_and_trials_then_build_none(tmp_path
     finally:
         worker.close()
         store.close()
+
+
+def test_a_worker_preloads_only_the_providers_its_batch_names(tmp_path, monkeypatch) -> None:
+    from execugraph.scaleout import trial_worker
+
+    store = Store.open(f"sqlite:///{tmp_path / 'providers.db'}")
+    run_id, _ = queued_trial(store)
+    configs = condition_configs(store.get_run(run_id), spec(conditions=["single-oneshot"], seeds=[0]))
+    store.close()
+    asked: list[list[str]] = []
+    monkeypatch.setattr(clients, "preload", lambda providers: asked.append(list(providers)) or list(providers))
+    trial_worker._warm_imports(WarmRequest(tuple(configs.values()), ("http://127.0.0.1:9",), "ollama"))
+    assert asked == [["ollama"]]  # an Ollama-only batch: the OpenAI SDK and llama.cpp stay unimported

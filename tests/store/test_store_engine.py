@@ -54,6 +54,26 @@ def test_sqlite_connections_get_wal_foreign_keys_and_busy_timeout(tmp_path: Path
     engine.dispose()
 
 
+def test_a_sqlite_url_may_name_its_busy_timeout_in_seconds(tmp_path: Path) -> None:
+    """`?timeout=S` (Python's sqlite3 word) sets the busy timeout of every connection, read-only ones included."""
+    url = f"sqlite:///{tmp_path / 'runs.db'}?timeout=2.5"
+    Store.open(url).engine.dispose()
+    for engine in (make_engine(url), make_engine(url, read_only="ro")):
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 2500
+        engine.dispose()
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "nan", "inf", "1e9"])
+def test_a_busy_timeout_that_is_not_seconds_is_refused_by_name(tmp_path: Path, value: str) -> None:
+    url = f"sqlite:///{tmp_path / 'runs.db'}?timeout={value}"
+    with pytest.raises(ValueError, match="the database URL's timeout must be seconds from 0 to 86400"):
+        normalise_url(url)
+    with pytest.raises(StoreUnavailableError, match=f"timeout must be seconds .*got {value!r}"):
+        Store.open(url)
+    assert not (tmp_path / "runs.db").exists()  # refused before anything was created
+
+
 def test_sqlite_foreign_keys_are_enforced(sqlite_store: Store) -> None:
     with pytest.raises(IntegrityError), writer(sqlite_store.engine).begin() as conn:
         conn.execute(insert(Trial.__table__).values(run_id=4242, problem_id="p", condition="c", seed=0))

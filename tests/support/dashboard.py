@@ -152,22 +152,26 @@ WEBSOCKET_CLOCK = """(() => {
 })();"""
 
 
-def launch_chromium(playwright):  # noqa: ANN001, ANN201 - playwright's types are imported lazily by the tests
+def launch_chromium(playwright, reduced_motion: bool = True):  # noqa: ANN001, ANN201 - playwright is imported lazily
     """Debian's chromium (never a downloaded one), headless with the flags the README names.
 
     Every context it opens (and so every page) waits ACTION_TIMEOUT_MS for an element, not playwright's 30 s, and
-    counts its websocket messages for `settled`."""
+    counts its websocket messages for `settled`. Unless told otherwise it asks for reduced motion (a context may
+    still choose): Streamlit then draws its skeletons, spinners and entering elements without animating them, the
+    same content and layout for about a fifth less of chromium's CPU per page load (bench/browser_cpu.py).
+    test_idle.py passes False: it measures what an ordinary user's tab costs."""
     browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
     opened_context, opened_page = browser.new_context, browser.new_page
+    motion = {"reduced_motion": "reduce"} if reduced_motion else {}
 
     def new_context(**options):  # noqa: ANN003, ANN202
-        context = opened_context(**options)
+        context = opened_context(**(motion | options))
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.add_init_script(WEBSOCKET_CLOCK)
         return context
 
     def new_page(**options):  # noqa: ANN003, ANN202
-        page = opened_page(**options)
+        page = opened_page(**(motion | options))
         page.set_default_timeout(ACTION_TIMEOUT_MS)
         page.add_init_script(WEBSOCKET_CLOCK)
         return page
@@ -208,3 +212,11 @@ def settled(page, timeout_s: float = 120) -> None:  # noqa: ANN001
             return
         except Error:  # the timeout, or a navigation that replaced the page's context: look again until the deadline
             page.wait_for_timeout(100)
+
+
+def back_to_runs(page) -> None:  # noqa: ANN001
+    """One back press from a page opened from Runs lands on Runs again, its run detail drawn."""
+    page.go_back()
+    page.wait_for_url("**/runs", timeout=60_000)
+    page.get_by_text("Run detail").first.wait_for(timeout=60_000)
+    assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1

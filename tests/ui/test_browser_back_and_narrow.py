@@ -17,7 +17,7 @@ import shutil
 
 import pytest
 
-from tests.support.dashboard import CHROMIUM, settled
+from tests.support.dashboard import CHROMIUM, back_to_runs, settled
 from tests.ui.module_server import module_browser, module_chromium, shared_server  # noqa: F401 - one of each per file
 from tests.ui.test_browser import ARTIFACTS, PAGES, README_SHOT
 
@@ -161,10 +161,7 @@ def test_one_back_press_leaves_trace_for_runs(server, browser):  # noqa: F811
     page.get_by_text("Agent steps").first.wait_for(timeout=120_000)
     page.wait_for_url("**/trace?run=*&trial=*", timeout=60_000)
     settled(page)
-    page.go_back()
-    page.wait_for_url("**/runs", timeout=60_000)
-    page.get_by_text("Run detail").first.wait_for(timeout=60_000)
-    assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
+    back_to_runs(page)
 
 
 def test_synthesize_button_and_results_area_above_the_fold_at_1400x1000(server, browser):  # noqa: F811

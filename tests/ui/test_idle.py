@@ -129,7 +129,7 @@ def test_an_open_tab_on_an_idle_dashboard_costs_almost_nothing(make_run):
     url, pgid, log_path = make_run
     measured = {}
     with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+        browser = launch_chromium(playwright, reduced_motion=False)  # an ordinary tab: its animations count
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             for path, must_show in PAGES:

@@ -16,7 +16,7 @@ import pytest
 
 from execugraph.store import Store
 from tests.support import db_files
-from tests.support.dashboard import CHROMIUM, serve_dashboard, settled
+from tests.support.dashboard import CHROMIUM, back_to_runs, serve_dashboard, settled
 from tests.ui.module_server import module_browser, module_chromium  # noqa: F401 - `browser`: one chromium per file
 from tests.ui.seed import Seeded
 from tests.ui.test_one_comparison_engine import build_family
@@ -168,10 +168,7 @@ def test_one_back_press_returns_from_statistics_to_runs(served, browser):  # noq
     page.wait_for_url(f"**/statistics?runs={ids.batch}", timeout=180_000)
     page.get_by_text("Paired comparisons").first.wait_for(timeout=120_000)
     settled(page)
-    page.go_back()
-    page.wait_for_url("**/runs", timeout=60_000)
-    page.get_by_text("Run detail").first.wait_for(timeout=60_000)
-    assert page.get_by_role("heading", name="Runs", exact=True).count() >= 1
+    back_to_runs(page)
 
 
 def test_one_change_that_rewrites_two_selections_takes_one_back_press(served, browser):  # noqa: F811
