@@ -6,7 +6,7 @@ PY := .venv/bin/python
 # Files start slowest first (tests/support/schedule.py); --durations prints the times that list is refreshed from.
 TEST_WORKERS ?= 3
 
-.PHONY: run test test-fast docs bootstrap system-deps lint bench doctor clean
+.PHONY: run test test-long test-fast docs bootstrap system-deps lint bench doctor clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -19,8 +19,13 @@ system-deps:
 run: bootstrap
 	$(PY) -m ui.serve --host $(HOST) --port $(PORT)
 
+# `make test`: every behaviour once (--tier default); `make test-long`: the repeats and long sweeps it leaves out
+# (tests/support/tiers.py). CI (.ci/run) runs both.
 test: bootstrap system-deps lint
-	$(PY) -m pytest -q --timeout=900 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30 $(PYTEST_ARGS)
+	$(PY) -m pytest -q --timeout=900 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30 --tier default $(PYTEST_ARGS)
+
+test-long: bootstrap system-deps
+	$(PY) -m pytest -q --timeout=900 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15 --tier long $(PYTEST_ARGS)
 
 # The pure tests (no processes, servers, databases, browsers or sandbox), in parallel: under 2 minutes.
 test-fast: bootstrap

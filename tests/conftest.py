@@ -27,7 +27,7 @@ if str(PROJECT_ROOT) not in sys.path:  # plain `pytest` (not `python -m pytest`)
 from streamlit import config as _streamlit_config  # noqa: E402
 
 from execugraph.store import Store  # noqa: E402
-from tests.support import postgres, schedule  # noqa: E402
+from tests.support import postgres, schedule, tiers  # noqa: E402
 
 # AppTest reads no .streamlit/config.toml: give it the loopback address a real server gets from there,
 # which the dashboard's access gate (ui/access.py) requires when no token is set.
@@ -36,8 +36,18 @@ _streamlit_config.set_option("server.address", "127.0.0.1")
 PG_URL_ENV = "EXECUGRAPH_TEST_PG_URL"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slowest files first (tests/support/schedule.py), so parallel processes finish together."""
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--tier", default="all", choices=tiers.TIERS,
+                     help="default: what make test runs (no `long` test); long: only make test-long's; all (the default)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the tier's tests (tests/support/tiers.py), then the slowest files first (tests/support/schedule.py), so
+    parallel processes finish together."""
+    kept, deselected = tiers.select(items, config.getoption("--tier"))
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
     schedule.order_items(items)
 
 

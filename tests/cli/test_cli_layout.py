@@ -130,11 +130,11 @@ with open(sys.argv[1], "w") as out:
     ("batch", "--benchmark", "internal30", "--problems", "nope", "--conditions", "single-oneshot"),
     ("run", "--problem", "internal30/nope"),
     ("import", "/nonexistent"),
-    ("reproduce", "/nonexistent", "--out", "runs.db"),  # --out names a file: refused before the study loads
+    ("reproduce", "/nonexistent", "--out", "taken.txt"),  # --out names a file: refused before the study loads
 ], ids=["batch", "run", "import", "reproduce"])
 def test_refusals_load_no_heavy_library(tmp_path, argv):
-    (tmp_path / "runs.db").touch()
-    code, modules = loaded(tmp_path, *(str(tmp_path / a) if a == "runs.db" else a for a in argv))
+    (tmp_path / "taken.txt").touch()
+    code, modules = loaded(tmp_path, *(str(tmp_path / a) if a == "taken.txt" else a for a in argv))
     assert code == 2
     assert heavy_in(modules, HEAVY) == []
     assert heavy_in(modules, NOT_FOR_ENQUEUE) == []
