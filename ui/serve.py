@@ -80,7 +80,11 @@ def serve(options: dict[str, Any], shared: bool) -> None:
     """Serve app.py with `options` (`run_options`) until Ctrl-C or SIGTERM (`streamlit run`'s server, here)."""
     import streamlit as st
     from starlette.middleware import Middleware
+    from streamlit.web import bootstrap
 
+    # st.App polls each config.toml every 200 ms on two threads (whatever fileWatcherType says): about 1% of a
+    # core on an idle dashboard. `make run` watches no files; a changed config needs a restart, as code does.
+    bootstrap._install_config_watchers = lambda _flag_options: None
     script = str(PROJECT_ROOT / "app.py")
     sys.argv = [script]  # st.App.run reads the script's folder (sys.path, .streamlit/) from argv[0], as `run` would
     app = st.App(script, middleware=[Middleware(RefuseMetrics)] if shared else [], lifespan=_stop_hook)
