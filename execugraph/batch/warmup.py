@@ -13,20 +13,23 @@ from __future__ import annotations
 import importlib
 import logging
 import time
+from collections.abc import Sequence
 
 log = logging.getLogger("execugraph.batch")
 
 TRIAL_MODULES = ("execugraph.workflow.trial", "execugraph.workflow.graph", "execugraph.stats.windows")
 
 
-def warm_worker() -> float:
-    """Import what the first trials need, in this thread; returns the seconds it took."""
-    from execugraph.providers.clients import preload
+def warm_worker(providers: Sequence[str] | None = None) -> float:
+    """Import what the first trials need, in this thread; returns the seconds it took.
+
+    `providers`: only these providers' clients (a worker that knows its batch); None: every installed one."""
+    from execugraph.providers.clients import SHARED_PROVIDERS, preload
 
     started = time.monotonic()
     for module in TRIAL_MODULES:
         importlib.import_module(module)
-    providers = preload()
+    providers = preload(SHARED_PROVIDERS if providers is None else providers)
     took = time.monotonic() - started
     log.info("worker warmed in %.2f s (providers: %s)", took, ", ".join(providers) or "none")
     return took

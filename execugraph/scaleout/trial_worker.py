@@ -133,26 +133,15 @@ def _warm_imports(warm: WarmRequest | None) -> None:
     An actor serves one batch, so a provider none of its roles names is never called in this process;
     preloading it anyway (langchain_openai and the OpenAI SDK: about 1 CPU-s) would cost every worker start.
     """
-    from execugraph.batch.warmup import TRIAL_MODULES, warm_worker
+    from execugraph.batch.warmup import warm_worker
 
     if warm is None:
         warm_worker()
         return
-    import importlib
-    import logging
-
     from execugraph.domain.config import ROLES
-    from execugraph.providers.clients import preload
     from execugraph.providers.model_spec import parse_spec
 
-    started = time.monotonic()
-    for module in TRIAL_MODULES:
-        importlib.import_module(module)
-    wanted = sorted({parse_spec(config.model_for(role)).provider for config in warm.configs for role in ROLES})
-    providers = preload(wanted)
-    logging.getLogger("execugraph.batch").info(
-        "worker warmed in %.2f s (providers: %s)", time.monotonic() - started, ", ".join(providers) or "none"
-    )
+    warm_worker(sorted({parse_spec(config.model_for(role)).provider for config in warm.configs for role in ROLES}))
 
 
 def _superseded_check(fenced: Store, every_s: float = 2.0) -> Callable[[], TrialInterrupted | None]:
