@@ -20,11 +20,9 @@ from typing import TYPE_CHECKING
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.order import tail_order
 from execugraph.batch.spec import BatchSpec, condition_configs
-from execugraph.providers.clients import warm_models
 from execugraph.providers.outages import TrialInterrupted
 from execugraph.store import SupersededError, leases
 from execugraph.store.retry import run_with_retry
-from execugraph.workflow.trial import TrialDeps, run_trial
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -32,6 +30,7 @@ if TYPE_CHECKING:
     from execugraph.domain.config import RunConfig
     from execugraph.domain.problem import Problem
     from execugraph.store import Store, Trial
+    from execugraph.workflow.trial import TrialDeps
 
 log = logging.getLogger("execugraph.batch")
 
@@ -40,7 +39,9 @@ class LocalExecutor:
     """The `local` executor: runs a claimed batch's trials in this process."""
 
     def __init__(self, deps_factory: Callable[[], TrialDeps] | None = None) -> None:
-        self.deps_factory = deps_factory or TrialDeps
+        """`deps_factory`: what each trial calls models through; None: `TrialDeps` (imported with the first batch,
+        so a worker that never runs one here never loads the trial graph)."""
+        self.deps_factory = deps_factory
         self.abandoned: list[int] = []  # trials given up because the lease was lost (for logs and tests)
 
     def execute(self, run: LeasedRun, spec: BatchSpec) -> str:
@@ -48,8 +49,11 @@ class LocalExecutor:
         return run.serve(lambda leased: (self._drain(leased, spec), None))
 
     def _drain(self, run: LeasedRun, spec: BatchSpec) -> str:
+        from execugraph.providers.clients import warm_models
+        from execugraph.workflow.trial import TrialDeps
+
         configs = condition_configs(run.store.get_run(run.run_id), spec)  # as recorded when queued
-        if self.deps_factory is TrialDeps:  # one shared client per endpoint, before any thread (a caller's own
+        if self.deps_factory is None:  # one shared client per endpoint, before any thread (a caller's own
             warm_models(configs.values(), TrialDeps())  # factory may count its calls, so it is not asked here)
         lease, store = run.lease, run.store
         order = tail_order(spec, configs, spec.concurrency)  # the last waves heaviest first (batch.order)
@@ -121,7 +125,9 @@ class LocalExecutor:
             store.finish_trial(trial.id, status="error", error_class="harness_error",
                                message=f"problem {trial.problem_id!r} of {trial.benchmark!r} is not in the store")
             return
-        deps = self.deps_factory()
+        from execugraph.workflow.trial import TrialDeps, run_trial
+
+        deps = (self.deps_factory or TrialDeps)()
         if deps.interrupted is None:
             deps.interrupted = lambda: interruption(run)
         run_trial(problem, config, store, run_id=run.run_id, seed=trial.seed, trial_index=trial.trial_index,

@@ -18,21 +18,22 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.local import LocalExecutor
 from execugraph.batch.progress import BatchProgress, progress, wait_for
-from execugraph.batch.spec import BatchSpec, batch_spec_of
+from execugraph.batch.spec import BatchSpec, batch_spec_of, condition_configs
 from execugraph.store import StoreBusyError, leases
-from execugraph.workflow.trial import TrialDeps
 
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from execugraph.domain.config import RunConfig
     from execugraph.store import Store
+    from execugraph.workflow.trial import TrialDeps
 
 log = logging.getLogger("execugraph.batch")
 
@@ -59,7 +60,7 @@ class Worker:
         heartbeat_s: float = HEARTBEAT_S,
         preload: bool = True,
     ) -> None:
-        """`preload`: warm this process (`warmup.warm_worker`) before the first claim, not during a batch."""
+        """`preload`: warm this process (`warmup.warm_worker`) for each local batch before its trials start."""
         self.store = store
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.local = LocalExecutor(deps_factory)
@@ -68,14 +69,26 @@ class Worker:
         self.heartbeat_s = heartbeat_s
         self.stop = threading.Event()
         self.preload = preload
-        self.warm_s: float | None = None  # how long the warm-up took, once done
+        self.warm_s: float | None = None  # seconds the warm-ups took, once one was needed
+        self.warmed: set[str] = set()  # the providers warmed so far
+        self.warmed_all = False
 
-    def prepare(self) -> None:
-        """Warm this process once, synchronously, before anything is claimed (see `warmup`)."""
-        if self.preload and self.warm_s is None:
-            from execugraph.batch.warmup import warm_worker
+    def prepare(self, configs: Iterable[RunConfig] | None = None) -> None:
+        """Warm this process, synchronously, for a batch about to run its trials here (see `warmup`): the trial
+        graph and the providers its conditions call that no earlier batch did (None: every installed one)."""
+        if not self.preload or self.warmed_all:
+            return
+        from execugraph.batch.warmup import providers_of, warm_worker
 
-            self.warm_s = warm_worker()
+        if configs is None:
+            took, self.warmed_all = warm_worker(), True
+        else:
+            missing = [p for p in providers_of(configs) if p not in self.warmed]
+            if self.warm_s is not None and not missing:
+                return
+            took = warm_worker(missing)
+            self.warmed.update(missing)
+        self.warm_s = (self.warm_s or 0.0) + took
 
     def run_forever(self, poll_s: float = 1.0, exit_when_idle: bool = False, idle_exit_s: float | None = None) -> int:
         """Serve queued runs until stopped (or when idle, or after `idle_exit_s` without work).
@@ -85,7 +98,6 @@ class Worker:
         renewed (their worker is alive). Returns 0, or 1 when `exit_when_idle` and
         the database stayed unusable past the retry budget.
         """
-        self.prepare()
         idle_since = time.monotonic()
         watch = TakeoverWatch(self.store, self.worker_id, self.stale_after_s)
         while not self.stop.is_set():
@@ -135,7 +147,8 @@ class Worker:
             stop=self.stop,
             on_progress=on_progress,
         )
-        spec = batch_spec_of(self.store.get_run(run_id))
+        stored = self.store.get_run(run_id)
+        spec = batch_spec_of(stored)
         if spec.sequential is not None:
             from execugraph.sequential.monitor import SequentialMonitor
 
@@ -145,6 +158,8 @@ class Worker:
             return run.give_up(
                 f"executor {spec.executor!r} is not available in this worker (it has {', '.join(sorted(self.executors))})"
             )
+        if executor is self.local:  # its trials run in this process: warm it for them first
+            self.prepare(condition_configs(stored, spec, log_notes=False).values())
         return executor.execute(run, spec)
 
     def run_here(self, run_id: int, on_progress: Callable[[BatchProgress], None] | None = None) -> str:
@@ -153,7 +168,6 @@ class Worker:
         If another worker holds the run, its progress is followed instead, and the
         run is taken over should that worker die (its lease runs out).
         """
-        self.prepare()
         while (claimed_at := claim_or_wait(self.store, run_id, self.worker_id, self.stale_after_s,
                                            on_progress=on_progress)) is not None:
             self.process_run(run_id, claimed_at=claimed_at, on_progress=on_progress)

@@ -133,15 +133,9 @@ def _warm_imports(warm: WarmRequest | None) -> None:
     An actor serves one batch, so a provider none of its roles names is never called in this process;
     preloading it anyway (langchain_openai and the OpenAI SDK: about 1 CPU-s) would cost every worker start.
     """
-    from execugraph.batch.warmup import warm_worker
+    from execugraph.batch.warmup import providers_of, warm_worker
 
-    if warm is None:
-        warm_worker()
-        return
-    from execugraph.domain.config import ROLES
-    from execugraph.providers.model_spec import parse_spec
-
-    warm_worker(sorted({parse_spec(config.model_for(role)).provider for config in warm.configs for role in ROLES}))
+    warm_worker(None if warm is None else providers_of(warm.configs))
 
 
 def _superseded_check(fenced: Store, every_s: float = 2.0) -> Callable[[], TrialInterrupted | None]:

@@ -1,8 +1,10 @@
-"""A batch worker imports what its first trials need before its first claim, on its own thread."""
+"""A batch worker imports what a claimed batch's trials need before they start, on its own thread, and only that:
+the providers the batch's conditions call, none when it has nothing to run."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -14,28 +16,36 @@ pytestmark = pytest.mark.integration
 
 SCRIPT = """
 import json, sys
+from execugraph.batch.control import enqueue_batch
 from execugraph.batch.runner import Worker
+from execugraph.batch.spec import BatchSpec
+from execugraph.benchmarks import load_benchmark
 from execugraph.store import Store
 store = Store.open(sys.argv[1])
+if sys.argv[3] != "none":  # one trial on a model whose endpoint is down: it ends at once, after the warm-up
+    spec = BatchSpec(conditions=["single-oneshot"], default_model=sys.argv[3], outage_budget_s=0)
+    enqueue_batch(store, spec, load_benchmark("internal30")[:1])
 worker = Worker(store, preload=sys.argv[2] == "on")
 worker.run_forever(exit_when_idle=True)
-wanted = ("langchain_openai", "langchain_ollama", "execugraph.workflow.trial", "execugraph.stats.windows")
+wanted = ("langchain_openai", "langchain_ollama", "llama_cpp", "execugraph.workflow.graph")
 print(json.dumps({"imported": [m for m in wanted if m in sys.modules], "warm_s": worker.warm_s}))
 """
 
 
-def worker_in_fresh_process(db: str, preload: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", SCRIPT, db, preload], cwd=PROJECT_ROOT, capture_output=True,
-                          text=True, timeout=600)
+def worker_in_fresh_process(db: str, preload: str, model: str) -> dict:
+    env = dict(os.environ, OLLAMA_HOST="http://127.0.0.1:9", EXECUGRAPH_OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    done = subprocess.run([sys.executable, "-c", SCRIPT, db, preload, model], cwd=PROJECT_ROOT, capture_output=True,
+                          text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_the_worker_warms_before_its_first_claim_and_only_when_asked(tmp_path) -> None:
-    db = str(tmp_path / "runs.db")
-    warmed = worker_in_fresh_process(db, "on")
-    assert warmed["imported"] == ["langchain_openai", "langchain_ollama", "execugraph.workflow.trial",
-                                  "execugraph.stats.windows"]
-    assert warmed["warm_s"] > 0
-    cold = worker_in_fresh_process(db, "off")
-    assert "langchain_openai" not in cold["imported"] and cold["warm_s"] is None
+def test_the_worker_warms_for_the_batch_it_claimed_and_only_when_asked(tmp_path) -> None:
+    idle = worker_in_fresh_process(str(tmp_path / "idle.db"), "on", "none")
+    assert idle == {"imported": [], "warm_s": None}  # nothing to run: no graph, no provider client
+    ollama = worker_in_fresh_process(str(tmp_path / "ollama.db"), "on", "ollama:m")
+    assert ollama["imported"] == ["langchain_ollama", "execugraph.workflow.graph"] and ollama["warm_s"] > 0
+    openai = worker_in_fresh_process(str(tmp_path / "openai.db"), "on", "openai:m")
+    assert openai["imported"] == ["langchain_openai", "execugraph.workflow.graph"] and openai["warm_s"] > 0
+    cold = worker_in_fresh_process(str(tmp_path / "cold.db"), "off", "none")
+    assert cold == {"imported": [], "warm_s": None}
