@@ -93,11 +93,16 @@ class Worker:
     def run_forever(self, poll_s: float = 1.0, exit_when_idle: bool = False, idle_exit_s: float | None = None) -> int:
         """Serve queued runs until stopped (or when idle, or after `idle_exit_s` without work).
 
+        A worker that waits for work warms itself first (`prepare`); one that exits when idle (`worker --once`)
+        warms only for a batch it claims, with that batch's providers.
+
         With `exit_when_idle`, runs still leased to another worker are waited for
         until their lease either runs out (then this worker takes them over) or is
         renewed (their worker is alive). Returns 0, or 1 when `exit_when_idle` and
         the database stayed unusable past the retry budget.
         """
+        if not exit_when_idle:  # a worker that waits for batches is warm when one arrives (every provider)
+            self.prepare()
         idle_since = time.monotonic()
         watch = TakeoverWatch(self.store, self.worker_id, self.stale_after_s)
         while not self.stop.is_set():

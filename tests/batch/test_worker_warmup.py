@@ -1,5 +1,6 @@
-"""A batch worker imports what a claimed batch's trials need before they start, on its own thread, and only that:
-the providers the batch's conditions call, none when it has nothing to run."""
+"""A batch worker imports what trials need before they start, on its own thread: a worker that waits for batches
+when it starts (every provider), a `--once` worker for the batch it claimed (that batch's providers; none when it
+has nothing to run)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ store = Store.open(sys.argv[1])
 if sys.argv[3] != "none":  # one trial on a model whose endpoint is down: it ends at once, after the warm-up
     spec = BatchSpec(conditions=["single-oneshot"], default_model=sys.argv[3], outage_budget_s=0)
     enqueue_batch(store, spec, load_benchmark("internal30")[:1])
-worker = Worker(store, preload=sys.argv[2] == "on")
-worker.run_forever(exit_when_idle=True)
+worker = Worker(store, preload=sys.argv[2] != "off")
+if sys.argv[2] == "waiting":  # a worker that waits for work, with none coming
+    worker.run_forever(poll_s=0.05, idle_exit_s=0.1)
+else:
+    worker.run_forever(exit_when_idle=True)
 wanted = ("langchain_openai", "langchain_ollama", "llama_cpp", "execugraph.workflow.graph")
 print(json.dumps({"imported": [m for m in wanted if m in sys.modules], "warm_s": worker.warm_s}))
 """
@@ -40,7 +44,7 @@ def worker_in_fresh_process(db: str, preload: str, model: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_the_worker_warms_for_the_batch_it_claimed_and_only_when_asked(tmp_path) -> None:
+def test_a_once_worker_warms_for_the_batch_it_claimed_and_only_when_asked(tmp_path) -> None:
     idle = worker_in_fresh_process(str(tmp_path / "idle.db"), "on", "none")
     assert idle == {"imported": [], "warm_s": None}  # nothing to run: no graph, no provider client
     ollama = worker_in_fresh_process(str(tmp_path / "ollama.db"), "on", "ollama:m")
@@ -49,3 +53,9 @@ def test_the_worker_warms_for_the_batch_it_claimed_and_only_when_asked(tmp_path)
     assert openai["imported"] == ["langchain_openai", "execugraph.workflow.graph"] and openai["warm_s"] > 0
     cold = worker_in_fresh_process(str(tmp_path / "cold.db"), "off", "none")
     assert cold == {"imported": [], "warm_s": None}
+
+
+def test_a_worker_that_waits_for_batches_warms_when_it_starts(tmp_path) -> None:
+    waiting = worker_in_fresh_process(str(tmp_path / "waiting.db"), "waiting", "none")
+    assert waiting["imported"] == ["langchain_openai", "langchain_ollama", "llama_cpp", "execugraph.workflow.graph"]
+    assert waiting["warm_s"] > 0

@@ -1,6 +1,6 @@
 """Which tests `make test` leaves to `make test-long`: CI (`.ci/run`) runs both, one after the other.
 
-`make test` runs every behaviour at least once (18 to 19 minutes on 2 quiet cores). The long tier holds what repeats a
+`make test` runs every behaviour at least once (11 to 13 minutes on 2 quiet cores). The long tier holds what repeats a
 scenario `make test` already runs, or what only takes long: the PostgreSQL run of a multi-process fault scenario
 (its SQLite run stays), the other fault modes and viewports of a parametrised scenario (one stays), the same flow
 through another model server or with more agents, a Ray run of a scenario the local executor already covers, a
