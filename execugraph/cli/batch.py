@@ -350,6 +350,10 @@ def run_status(args: argparse.Namespace) -> int:
             lines.append(f"       {p.eta_text()}")
         lines.extend(f"       {terminal_text(line)}" for line in waiting.get(run.id, []))
         lines.extend(f"       {terminal_text(line)}" for line in describe(state_of(run), alpha=alpha_of(run)))
+    if not runs and not args.json:  # an empty answer read as a broken command
+        print("status: no batch runs in this database yet (`batch` queues one; imported, reproduced and single runs "
+              "are on the dashboard's Runs page)")
+        return 0
     print(json.dumps(rows, indent=2) if args.json else "\n".join(lines))
     return 0
 
