@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from execugraph.domain.config import RunConfig
-    from execugraph.store import Store
+    from execugraph.store import Run, Store
     from execugraph.workflow.trial import TrialDeps
 
 log = logging.getLogger("execugraph.batch")
@@ -164,8 +164,16 @@ class Worker:
                 f"executor {spec.executor!r} is not available in this worker (it has {', '.join(sorted(self.executors))})"
             )
         if executor is self.local:  # its trials run in this process: warm it for them first
-            self.prepare(condition_configs(stored, spec, log_notes=False).values())
+            self.warm_for(stored, spec)
         return executor.execute(run, spec)
+
+    def warm_for(self, stored: Run | None, spec: BatchSpec) -> None:
+        """`prepare` for a claimed batch that runs here. A failure is only logged: the executor reads the same
+        configs and imports the same modules inside the run's own error handling, which fails the run saying why."""
+        try:
+            self.prepare(condition_configs(stored, spec, log_notes=False).values())
+        except Exception as exc:  # noqa: BLE001 - see above
+            log.warning("run %s: warm-up skipped: %s", getattr(stored, "id", "?"), exc)
 
     def run_here(self, run_id: int, on_progress: Callable[[BatchProgress], None] | None = None) -> str:
         """`batch --wait`: run `run_id` in this process and return its final status.

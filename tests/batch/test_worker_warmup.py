@@ -59,3 +59,27 @@ def test_a_worker_that_waits_for_batches_warms_when_it_starts(tmp_path) -> None:
     waiting = worker_in_fresh_process(str(tmp_path / "waiting.db"), "waiting", "none")
     assert waiting["imported"] == ["langchain_openai", "langchain_ollama", "llama_cpp", "execugraph.workflow.graph"]
     assert waiting["warm_s"] > 0
+
+
+def test_a_failed_warm_up_leaves_the_batch_to_its_executor(tmp_path, monkeypatch, caplog) -> None:
+    """A warm-up that raises (a broken install, say) is logged; the claimed batch still runs and ends here."""
+    from execugraph.batch import warmup
+    from execugraph.batch.control import enqueue_batch
+    from execugraph.batch.runner import Worker
+    from execugraph.batch.spec import BatchSpec
+    from execugraph.benchmarks import load_benchmark
+    from execugraph.store import Store
+
+    def broken(providers=None):  # noqa: ANN001, ANN202
+        raise ImportError("no module named langchain_ollama (test)")
+
+    monkeypatch.setattr(warmup, "warm_worker", broken)
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    with Store.open(str(tmp_path / "broken.db")) as store:
+        run_id = enqueue_batch(store, BatchSpec(conditions=["single-oneshot"], default_model="ollama:m",
+                                                outage_budget_s=0), load_benchmark("internal30")[:1])
+        worker = Worker(store)
+        assert worker.run_forever(exit_when_idle=True) == 0
+        assert store.get_run(run_id).status not in ("queued", "running")
+    assert worker.warm_s is None
+    assert "warm-up skipped: no module named langchain_ollama (test)" in caplog.text
