@@ -14,14 +14,17 @@ kept open between downloads (`warm`), so another chart's first download does not
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import hashlib
 import html
 import json
+import logging
+import os
 import re
+import signal
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -31,8 +34,16 @@ from execugraph.figures.pdf_info import set_title
 from execugraph.figures.theme import export_size
 from execugraph.figures.warm import WarmRenderer
 
+log = logging.getLogger("execugraph.figures")
+
 FORMATS = ("svg", "pdf")
 RENDER_TIMEOUT_S = 120
+# chromium's start and kaleido's first page: kaleido waits for that page without a limit of its own, and under load
+# chromium has been seen to never deliver it (the call then hung for good); so each call has a deadline, and a call
+# that passes it is cancelled (its chromium closed) and made once more, with a fresh chromium
+OPEN_TIMEOUT_S = 60.0
+CLOSE_GRACE_S = 30.0
+ATTEMPTS = 2
 CACHED_FIGURES = 64  # figure JSON -> its files, most recently used kept
 
 
@@ -82,25 +93,94 @@ async def _calc_all(renderer: Any, jobs: list[tuple[go.Figure, str]]) -> list[by
     return [_finish(fig, fmt, bytes(await renderer.calc_fig(fig, opts=_options(fig, fmt)))) for fig, fmt in jobs]
 
 
-async def _render_all(jobs: list[tuple[go.Figure, str]], browser: str) -> list[bytes]:
+async def _render_all(jobs: list[tuple[go.Figure, str]], browser: str, started: list[Any], opened: asyncio.Event,
+                      ) -> list[bytes]:
+    """The jobs in a chromium of their own. `started` gets the renderer before chromium starts (to end it if it
+    stalls); `opened` is set once chromium is up with kaleido's page loaded."""
     import kaleido
 
-    async with kaleido.Kaleido(path=browser, mathjax=False, timeout=RENDER_TIMEOUT_S) as renderer:
+    renderer = kaleido.Kaleido(path=browser, mathjax=False, timeout=RENDER_TIMEOUT_S)
+    started.append(renderer)
+    async with renderer:
+        opened.set()
         return await _calc_all(renderer, jobs)
 
 
+def _kill(renderers: list[Any]) -> None:
+    """SIGKILL each renderer's chromium: choreographer starts it in a session of its own, so its group is all of it."""
+    for renderer in renderers:
+        process = getattr(renderer, "subprocess", None)
+        if process is not None and process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:  # already gone
+                pass
+
+
 def render_many(jobs: list[tuple[go.Figure, str]]) -> list[bytes]:
-    """Render (figure, format) jobs in one chromium; runs on its own thread so any caller's event loop is left alone."""
+    """Render (figure, format) jobs in one chromium; runs on its own thread so any caller's event loop is left alone.
+
+    A chromium that is not up with kaleido's page within OPEN_TIMEOUT_S, or has not finished within that plus
+    RENDER_TIMEOUT_S per job, is killed and the jobs are rendered once more in a fresh one; a second stall raises
+    FigureExportError, so a caller never waits for good."""
     browser = _browser()
     for fig, fmt in jobs:
         _options(fig, fmt)  # refuse an unknown format before starting a browser
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+    limit_s = OPEN_TIMEOUT_S + RENDER_TIMEOUT_S * len(jobs)
+    for attempt in range(1, ATTEMPTS + 1):
+        started: list[Any] = []
         try:
-            return pool.submit(asyncio.run, _render_all(jobs, browser)).result(timeout=RENDER_TIMEOUT_S * (len(jobs) + 1))
+            return _bounded(partial(_render_all, jobs, browser, started), limit_s, partial(_kill, started))
         except FigureExportError:
             raise
+        except TimeoutError as exc:
+            if attempt == ATTEMPTS:
+                raise FigureExportError(f"chromium at {browser} stalled rendering {len(jobs)} figure(s), {ATTEMPTS} "
+                                        f"times: {exc}") from exc
+            log.warning("chromium stalled rendering %d figure(s) (%s); starting it again", len(jobs), exc)
         except Exception as exc:  # kaleido/choreographer raise their own types for a browser that will not start
             raise FigureExportError(f"chromium at {browser} could not render the figure: {exc}") from exc
+    raise AssertionError("unreachable")
+
+
+def _bounded(work: Callable[[asyncio.Event], Coroutine[Any, Any, list[bytes]]], limit_s: float,
+             on_timeout: Callable[[], None]) -> list[bytes]:
+    """`await work(opened)` on a fresh event loop in a daemon thread, with two deadlines: `opened` set within
+    OPEN_TIMEOUT_S, the whole within `limit_s`. Past one, the work is cancelled, `on_timeout` ends its chromium and
+    TimeoutError says which. A cancellation that itself stalls is not waited for beyond CLOSE_GRACE_S (the thread is
+    a daemon, so it cannot keep the process alive either)."""
+    outcome: dict[str, Any] = {}
+
+    async def within() -> list[bytes]:
+        loop = asyncio.get_running_loop()
+        opened = asyncio.Event()
+        started = loop.time()
+        task = asyncio.ensure_future(work(opened))
+        while not task.done():
+            phase, limit = ("chromium's start", OPEN_TIMEOUT_S) if not opened.is_set() else ("rendering", limit_s)
+            left = started + limit - loop.time()
+            if left <= 0:  # cancelled here, whatever kaleido turns the cancellation into (choreographer: "failed")
+                task.cancel()
+                on_timeout()
+                await asyncio.gather(task, return_exceptions=True)
+                raise TimeoutError(f"{phase} did not end within {limit:.0f} s")
+            await asyncio.wait({task}, timeout=min(left, 0.25))
+        return task.result()
+
+    def run() -> None:
+        try:
+            outcome["value"] = asyncio.run(within())
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="execugraph-figures", daemon=True)
+    thread.start()
+    thread.join(limit_s + CLOSE_GRACE_S)
+    if thread.is_alive():
+        raise TimeoutError(f"rendering did not end within {limit_s + CLOSE_GRACE_S:.0f} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 _WARM = WarmRenderer()
