@@ -38,7 +38,7 @@ log = logging.getLogger("execugraph.figures")
 
 FORMATS = ("svg", "pdf")
 RENDER_TIMEOUT_S = 120
-# chromium's start and kaleido's first page: kaleido waits for that page without a limit of its own, and under load
+# chromium's start and kaleido's first page: kaleido waits for that page without a limit of its own, and in a test run
 # chromium has been seen to never deliver it (the call then hung for good); so each call has a deadline, and a call
 # that passes it is cancelled (its chromium closed) and made once more, with a fresh chromium
 OPEN_TIMEOUT_S = 60.0

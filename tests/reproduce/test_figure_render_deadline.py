@@ -1,4 +1,4 @@
-"""Static figures never wait for good: a chromium that starts but never answers (seen under load: kaleido waited
+"""Static figures never wait for good: a chromium that starts but never answers (seen in a test run: kaleido waited
 for its first page forever, and `reproduce` with it) is closed at the deadline, tried once more, then named."""
 
 from __future__ import annotations
