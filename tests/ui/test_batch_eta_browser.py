@@ -75,12 +75,13 @@ def advance(db: Path, run_id: int, finished: int, running_for_s: float) -> float
 
 
 def card_text(page, run_id: int, pattern: str, timeout_s: float = 120) -> str:  # noqa: ANN001
-    """The batch card's text once it matches `pattern` (the card polls the database every 2 s)."""
-    card = page.locator(f".st-key-batch_card_{run_id}")
-    page.wait_for_function(
-        """([sel, pat]) => { const el = document.querySelector(sel); return !!el && new RegExp(pat).test(el.innerText); }""",
+    """The batch card's text once it matches `pattern` (the card polls the database every 2 s). The text is the one
+    that matched, read in the same check: read again afterwards, it could be a card in the middle of its redraw."""
+    matched = page.wait_for_function(
+        """([sel, pat]) => { const el = document.querySelector(sel); const text = el ? el.innerText : '';
+                             return new RegExp(pat).test(text) ? text : false; }""",
         arg=[f".st-key-batch_card_{run_id}", pattern], timeout=timeout_s * 1000)
-    return card.inner_text()
+    return str(matched.json_value())
 
 
 def test_the_eta_says_estimating_then_falls_as_trials_finish_and_its_range_holds_the_real_time_left(batch):
