@@ -13,7 +13,7 @@ they still try is refused by the fence.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING
 
@@ -38,10 +38,13 @@ log = logging.getLogger("execugraph.batch")
 class LocalExecutor:
     """The `local` executor: runs a claimed batch's trials in this process."""
 
-    def __init__(self, deps_factory: Callable[[], TrialDeps] | None = None) -> None:
+    def __init__(self, deps_factory: Callable[[], TrialDeps] | None = None,
+                 warm: Callable[[Iterable[RunConfig]], None] | None = None) -> None:
         """`deps_factory`: what each trial calls models through; None: `TrialDeps` (imported with the first batch,
-        so a worker that never runs one here never loads the trial graph)."""
+        so a worker that never runs one here never loads the trial graph). `warm`: called with a batch's conditions
+        before its trial threads start (the worker's warm-up, `Worker.warm_for`)."""
         self.deps_factory = deps_factory
+        self.warm = warm
         self.abandoned: list[int] = []  # trials given up because the lease was lost (for logs and tests)
 
     def execute(self, run: LeasedRun, spec: BatchSpec) -> str:
@@ -53,6 +56,8 @@ class LocalExecutor:
         from execugraph.workflow.trial import TrialDeps
 
         configs = condition_configs(run.store.get_run(run.run_id), spec)  # as recorded when queued
+        if self.warm is not None:
+            self.warm(configs.values())
         if self.deps_factory is None:  # one shared client per endpoint, before any thread (a caller's own
             warm_models(configs.values(), TrialDeps())  # factory may count its calls, so it is not asked here)
         lease, store = run.lease, run.store

@@ -25,14 +25,14 @@ from execugraph.batch.lease import HEARTBEAT_S, LEASE_S
 from execugraph.batch.leased_run import LeasedRun
 from execugraph.batch.local import LocalExecutor
 from execugraph.batch.progress import BatchProgress, progress, wait_for
-from execugraph.batch.spec import BatchSpec, batch_spec_of, condition_configs
+from execugraph.batch.spec import BatchSpec, batch_spec_of
 from execugraph.store import StoreBusyError, leases
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from execugraph.domain.config import RunConfig
-    from execugraph.store import Run, Store
+    from execugraph.store import Store
     from execugraph.workflow.trial import TrialDeps
 
 log = logging.getLogger("execugraph.batch")
@@ -63,7 +63,7 @@ class Worker:
         """`preload`: warm this process (`warmup.warm_worker`) for each local batch before its trials start."""
         self.store = store
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-        self.local = LocalExecutor(deps_factory)
+        self.local = LocalExecutor(deps_factory, warm=self.warm_for)
         self.executors: dict[str, Executor] = {"local": self.local, **(executors or {})}
         self.stale_after_s = stale_after_s  # this worker's lease length
         self.heartbeat_s = heartbeat_s
@@ -152,8 +152,7 @@ class Worker:
             stop=self.stop,
             on_progress=on_progress,
         )
-        stored = self.store.get_run(run_id)
-        spec = batch_spec_of(stored)
+        spec = batch_spec_of(self.store.get_run(run_id))
         if spec.sequential is not None:
             from execugraph.sequential.monitor import SequentialMonitor
 
@@ -163,17 +162,15 @@ class Worker:
             return run.give_up(
                 f"executor {spec.executor!r} is not available in this worker (it has {', '.join(sorted(self.executors))})"
             )
-        if executor is self.local:  # its trials run in this process: warm it for them first
-            self.warm_for(stored, spec)
         return executor.execute(run, spec)
 
-    def warm_for(self, stored: Run | None, spec: BatchSpec) -> None:
-        """`prepare` for a claimed batch that runs here. A failure is only logged: the executor reads the same
-        configs and imports the same modules inside the run's own error handling, which fails the run saying why."""
+    def warm_for(self, configs: Iterable[RunConfig]) -> None:
+        """`prepare` for a batch whose trials are about to run here (the local executor calls it). A failure is only
+        logged: the trials import the same modules themselves, and a trial that cannot says why."""
         try:
-            self.prepare(condition_configs(stored, spec, log_notes=False).values())
+            self.prepare(configs)
         except Exception as exc:  # noqa: BLE001 - see above
-            log.warning("run %s: warm-up skipped: %s", getattr(stored, "id", "?"), exc)
+            log.warning("warm-up skipped: %s", exc)
 
     def run_here(self, run_id: int, on_progress: Callable[[BatchProgress], None] | None = None) -> str:
         """`batch --wait`: run `run_id` in this process and return its final status.

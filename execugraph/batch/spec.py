@@ -380,13 +380,12 @@ def batch_spec_of(run: Run) -> BatchSpec:
     return BatchSpec(**stored)
 
 
-def condition_configs(run: Run | None, spec: BatchSpec, log_notes: bool = True) -> dict[str, RunConfig]:
+def condition_configs(run: Run | None, spec: BatchSpec) -> dict[str, RunConfig]:
     """Each condition's RunConfig as stored when the batch was queued: what runs is what was recorded.
 
     Code that changed while the batch waited (a condition's defaults, say) does not change what it
     runs. Runs queued before configs were stored per condition take them from the spec; a stored
-    config this version cannot read exactly is read tolerantly and the differences are logged (unless
-    `log_notes` is False: a caller that only looks, before the run's own read logs them).
+    config this version cannot read exactly is read tolerantly and the differences are logged.
     """
     import logging
 
@@ -397,7 +396,7 @@ def condition_configs(run: Run | None, spec: BatchSpec, log_notes: bool = True) 
             configs[condition] = spec.run_config(condition)
             continue
         configs[condition], notes = RunConfig.from_stored(stored[condition])
-        for note in notes if log_notes else ():
+        for note in notes:
             logging.getLogger("execugraph.batch").warning("run %s, condition %s: %s", getattr(run, "id", "?"),
                                                           condition, note)
     return configs
